@@ -1,0 +1,242 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// ValidationError says which argument was wrong and what was expected.
+type ValidationError struct {
+	// Field is the path of the offending value, such as "data.items[2]";
+	// empty for the arguments object itself.
+	Field string
+	// Message says what was wrong and what would be right.
+	Message string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return fmt.Sprintf("argument %q: %s", e.Field, e.Message)
+}
+
+// Validate checks raw JSON arguments against s. Empty or null arguments are
+// treated as an empty object. It returns the first problem found, as a
+// *ValidationError.
+func Validate(s *jsonschema.Schema, raw json.RawMessage) error {
+	var v any
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		v = map[string]any{}
+	} else {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			return &ValidationError{Message: "arguments are not valid JSON: " + err.Error()}
+		}
+	}
+	return ValidateValue(s, v)
+}
+
+// ValidateValue checks a decoded JSON value (numbers as float64 or
+// json.Number) against s.
+func ValidateValue(s *jsonschema.Schema, v any) error {
+	if _, ok := v.(map[string]any); !ok && s.Type == "object" {
+		return &ValidationError{Message: fmt.Sprintf("arguments must be a JSON object, got %s", typeName(v))}
+	}
+	return check(s, v, "")
+}
+
+func check(s *jsonschema.Schema, v any, path string) error {
+	if s == nil {
+		return nil
+	}
+	fail := func(format string, a ...any) error {
+		return &ValidationError{Field: path, Message: fmt.Sprintf(format, a...)}
+	}
+	types := s.Types
+	if s.Type != "" {
+		types = []string{s.Type}
+	}
+	if len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return hasType(v, t) }) {
+		return fail("expected %s, got %s", strings.Join(types, " or "), typeName(v))
+	}
+	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(e, v) }) {
+		vals := make([]string, len(s.Enum))
+		for i, e := range s.Enum {
+			b, _ := json.Marshal(e)
+			vals[i] = string(b)
+		}
+		return fail("expected one of %s, got %s", strings.Join(vals, ", "), short(v))
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, r := range s.Required {
+			if _, ok := x[r]; !ok {
+				want := "a value"
+				if p := s.Properties[r]; p != nil && p.Type != "" {
+					want = article(p.Type)
+				}
+				return &ValidationError{Field: join(path, r), Message: fmt.Sprintf("is required (%s)", want)}
+			}
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ps, known := s.Properties[k]
+			if !known {
+				if s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
+					return &ValidationError{Field: join(path, k), Message: "is not a known argument; known: " + strings.Join(s.PropertyOrder, ", ")}
+				}
+				ps = s.AdditionalProperties
+			}
+			if err := check(ps, x[k], join(path, k)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		if s.MinItems != nil && len(x) < *s.MinItems {
+			return fail("expected at least %d items, got %d", *s.MinItems, len(x))
+		}
+		if s.MaxItems != nil && len(x) > *s.MaxItems {
+			return fail("expected at most %d items, got %d", *s.MaxItems, len(x))
+		}
+		for i, item := range x {
+			if err := check(s.Items, item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case string:
+		n := utf8.RuneCountInString(x)
+		if s.MinLength != nil && n < *s.MinLength {
+			return fail("expected a string of at least %d characters, got %d", *s.MinLength, n)
+		}
+		if s.MaxLength != nil && n > *s.MaxLength {
+			return fail("expected a string of at most %d characters, got %d", *s.MaxLength, n)
+		}
+	default:
+		if f, ok := number(v); ok {
+			if s.Minimum != nil && f < *s.Minimum {
+				return fail("expected a number >= %v, got %v", *s.Minimum, f)
+			}
+			if s.Maximum != nil && f > *s.Maximum {
+				return fail("expected a number <= %v, got %v", *s.Maximum, f)
+			}
+		}
+	}
+	return nil
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func article(t string) string {
+	switch t {
+	case "object", "array", "integer":
+		return "an " + t
+	}
+	return "a " + t
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func hasType(v any, t string) bool {
+	switch t {
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "null":
+		return v == nil
+	case "number":
+		_, ok := number(v)
+		return ok
+	case "integer":
+		f, ok := number(v)
+		return ok && f == math.Trunc(f) && !math.IsInf(f, 0)
+	}
+	return false
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	}
+	if _, ok := number(v); ok {
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func short(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 60 {
+		return string(b[:57]) + "..."
+	}
+	return string(b)
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(normalize(a))
+	y, _ := json.Marshal(normalize(b))
+	return bytes.Equal(x, y)
+}
+
+func normalize(v any) any {
+	if n, ok := v.(json.Number); ok {
+		if f, err := n.Float64(); err == nil {
+			return f
+		}
+	}
+	return v
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("schema: default value %v is not JSON: %v", v, err))
+	}
+	return b
+}

@@ -1,0 +1,67 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes: stable strings that agents and tests match on. This is the one
+// place they are defined; docs/ERRORS.md lists them for users.
+const (
+	// CodeInvalidArgs: the arguments do not match the tool's input schema, or
+	// a value is outside what the tool accepts.
+	CodeInvalidArgs = "INVALID_ARGS"
+	// CodeUnknownTool: no tool of that name is registered.
+	CodeUnknownTool = "UNKNOWN_TOOL"
+	// CodeTimeout: the call ran past its timeout.
+	CodeTimeout = "TIMEOUT"
+	// CodeWorkerDied: the Igor running the call died, and so did the retry.
+	CodeWorkerDied = "WORKER_DIED"
+	// CodeWorkerUnavailable: no Igor could be started to run the call.
+	CodeWorkerUnavailable = "WORKER_UNAVAILABLE"
+	// CodeToolPanic: the tool's code panicked; the Igor survived.
+	CodeToolPanic = "TOOL_PANIC"
+	// CodeToolError: the tool failed for a reason of its own.
+	CodeToolError = "TOOL_ERROR"
+	// CodeNotFound: a named thing (file, snapshot, alias) does not exist.
+	CodeNotFound = "NOT_FOUND"
+	// CodeForbidden: the request is understood but refused (path traversal,
+	// protected tool, missing permission).
+	CodeForbidden = "FORBIDDEN"
+	// CodeElementNotFound: a browser selector matched nothing.
+	CodeElementNotFound = "ELEMENT_NOT_FOUND"
+	// CodeCancelled: the caller cancelled the call, or the server is stopping.
+	CodeCancelled = "CANCELLED"
+	// CodeInternal: a fault of BarrHawk itself; please report it.
+	CodeInternal = "INTERNAL"
+)
+
+// Error is a tool failure with a stable code.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Stack   string `json:"stack,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf returns an *Error with the given code and formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// AsError converts any error to an *Error, keeping the code of a wrapped
+// *Error and using CodeToolError otherwise.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var te *Error
+	if errors.As(err, &te) {
+		if te.Message == err.Error() || te.Error() == err.Error() {
+			return te
+		}
+		return &Error{Code: te.Code, Message: err.Error(), Stack: te.Stack}
+	}
+	return &Error{Code: CodeToolError, Message: err.Error()}
+}

@@ -1,0 +1,155 @@
+// Package tool defines what a BarrHawk tool is: one definition (name,
+// description, input schema, category, requiresWorker, timeout, retries) and
+// one handler. The same definition feeds tools/list, argument validation, the
+// docs table and the tests; see Registry.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Category is the domain of a tool (doctor-spec.md, ToolCategory).
+type Category string
+
+// The tool categories.
+const (
+	CategoryBrowser       Category = "browser"
+	CategoryDatabase      Category = "database"
+	CategoryGitHub        Category = "github"
+	CategoryDocker        Category = "docker"
+	CategoryFilesystem    Category = "filesystem"
+	CategoryOrchestration Category = "orchestration"
+	CategoryMeta          Category = "meta"
+	CategoryUtility       Category = "utility"
+	// CategoryTest holds fault-injection tools that exist only when
+	// BARRHAWK_TEST_TOOLS=1; they are never listed otherwise.
+	CategoryTest Category = "test"
+)
+
+// Def is the definition of a tool.
+type Def struct {
+	// Name matches NamePattern and is unique across the registry.
+	Name string
+	// Description tells an agent what the tool does and returns.
+	Description string
+	// Group is the heading the tool is listed under in the docs, such as
+	// "Assertions" or "Management".
+	Group string
+	// Category is the tool's domain.
+	Category Category
+	// Input is the JSON Schema of the arguments; always of type object.
+	Input *jsonschema.Schema
+	// RequiresWorker is true when the handler runs in an Igor. Only the
+	// front's own management tools set it false.
+	RequiresWorker bool
+	// Timeout bounds one call; 0 means the configured default
+	// (tools.defaultTimeout, DOCTOR_TOOL_TIMEOUT).
+	Timeout time.Duration
+	// Retries is how many times a call is sent to another Igor when the Igor
+	// running it dies. 0 means the default, 1; -1 means never (for tools whose
+	// side effects must not happen twice).
+	Retries int
+}
+
+// MaxRetries returns the effective number of retries after a worker death.
+func (d *Def) MaxRetries() int {
+	switch {
+	case d.Retries < 0:
+		return 0
+	case d.Retries == 0:
+		return 1
+	}
+	return d.Retries
+}
+
+// NamePattern is what every tool name must match.
+var NamePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// Handler runs one call. It returns a JSON-marshalable result, or an error;
+// an *Error keeps its code, any other error becomes TOOL_ERROR. A handler
+// must return when ctx is done.
+type Handler func(ctx context.Context, call *Call) (any, error)
+
+// Tool is a definition and its handler.
+type Tool struct {
+	Def
+	Run Handler
+}
+
+// Call is what a handler receives besides its context.
+type Call struct {
+	// Args are the call's arguments, already validated against Def.Input.
+	Args json.RawMessage
+	// Resources are the long-lived resources of the process running the
+	// tool (an Igor); nil in the front.
+	Resources *Resources
+	// Context is the shared execution context of a squad, if any.
+	Context *ExecContext
+	// Log is the logger of the process running the tool (stderr).
+	Log *slog.Logger
+}
+
+// ExecContext is the shared context a squad passes with a task
+// (igor-spec.md, ExecutionContext).
+type ExecContext struct {
+	SquadID        string         `json:"squadId,omitempty"`
+	SharedVars     map[string]any `json:"sharedVars,omitempty"`
+	BrowserContext string         `json:"browserContext,omitempty"`
+	DBConnection   string         `json:"dbConnection,omitempty"`
+}
+
+// Bind decodes the arguments into v. A decoding failure is an INVALID_ARGS
+// error naming the field when it can.
+func (c *Call) Bind(v any) error {
+	if len(c.Args) == 0 || string(c.Args) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(c.Args, v); err != nil {
+		if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
+			return Errorf(CodeInvalidArgs, "argument %q: expected %s, got JSON %s", te.Field, te.Type, te.Value)
+		}
+		return Errorf(CodeInvalidArgs, "arguments: %v", err)
+	}
+	return nil
+}
+
+// Typed adapts a function taking decoded arguments of type In to a Handler,
+// the way http.HandlerFunc adapts a function to an http.Handler.
+func Typed[In any](f func(ctx context.Context, in In, call *Call) (any, error)) Handler {
+	return func(ctx context.Context, call *Call) (any, error) {
+		var in In
+		if err := call.Bind(&in); err != nil {
+			return nil, err
+		}
+		return f(ctx, in, call)
+	}
+}
+
+// Validate reports what is wrong with a definition, or nil.
+func (d *Def) Validate() error {
+	switch {
+	case !NamePattern.MatchString(d.Name):
+		return fmt.Errorf("tool name %q must match %s", d.Name, NamePattern)
+	case d.Description == "":
+		return fmt.Errorf("tool %s: description is empty", d.Name)
+	case d.Group == "":
+		return fmt.Errorf("tool %s: group is empty", d.Name)
+	case d.Category == "":
+		return fmt.Errorf("tool %s: category is empty", d.Name)
+	case d.Input == nil || d.Input.Type != "object":
+		return fmt.Errorf("tool %s: input schema must be of type object", d.Name)
+	}
+	for name, p := range d.Input.Properties {
+		if p.Description == "" {
+			return fmt.Errorf("tool %s: argument %q has no description", d.Name, name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,9 @@
+// Package assert holds the built-in tools of one family: Assertions.
+package assert
+
+import "github.com/barrhawk/barrhawk/internal/tool"
+
+// Tools returns the family's tools, in the order they are listed.
+func Tools() []tool.Tool {
+	return nil
+}

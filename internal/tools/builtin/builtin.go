@@ -1,0 +1,31 @@
+// Package builtin lists every built-in tool family; it is the one place a new
+// family is added.
+package builtin
+
+import (
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/tools/assert"
+	"github.com/barrhawk/barrhawk/internal/tools/data"
+	"github.com/barrhawk/barrhawk/internal/tools/report"
+	"github.com/barrhawk/barrhawk/internal/tools/testanalysis"
+	"github.com/barrhawk/barrhawk/internal/tools/text"
+	"github.com/barrhawk/barrhawk/internal/tools/transform"
+	"github.com/barrhawk/barrhawk/internal/tools/util"
+)
+
+// Tools returns every built-in tool that runs in an Igor, family by family.
+func Tools() []tool.Tool {
+	var out []tool.Tool
+	for _, family := range [][]tool.Tool{
+		util.Tools(),
+		assert.Tools(),
+		data.Tools(),
+		testanalysis.Tools(),
+		report.Tools(),
+		text.Tools(),
+		transform.Tools(),
+	} {
+		out = append(out, family...)
+	}
+	return out
+}

@@ -1,0 +1,9 @@
+// Package report holds the built-in tools of one family: Reporting and performance.
+package report
+
+import "github.com/barrhawk/barrhawk/internal/tool"
+
+// Tools returns the family's tools, in the order they are listed.
+func Tools() []tool.Tool {
+	return nil
+}
