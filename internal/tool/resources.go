@@ -95,3 +95,11 @@ func (r *Resources) CloseAll() ([]string, error) {
 	slices.Sort(kinds)
 	return kinds, errors.Join(errs...)
 }
+
+// Resource kinds counted in an Igor's pong.
+const (
+	KindBrowserPage = "browser_page"
+	KindPostgres    = "db_pg"
+	KindSQLite      = "db_sqlite"
+	KindRedis       = "db_redis"
+)

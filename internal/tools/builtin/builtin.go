@@ -6,6 +6,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tools/assert"
 	"github.com/barrhawk/barrhawk/internal/tools/data"
+	"github.com/barrhawk/barrhawk/internal/tools/fault"
 	"github.com/barrhawk/barrhawk/internal/tools/report"
 	"github.com/barrhawk/barrhawk/internal/tools/testanalysis"
 	"github.com/barrhawk/barrhawk/internal/tools/text"
@@ -13,7 +14,8 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tools/util"
 )
 
-// Tools returns every built-in tool that runs in an Igor, family by family.
+// Tools returns every built-in tool that runs in an Igor, family by family,
+// and the fault-injection tools when BARRHAWK_TEST_TOOLS=1.
 func Tools() []tool.Tool {
 	var out []tool.Tool
 	for _, family := range [][]tool.Tool{
@@ -26,6 +28,9 @@ func Tools() []tool.Tool {
 		transform.Tools(),
 	} {
 		out = append(out, family...)
+	}
+	if fault.Enabled() {
+		out = append(out, fault.Tools()...)
 	}
 	return out
 }

@@ -1,0 +1,132 @@
+// Package app wires BarrHawk's parts together for the commands in
+// cmd/barrhawk: the Doctor with its Igor command, the MCP server on stdio
+// and HTTP, and the Igor process's own setup.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/config"
+	"github.com/barrhawk/barrhawk/internal/doctor"
+	"github.com/barrhawk/barrhawk/internal/front"
+	"github.com/barrhawk/barrhawk/internal/igor"
+	"github.com/barrhawk/barrhawk/internal/logging"
+	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/tools/builtin"
+)
+
+// IgorCommandEnv overrides the command that starts an Igor (space-free path
+// of a barrhawk binary); tests and benchmarks use it. Default: this binary.
+const IgorCommandEnv = "BARRHAWK_IGOR_BIN"
+
+// NewDoctor builds the Doctor for cfg, starting Igors from this binary.
+func NewDoctor(cfg config.Config, log *slog.Logger) (*doctor.Doctor, error) {
+	bin := os.Getenv(IgorCommandEnv)
+	if bin == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("finding this binary to start Igors: %w", err)
+		}
+		bin = exe
+	}
+	env := append(os.Environ(), "BARRHAWK_LOG_LEVEL="+cfg.Log.Level)
+	return doctor.New(doctor.Options{
+		Config:      cfg,
+		IgorCommand: []string{bin, "igor"},
+		IgorEnv:     env,
+		Tools:       builtin.Tools(),
+		Log:         log,
+	})
+}
+
+// ServeOptions say how to serve.
+type ServeOptions struct {
+	Config config.Config
+	// HTTP, if set, also serves streamable HTTP on this address.
+	HTTP        string
+	AllowRemote bool
+	// Stdio serves a session on stdin/stdout. With HTTP set, the process
+	// keeps serving HTTP after the stdio client disconnects.
+	Stdio bool
+}
+
+// Serve runs the front until the stdio client disconnects (when serving
+// stdio only) or SIGINT/SIGTERM arrives, then stops every Igor.
+func Serve(opts ServeOptions) error {
+	log, level, closer := logging.New(opts.Config.Log)
+	defer closer.Close()
+	if err := proc.BecomeSubreaper(); err != nil {
+		log.Warn("cannot become child subreaper; orphans of killed Igors may linger as zombies", "err", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go proc.Reap(ctx, 5*time.Second, log)
+
+	d, err := NewDoctor(opts.Config, log)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	go d.Serve(ctx)
+	srv := front.New(d, log, level)
+	log.Info("barrhawk serving", "tools", d.Registry().Len(), "maxIgors", opts.Config.Igors.MaxWorkers, "strategy", opts.Config.Igors.Strategy, "config", opts.Config.File, "stdio", opts.Stdio, "http", opts.HTTP)
+
+	errc := make(chan error, 2)
+	running := 0
+	if opts.HTTP != "" {
+		ln, err := front.ListenHTTP(opts.HTTP, opts.AllowRemote)
+		if err != nil {
+			return err
+		}
+		log.Info("MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+"/")
+		running++
+		go func() { errc <- srv.ServeHTTP(ctx, ln) }()
+	}
+	if opts.Stdio {
+		running++
+		go func() {
+			err := srv.ServeStdio(ctx)
+			if opts.HTTP != "" {
+				log.Info("stdio client disconnected; still serving HTTP")
+				<-ctx.Done()
+			}
+			errc <- err
+		}()
+	}
+	if running == 0 {
+		return errors.New("nothing to serve: enable stdio or give --http")
+	}
+	err = <-errc
+	stop()
+	log.Info("barrhawk stopping")
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// RunIgor is the Igor process: protocol on the real stdout, which is then
+// pointed at stderr so that nothing else (a stray print, a child process)
+// can write to the protocol stream.
+func RunIgor(id string) error {
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logging.ParseLevel(os.Getenv("BARRHAWK_LOG_LEVEL"))})).With("igor", id)
+	protoFD, err := syscall.Dup(1)
+	if err != nil {
+		return fmt.Errorf("dup stdout: %w", err)
+	}
+	if err := syscall.Dup2(2, 1); err != nil {
+		return fmt.Errorf("point stdout at stderr: %w", err)
+	}
+	syscall.CloseOnExec(protoFD)
+	out := os.NewFile(uintptr(protoFD), "protocol")
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return igor.Run(ctx, igor.Options{In: os.Stdin, Out: out, Log: log, Tools: builtin.Tools()})
+}

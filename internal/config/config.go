@@ -1,0 +1,264 @@
+// Package config loads BarrHawk's configuration: defaults, then the file
+// barrhawk.yaml (the working directory first, then ~/.barrhawk/), then the
+// environment (DOCTOR_* and BARRHAWK_*), then command-line flags; each
+// overrides the one before. Durations are written as Go durations ("30s",
+// "5m") or as integers of milliseconds (the seeds' style: 300000).
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/knadh/koanf/parsers/yaml"
+	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/providers/file"
+	"github.com/knadh/koanf/v2"
+)
+
+// FileName is the name of the config file.
+const FileName = "barrhawk.yaml"
+
+// Config is the whole configuration.
+type Config struct {
+	Igors Igors `koanf:"igors"`
+	Tools Tools `koanf:"tools"`
+	Log   Log   `koanf:"log"`
+	// Home is where persistent state lives (default ~/.barrhawk).
+	Home string `koanf:"home"`
+
+	// File is the config file that was loaded, or "" if none.
+	File string `koanf:"-"`
+}
+
+// Igors configures the Igor pool.
+type Igors struct {
+	// MaxWorkers caps the number of Igors. Default: the number of CPU cores.
+	MaxWorkers int `koanf:"maxWorkers"`
+	// Strategy picks the Igor for a call: "round-robin" (default) spreads
+	// calls over up to MaxWorkers Igors; "single" sends every call to one.
+	Strategy string `koanf:"strategy"`
+	// MaxTasksPerIgor caps the calls in flight on one Igor; further calls
+	// wait for room (or a new Igor). Default 32.
+	MaxTasksPerIgor int `koanf:"maxTasksPerIgor"`
+	// IdleTimeout stops an Igor that has had no task for this long. Default 5m.
+	IdleTimeout time.Duration `koanf:"idleTimeout"`
+	// HeartbeatInterval is how often each Igor is pinged; one that misses
+	// three pongs in a row is replaced. Default 5s.
+	HeartbeatInterval time.Duration `koanf:"heartbeatInterval"`
+	// SpawnDelay is the first respawn delay after a crash; it doubles with
+	// each crash in a row, up to BackoffMax. Default 100ms.
+	SpawnDelay time.Duration `koanf:"spawnDelay"`
+	// BackoffMax caps the respawn delay. Default 5s.
+	BackoffMax time.Duration `koanf:"backoffMax"`
+	// SpawnTimeout bounds spawn to ready. Default 10s.
+	SpawnTimeout time.Duration `koanf:"spawnTimeout"`
+	// ShutdownGrace is how long an Igor has to exit after shutdown or
+	// SIGTERM before it is killed. Default 3s.
+	ShutdownGrace time.Duration `koanf:"shutdownGrace"`
+	// StopGrace is how long a tool may run past its timeout before its Igor
+	// asks to be replaced. Default 1s.
+	StopGrace time.Duration `koanf:"stopGrace"`
+	// ToolBag lists the glob patterns of the tools each Igor loads
+	// (default: all).
+	ToolBag []string `koanf:"toolBag"`
+}
+
+// Tools configures tool calls.
+type Tools struct {
+	// DefaultTimeout bounds a call whose tool sets no timeout. Default 30s.
+	DefaultTimeout time.Duration `koanf:"defaultTimeout"`
+}
+
+// Log configures logging. Logs go to stderr, never stdout.
+type Log struct {
+	// Level is debug, info (default), warn or error.
+	Level string `koanf:"level"`
+	// Format is text (default) or json.
+	Format string `koanf:"format"`
+	// File, if set, also writes logs to this file, rotated at 10 MB.
+	File string `koanf:"file"`
+}
+
+// Strategies are the dispatch strategies this build supports.
+var Strategies = []string{"round-robin", "single"}
+
+// Default returns the configuration before any file, env or flag.
+func Default() Config {
+	home, _ := os.UserHomeDir()
+	return Config{
+		Igors: Igors{
+			MaxWorkers:        runtime.NumCPU(),
+			Strategy:          "round-robin",
+			MaxTasksPerIgor:   32,
+			IdleTimeout:       5 * time.Minute,
+			HeartbeatInterval: 5 * time.Second,
+			SpawnDelay:        100 * time.Millisecond,
+			BackoffMax:        5 * time.Second,
+			SpawnTimeout:      10 * time.Second,
+			ShutdownGrace:     3 * time.Second,
+			StopGrace:         time.Second,
+		},
+		Tools: Tools{DefaultTimeout: 30 * time.Second},
+		Log:   Log{Level: "info", Format: "text"},
+		Home:  filepath.Join(home, ".barrhawk"),
+	}
+}
+
+// EnvVars maps each environment variable to the key it sets, in the order
+// they apply (later wins). DOCTOR_* are the doctor-spec names.
+var EnvVars = []struct{ Name, Key, Doc string }{
+	{"DOCTOR_MAX_IGORS", "igors.maxWorkers", "max Igor pool size"},
+	{"DOCTOR_IGOR_IDLE_TIMEOUT", "igors.idleTimeout", "stop idle Igors after this (ms or duration)"},
+	{"DOCTOR_TOOL_TIMEOUT", "tools.defaultTimeout", "default tool timeout (ms or duration)"},
+	{"DOCTOR_LOG_LEVEL", "log.level", "debug, info, warn, error"},
+	{"BARRHAWK_MAX_IGORS", "igors.maxWorkers", "as DOCTOR_MAX_IGORS"},
+	{"BARRHAWK_STRATEGY", "igors.strategy", "round-robin or single"},
+	{"BARRHAWK_TOOL_TIMEOUT", "tools.defaultTimeout", "as DOCTOR_TOOL_TIMEOUT"},
+	{"BARRHAWK_LOG_LEVEL", "log.level", "as DOCTOR_LOG_LEVEL"},
+	{"BARRHAWK_LOG_FORMAT", "log.format", "text or json"},
+	{"BARRHAWK_LOG_FILE", "log.file", "also log to this file"},
+	{"BARRHAWK_HOME", "home", "state directory (default ~/.barrhawk)"},
+}
+
+// Load builds the configuration. path names the config file (from --config
+// or BARRHAWK_CONFIG); empty means search for barrhawk.yaml. flags holds the
+// keys set on the command line.
+func Load(path string, flags map[string]any) (Config, error) {
+	k := koanf.New(".")
+	def := Default()
+	cfg := def
+	if path == "" {
+		path = os.Getenv("BARRHAWK_CONFIG")
+	}
+	if path == "" {
+		path = find(def.Home)
+	} else if _, err := os.Stat(path); err != nil {
+		return cfg, fmt.Errorf("config file %s: %w", path, err)
+	}
+	if path != "" {
+		if err := k.Load(file.Provider(path), yaml.Parser()); err != nil {
+			return cfg, fmt.Errorf("config file %s: %w", path, err)
+		}
+	}
+	env := map[string]any{}
+	for _, e := range EnvVars {
+		if v, ok := os.LookupEnv(e.Name); ok && v != "" {
+			env[e.Key] = v
+		}
+	}
+	if err := k.Load(confmap.Provider(env, "."), nil); err != nil {
+		return cfg, fmt.Errorf("environment: %w", err)
+	}
+	if err := k.Load(confmap.Provider(flags, "."), nil); err != nil {
+		return cfg, fmt.Errorf("flags: %w", err)
+	}
+	err := k.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{DecoderConfig: &mapstructure.DecoderConfig{
+		DecodeHook:       mapstructure.ComposeDecodeHookFunc(durationHook, mapstructure.StringToSliceHookFunc(",")),
+		Result:           &cfg,
+		WeaklyTypedInput: true,
+		ErrorUnused:      true,
+		TagName:          "koanf",
+	}})
+	if err != nil {
+		return cfg, fmt.Errorf("config%s: %w", where(path), err)
+	}
+	cfg.File = path
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("config%s: %w", where(path), err)
+	}
+	return cfg, nil
+}
+
+func where(path string) string {
+	if path == "" {
+		return ""
+	}
+	return " (" + path + ")"
+}
+
+func find(home string) string {
+	for _, p := range []string{FileName, filepath.Join(home, FileName)} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+var durationType = reflect.TypeOf(time.Duration(0))
+
+// durationHook reads a duration from a Go duration string or a number of
+// milliseconds.
+func durationHook(from, to reflect.Type, data any) (any, error) {
+	if to != durationType {
+		return data, nil
+	}
+	switch v := data.(type) {
+	case int:
+		return time.Duration(v) * time.Millisecond, nil
+	case int64:
+		return time.Duration(v) * time.Millisecond, nil
+	case uint64:
+		return time.Duration(v) * time.Millisecond, nil
+	case float64:
+		return time.Duration(v * float64(time.Millisecond)), nil
+	case time.Duration:
+		return v, nil
+	case string:
+		s := strings.TrimSpace(v)
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return time.Duration(n) * time.Millisecond, nil
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a duration: write milliseconds (30000) or a Go duration (30s, 5m)", v)
+		}
+		return d, nil
+	}
+	return data, nil
+}
+
+// Validate reports the first setting that is out of range, naming it and
+// what would be right.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key string, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, a...)))
+	}
+	if c.Igors.MaxWorkers < 1 || c.Igors.MaxWorkers > 1024 {
+		bad("igors.maxWorkers", "%d is out of range; use 1 to 1024", c.Igors.MaxWorkers)
+	}
+	if !slices.Contains(Strategies, c.Igors.Strategy) {
+		bad("igors.strategy", "%q is not a strategy; use one of %s", c.Igors.Strategy, strings.Join(Strategies, ", "))
+	}
+	if c.Igors.MaxTasksPerIgor < 1 {
+		bad("igors.maxTasksPerIgor", "%d must be at least 1", c.Igors.MaxTasksPerIgor)
+	}
+	for key, d := range map[string]time.Duration{
+		"igors.idleTimeout": c.Igors.IdleTimeout, "igors.heartbeatInterval": c.Igors.HeartbeatInterval,
+		"igors.spawnDelay": c.Igors.SpawnDelay, "igors.backoffMax": c.Igors.BackoffMax,
+		"igors.spawnTimeout": c.Igors.SpawnTimeout, "igors.shutdownGrace": c.Igors.ShutdownGrace,
+		"igors.stopGrace": c.Igors.StopGrace, "tools.defaultTimeout": c.Tools.DefaultTimeout,
+	} {
+		if d <= 0 {
+			bad(key, "%v must be positive", d)
+		}
+	}
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
+		bad("log.level", "%q is not a level; use debug, info, warn or error", c.Log.Level)
+	}
+	if !slices.Contains([]string{"text", "json"}, c.Log.Format) {
+		bad("log.format", "%q is not a format; use text or json", c.Log.Format)
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
+}

@@ -1,0 +1,172 @@
+// Package doctor is the front's routing brain (doctor-spec.md): the tool
+// registry, argument validation, dispatch to the Igor pool, the management
+// tools the front answers itself, and the event bus. It runs no tool code
+// that can hang or crash it: every tool marked RequiresWorker goes to an Igor.
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/config"
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// Options configure a Doctor.
+type Options struct {
+	Config config.Config
+	// IgorCommand starts one Igor, such as [/path/to/barrhawk igor].
+	IgorCommand []string
+	// IgorEnv is the Igors' environment; nil inherits the front's.
+	IgorEnv []string
+	// Tools are the tools that run in Igors (normally builtin.Tools()).
+	Tools []tool.Tool
+	Log   *slog.Logger
+}
+
+// Doctor routes tool calls.
+type Doctor struct {
+	cfg     config.Config
+	reg     *tool.Registry
+	pool    *Pool
+	events  *Events
+	log     *slog.Logger
+	started time.Time
+}
+
+// New builds a Doctor: its registry holds the management tools and opts.Tools.
+func New(opts Options) (*Doctor, error) {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	events := NewEvents(1024)
+	events.Subscribe(LogEvents(opts.Log))
+	d := &Doctor{cfg: opts.Config, events: events, log: opts.Log, started: time.Now(), reg: tool.NewRegistry()}
+	d.pool = NewPool(PoolOptions{
+		Command: opts.IgorCommand, Env: opts.IgorEnv, Igors: opts.Config.Igors,
+		DefaultTimeout: opts.Config.Tools.DefaultTimeout, Log: opts.Log, Events: events,
+	})
+	for _, t := range append(d.managementTools(), opts.Tools...) {
+		if err := d.reg.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// Registry is the set of tools the front offers.
+func (d *Doctor) Registry() *tool.Registry { return d.reg }
+
+// Pool is the Igor pool.
+func (d *Doctor) Pool() *Pool { return d.pool }
+
+// Events is the event bus.
+func (d *Doctor) Events() *Events { return d.events }
+
+// Serve runs the pool's housekeeping until ctx ends, then stops the Igors.
+func (d *Doctor) Serve(ctx context.Context) error { return d.pool.Serve(ctx) }
+
+// Close stops every Igor.
+func (d *Doctor) Close() { d.pool.Close() }
+
+// Result is the outcome of one call: a JSON value or an error.
+type Result struct {
+	Value json.RawMessage
+	Err   *tool.Error
+}
+
+// Call validates the arguments and runs the tool: the front's own tools
+// here, every other tool in an Igor.
+func (d *Doctor) Call(ctx context.Context, name string, args json.RawMessage) Result {
+	t, ok := d.reg.Get(name)
+	if !ok {
+		return Result{Err: d.unknown(name)}
+	}
+	if err := schema.Validate(t.Input, args); err != nil {
+		return Result{Err: tool.Errorf(tool.CodeInvalidArgs, "%s: %v", name, err)}
+	}
+	timeout := t.Timeout
+	if timeout == 0 {
+		timeout = d.cfg.Tools.DefaultTimeout
+	}
+	if !t.RequiresWorker {
+		return d.runLocal(ctx, t, args, timeout)
+	}
+	v, terr := d.pool.Call(ctx, name, args, timeout, t.MaxRetries())
+	return Result{Value: v, Err: terr}
+}
+
+// runLocal runs one of the front's own tools; a panic is caught and
+// reported, never allowed to take the front down.
+func (d *Doctor) runLocal(ctx context.Context, t *tool.Tool, args json.RawMessage, timeout time.Duration) (res Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.log.Error("front tool panicked", "tool", t.Name, "panic", r, "stack", string(debug.Stack()))
+			res = Result{Err: tool.Errorf(tool.CodeInternal, "%s failed inside the front: %v (a BarrHawk bug; please report it)", t.Name, r)}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, err := t.Run(ctx, &tool.Call{Args: args, Log: d.log.With("tool", t.Name)})
+	if err != nil {
+		return Result{Err: tool.AsError(err)}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Result{Err: tool.Errorf(tool.CodeInternal, "%s: result is not JSON: %v", t.Name, err)}
+	}
+	return Result{Value: b}
+}
+
+func (d *Doctor) unknown(name string) *tool.Error {
+	type cand struct {
+		name string
+		dist int
+	}
+	var cands []cand
+	for _, t := range d.reg.List() {
+		dist := levenshtein(name, t.Name)
+		if dist <= max(2, len(name)/3) || strings.HasPrefix(t.Name, name) || strings.Contains(t.Name, name) && len(name) >= 4 {
+			cands = append(cands, cand{t.Name, dist})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return a.dist - b.dist })
+	msg := fmt.Sprintf("no tool named %q", name)
+	if len(cands) > 0 {
+		var names []string
+		for _, c := range cands[:min(3, len(cands))] {
+			names = append(names, c.name)
+		}
+		msg += "; did you mean " + strings.Join(names, ", ") + "?"
+	} else {
+		msg += "; tools/list shows the tools there are"
+	}
+	return &tool.Error{Code: tool.CodeUnknownTool, Message: msg}
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

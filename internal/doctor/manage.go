@@ -1,0 +1,123 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/version"
+)
+
+// ManagementGroup is the heading of the front's own tools.
+const ManagementGroup = "Management"
+
+// planReadLimit caps what plan_read returns.
+const planReadLimit = 1 << 20
+
+func mgmt(name, desc string, props ...schema.Prop) tool.Def {
+	return tool.Def{Name: name, Description: desc, Group: ManagementGroup, Category: tool.CategoryMeta, Input: schema.Object(props...), Timeout: time.Minute}
+}
+
+// managementTools are answered by the front itself (barrhawk-beta-readme.md,
+// Management Tools).
+func (d *Doctor) managementTools() []tool.Tool {
+	return []tool.Tool{
+		{
+			Def: mgmt("worker_status", "Health of the front and the Igor worker pool: pool settings, and per Igor its pid, status (starting, idle, busy, draining), memory (RSS bytes), uptime, restarts and tasks done/failed."),
+			Run: func(context.Context, *tool.Call) (any, error) { return d.Status(), nil },
+		},
+		{
+			Def: mgmt("worker_restart", "Restart the Igor workers (or the one named by id): each finishes its running calls, cleans up its resources (browsers, DB connections) and is replaced by a fresh process. Returns the ids restarted.",
+				schema.String("id", "Igor id from worker_status, such as igor-1; omit to restart all")),
+			Run: tool.Typed(func(ctx context.Context, in struct {
+				ID string `json:"id"`
+			}, _ *tool.Call) (any, error) {
+				ids, err := d.pool.Restart(ctx, in.ID)
+				if err != nil {
+					return nil, err
+				}
+				if len(ids) == 0 {
+					return map[string]any{"restarted": []string{}, "message": "No Igor was running; one starts with the next call."}, nil
+				}
+				return map[string]any{"restarted": ids, "message": "Restarted " + strings.Join(ids, ", ")}, nil
+			}),
+		},
+		{
+			Def: mgmt("plan_read", "Read a Markdown file (read-only), such as a plan or a README. Only .md files; paths containing '..' are refused. Relative paths are resolved from the server's working directory. Returns {path, content, bytes}.",
+				schema.String("path", "Path of the .md file").Required().Min(1)),
+			Run: tool.Typed(func(_ context.Context, in struct {
+				Path string `json:"path"`
+			}, _ *tool.Call) (any, error) {
+				return planRead(in.Path)
+			}),
+		},
+	}
+}
+
+// Status is what worker_status answers.
+func (d *Doctor) Status() map[string]any {
+	pool := d.pool.Status()
+	healthy := pool.CrashesInARow < 5
+	return map[string]any{
+		"status":       "running",
+		"healthy":      healthy,
+		"version":      version.Version,
+		"pid":          os.Getpid(),
+		"startedAt":    d.started.UTC().Format(time.RFC3339Nano),
+		"uptime":       time.Since(d.started).Milliseconds(),
+		"restartCount": pool.Restarts,
+		"toolCount":    d.reg.Len(),
+		"memory":       proc.RSS(os.Getpid()),
+		"pool":         pool,
+	}
+}
+
+func planRead(p string) (any, error) {
+	if slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
+		return nil, tool.Errorf(tool.CodeForbidden, "plan_read refuses %q: paths may not contain '..'", p)
+	}
+	if !strings.EqualFold(filepath.Ext(p), ".md") {
+		return nil, tool.Errorf(tool.CodeForbidden, "plan_read reads only Markdown (.md) files, not %q", p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "path %q: %v", p, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, tool.Errorf(tool.CodeNotFound, "no file at %s", abs)
+		}
+		return nil, tool.Errorf(tool.CodeToolError, "plan_read %s: %v", abs, err)
+	}
+	if !strings.EqualFold(filepath.Ext(real), ".md") {
+		return nil, tool.Errorf(tool.CodeForbidden, "plan_read refuses %q: it links to %q, which is not a .md file", p, real)
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeToolError, "plan_read %s: %v", abs, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "%s is a directory, not a file", abs)
+	}
+	buf := make([]byte, min(st.Size(), planReadLimit))
+	n, err := f.Read(buf)
+	if err != nil && n == 0 && st.Size() > 0 {
+		return nil, tool.Errorf(tool.CodeToolError, "plan_read %s: %v", abs, err)
+	}
+	out := map[string]any{"path": abs, "content": string(buf[:n]), "bytes": st.Size()}
+	if st.Size() > planReadLimit {
+		out["truncated"] = true
+		out["note"] = fmt.Sprintf("only the first %d bytes are shown", planReadLimit)
+	}
+	return out, nil
+}

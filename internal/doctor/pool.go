@@ -1,0 +1,788 @@
+package doctor
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/config"
+	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/wire"
+)
+
+// PoolOptions configure a Pool.
+type PoolOptions struct {
+	// Command starts one Igor, such as [/usr/local/bin/barrhawk igor].
+	Command []string
+	// Env is the Igors' environment; nil inherits the front's.
+	Env []string
+	// Igors is the pool configuration.
+	Igors config.Igors
+	// DefaultTimeout is sent to each Igor as its default task timeout.
+	DefaultTimeout time.Duration
+	Log            *slog.Logger
+	Events         *Events
+}
+
+// Pool runs tools in Igor processes: it spawns them on demand up to
+// MaxWorkers, dispatches calls by strategy, pings them, stops idle ones,
+// detects crashes, respawns with exponential backoff, retries the calls of a
+// dead Igor once on another, and honours request_restart. Serve runs its
+// housekeeping; Close stops every Igor.
+type Pool struct {
+	opts PoolOptions
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	slots    []*slot
+	rr       int
+	changed  chan struct{} // closed and replaced on every state change
+	crashes  int           // in a row, without a successful task between
+	nextSpwn time.Time     // no spawn before this (backoff)
+	spawnErr error         // the last spawn failure, while no Igor is up
+	closed   bool
+	all      map[*igorConn]struct{} // every Igor not yet exited, slotted or draining
+
+	seq     atomic.Uint64
+	started time.Time
+	wg      sync.WaitGroup // one per Igor process, until its exit is handled
+}
+
+type slot struct {
+	id       string
+	ig       *igorConn
+	restarts int
+}
+
+// Igor states.
+const (
+	stateStarting = "starting"
+	stateReady    = "ready" // shown as idle or busy
+	stateDraining = "draining"
+	stateStopping = "stopping"
+	stateDead     = "dead"
+)
+
+type igorConn struct {
+	id   string
+	slot *slot
+	p    *proc.Process
+	enc  *wire.Encoder
+
+	// guarded by Pool.mu
+	state      string
+	inFlight   int
+	lastActive time.Time
+	stopReason string // set when the front ends it on purpose
+
+	mu      sync.Mutex // guards pending and dead
+	pending map[string]chan reply
+	dead    bool
+
+	startedAt   time.Time
+	readyAt     time.Time
+	toolsLoaded int
+	ready       chan struct{} // closed on ready, or on death before it
+	exited      chan struct{} // closed once the exit is handled
+	exitStatus  string
+	lastPong    atomic.Int64 // unix nanoseconds
+	pingsMissed atomic.Int32
+	done        atomic.Int64
+	failed      atomic.Int64
+}
+
+type reply struct {
+	env    *wire.Envelope
+	died   bool   // the Igor died before answering
+	reason string // why, when died
+}
+
+// NewPool returns a pool; nothing is spawned until the first call.
+func NewPool(opts PoolOptions) *Pool {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Events == nil {
+		opts.Events = NewEvents(256)
+	}
+	p := &Pool{opts: opts, log: opts.Log, changed: make(chan struct{}), started: time.Now(), all: map[*igorConn]struct{}{}}
+	for i := range opts.Igors.MaxWorkers {
+		p.slots = append(p.slots, &slot{id: "igor-" + strconv.Itoa(i+1)})
+	}
+	return p
+}
+
+func (p *Pool) notifyLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// Call runs one tool on an Igor and returns its result. If the Igor dies
+// before answering, the call is sent to another Igor up to retries times,
+// then fails with WORKER_DIED.
+func (p *Pool) Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration, retries int) (json.RawMessage, *tool.Error) {
+	var avoid *igorConn
+	var deaths []string
+	for attempt := 0; ; attempt++ {
+		ig, terr := p.acquire(ctx, avoid, timeout)
+		if terr != nil {
+			if len(deaths) > 0 {
+				terr.Message += " (after the Igor running it died: " + strings.Join(deaths, "; ") + ")"
+			}
+			return nil, terr
+		}
+		task := wire.Task{ID: "t" + strconv.FormatUint(p.seq.Add(1), 10), Tool: name, Args: args, Timeout: timeout.Milliseconds()}
+		r := p.runOn(ctx, ig, task, timeout)
+		p.release(ig, r)
+		if r.died {
+			deaths = append(deaths, ig.id+": "+r.reason)
+			if attempt < retries && !p.isClosed() {
+				avoid = ig
+				p.log.Warn("retrying a call whose Igor died", "tool", name, "igor", ig.id, "reason", r.reason)
+				continue
+			}
+			if p.isClosed() {
+				return nil, tool.Errorf(tool.CodeCancelled, "%s was cut short: the server is shutting down", name)
+			}
+			msg := fmt.Sprintf("the worker process (Igor) running %s died before answering: %s", name, strings.Join(deaths, "; then "))
+			if retries > 0 {
+				msg += fmt.Sprintf(" (tried %d times)", attempt+1)
+			} else {
+				msg += " (not retried: this tool is not safe to run twice)"
+			}
+			return nil, &tool.Error{Code: tool.CodeWorkerDied, Message: msg}
+		}
+		if r.env == nil { // cancelled, or the Igor stopped answering
+			return nil, tool.Errorf(tool.CodeInternal, "%s: no result", name)
+		}
+		switch r.env.Status {
+		case wire.StatusSuccess:
+			return r.env.Result, nil
+		case wire.StatusTimeout:
+			if r.env.Error != nil {
+				return nil, &tool.Error{Code: tool.CodeTimeout, Message: r.env.Error.Message}
+			}
+			return nil, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s", name, timeout)
+		default:
+			if r.env.Error == nil {
+				return nil, tool.Errorf(tool.CodeToolError, "%s failed without saying why", name)
+			}
+			return nil, r.env.Error
+		}
+	}
+}
+
+func (p *Pool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// acquire picks an Igor for one task and counts the task against it,
+// spawning or waiting as needed, for at most wait.
+func (p *Pool) acquire(ctx context.Context, avoid *igorConn, wait time.Duration) (*igorConn, *tool.Error) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, tool.Errorf(tool.CodeCancelled, "the server is shutting down")
+		}
+		ig, retryIn := p.pickLocked(avoid)
+		if ig != nil {
+			ig.inFlight++
+			ig.lastActive = time.Now()
+			p.mu.Unlock()
+			return ig, nil
+		}
+		if err := p.spawnErr; err != nil && !p.anyLiveLocked() {
+			p.spawnErr = nil
+			p.mu.Unlock()
+			return nil, tool.Errorf(tool.CodeWorkerUnavailable, "could not start a worker process (Igor): %v", err)
+		}
+		ch := p.changed
+		p.mu.Unlock()
+		var backoff <-chan time.Time
+		var t *time.Timer
+		if retryIn > 0 {
+			t = time.NewTimer(retryIn)
+			backoff = t.C
+		}
+		var terr *tool.Error
+		select {
+		case <-ch:
+		case <-backoff:
+		case <-ctx.Done():
+			terr = tool.Errorf(tool.CodeCancelled, "cancelled while waiting for a worker: %v", ctx.Err())
+		case <-deadline.C:
+			terr = tool.Errorf(tool.CodeWorkerUnavailable, "no worker process (Igor) became free within %s; see worker_status", wait)
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if terr != nil {
+			return nil, terr
+		}
+	}
+}
+
+func (p *Pool) anyLiveLocked() bool {
+	for _, s := range p.slots {
+		if s.ig != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// pickLocked chooses an Igor by strategy. When none can take the task now it
+// may start a spawn, and returns how long until a spawn is allowed (backoff).
+func (p *Pool) pickLocked(avoid *igorConn) (*igorConn, time.Duration) {
+	limit := p.opts.Igors.MaxTasksPerIgor
+	usable := func(ig *igorConn) bool {
+		return ig != nil && ig.state == stateReady && ig.inFlight < limit && (ig != avoid || avoid == nil)
+	}
+	slots := p.slots
+	if p.opts.Igors.Strategy == "single" {
+		slots = p.slots[:1]
+	}
+	n := len(slots)
+	// An idle Igor first, in rotation.
+	for i := range n {
+		s := slots[(p.rr+i)%n]
+		if usable(s.ig) && s.ig.inFlight == 0 {
+			p.rr = (p.rr + i + 1) % n
+			return s.ig, 0
+		}
+	}
+	// Otherwise start one more if there is room, and meanwhile share the
+	// least loaded.
+	var retryIn time.Duration
+	starting := false
+	for _, s := range slots {
+		if s.ig != nil && s.ig.state == stateStarting {
+			starting = true
+		}
+	}
+	if !starting {
+		for _, s := range slots {
+			if s.ig == nil {
+				if wait := time.Until(p.nextSpwn); wait > 0 {
+					retryIn = wait
+				} else {
+					p.spawnLocked(s)
+				}
+				break
+			}
+		}
+	}
+	var best *igorConn
+	for i := range n {
+		s := slots[(p.rr+i)%n]
+		if usable(s.ig) && (best == nil || s.ig.inFlight < best.inFlight) {
+			best = s.ig
+		}
+	}
+	if best != nil {
+		p.rr = (p.rr + 1) % n
+	}
+	return best, retryIn
+}
+
+// spawnLocked starts an Igor in slot s; it becomes usable once ready.
+func (p *Pool) spawnLocked(s *slot) *igorConn {
+	ig := &igorConn{
+		id: s.id, slot: s, state: stateStarting, pending: map[string]chan reply{},
+		startedAt: time.Now(), lastActive: time.Now(),
+		ready: make(chan struct{}), exited: make(chan struct{}),
+	}
+	s.ig = ig
+	p.all[ig] = struct{}{}
+	p.wg.Add(1)
+	go p.launch(ig)
+	return ig
+}
+
+func (p *Pool) launch(ig *igorConn) {
+	defer p.wg.Done()
+	fail := func(err error) {
+		p.log.Error("starting an Igor failed", "igor", ig.id, "err", err)
+		p.mu.Lock()
+		ig.state = stateDead
+		if ig.slot.ig == ig {
+			ig.slot.ig = nil
+		}
+		delete(p.all, ig)
+		p.spawnErr = err
+		p.backoffLocked()
+		p.notifyLocked()
+		p.mu.Unlock()
+		close(ig.ready)
+		close(ig.exited)
+	}
+	cmd := exec.Command(p.opts.Command[0], append(p.opts.Command[1:], "--id", ig.id)...)
+	cmd.Env = p.opts.Env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		fail(err)
+		return
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		fail(err)
+		return
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		fail(err)
+		return
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	pr, err := proc.Start(cmd)
+	outW.Close() // the child holds its own copies
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		fail(err)
+		return
+	}
+	ig.p, ig.enc = pr, wire.NewEncoder(stdin)
+	ig.lastPong.Store(time.Now().UnixNano())
+	go p.forwardStderr(ig, errR)
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		defer outR.Close()
+		p.read(ig, wire.NewDecoder(outR))
+	}()
+
+	initErr := ig.enc.Encode(wire.Init{
+		Type: wire.TypeInit, ID: ig.id, ToolBag: p.opts.Igors.ToolBag,
+		Config: wire.InitConfig{Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: true},
+	})
+	spawnTimer := time.NewTimer(p.opts.Igors.SpawnTimeout)
+	select {
+	case <-ig.ready:
+	case <-pr.Done():
+	case <-spawnTimer.C:
+		p.log.Error("Igor did not become ready in time; killing it", "igor", ig.id, "timeout", p.opts.Igors.SpawnTimeout)
+		p.setStopReason(ig, "did not become ready within "+p.opts.Igors.SpawnTimeout.String())
+		pr.Kill()
+	}
+	spawnTimer.Stop()
+	if initErr != nil {
+		p.log.Warn("sending init", "igor", ig.id, "err", initErr)
+	}
+
+	<-pr.Done()
+	select { // the reader ends at EOF, once the group is gone
+	case <-readerDone:
+	case <-time.After(2 * time.Second):
+		outR.Close()
+		<-readerDone
+	}
+	stdin.Close()
+	p.exited(ig)
+}
+
+func (p *Pool) setStopReason(ig *igorConn, reason string) {
+	p.mu.Lock()
+	if ig.stopReason == "" {
+		ig.stopReason = reason
+	}
+	p.mu.Unlock()
+}
+
+// read handles everything the Igor writes on stdout.
+func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
+	for {
+		env, err := dec.Decode()
+		var se *wire.SyntaxError
+		if errors.As(err, &se) {
+			p.log.Warn("Igor wrote a line that is not a message", "igor", ig.id, "err", err)
+			continue
+		}
+		if err != nil {
+			return
+		}
+		switch env.Kind() {
+		case wire.KindResult:
+			ig.mu.Lock()
+			ch := ig.pending[env.ID]
+			delete(ig.pending, env.ID)
+			ig.mu.Unlock()
+			if ch != nil {
+				ch <- reply{env: env}
+			}
+		case wire.KindPong:
+			ig.lastPong.Store(time.Now().UnixNano())
+			ig.pingsMissed.Store(0)
+		case wire.KindReady:
+			p.mu.Lock()
+			if ig.state == stateStarting {
+				ig.state = stateReady
+				ig.readyAt = time.Now()
+				ig.toolsLoaded = env.ToolsLoaded
+				p.spawnErr = nil
+			}
+			p.notifyLocked()
+			p.mu.Unlock()
+			close(ig.ready)
+			p.opts.Events.Emit(Event{Type: EventIgorSpawned, Igor: ig.id, Reason: fmt.Sprintf("pid %d, %d tools, ready in %s", env.PID, env.ToolsLoaded, time.Since(ig.startedAt).Round(time.Microsecond))})
+		case wire.KindRequestRestart:
+			p.log.Warn("Igor asked to be replaced", "igor", ig.id, "reason", env.Reason)
+			p.drain(ig, "requested restart: "+env.Reason)
+		case wire.KindFatal:
+			p.log.Error("Igor failed", "igor", ig.id, "reason", env.Reason)
+			p.mu.Lock()
+			p.spawnErr = errors.New(env.Reason)
+			p.mu.Unlock()
+			p.setStopReason(ig, "fatal: "+env.Reason)
+		case wire.KindShutdownAck:
+			p.log.Debug("Igor shut down", "igor", ig.id, "cleanedUp", env.CleanedUp)
+		default:
+			p.log.Warn("unexpected message from Igor", "igor", ig.id, "type", env.Type)
+		}
+	}
+}
+
+func (p *Pool) forwardStderr(ig *igorConn, r *os.File) {
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	log := p.log.With("igor", ig.id)
+	for sc.Scan() {
+		log.Info("igor: " + sc.Text())
+	}
+}
+
+// exited records an Igor's end: crash or not, its pending calls learn it died.
+func (p *Pool) exited(ig *igorConn) {
+	status := ig.p.ExitStatus()
+	p.mu.Lock()
+	crashed := ig.stopReason == "" && !p.closed
+	reason := ig.stopReason
+	if crashed {
+		reason = "crashed: " + status
+		ig.slot.restarts++
+		p.backoffLocked()
+	}
+	wasStarting := ig.state == stateStarting
+	ig.state = stateDead
+	ig.exitStatus = status
+	delete(p.all, ig)
+	if ig.slot.ig == ig {
+		ig.slot.ig = nil
+	}
+	if wasStarting && p.spawnErr == nil {
+		p.spawnErr = fmt.Errorf("%s exited before it was ready: %s", ig.id, status)
+	}
+	p.notifyLocked()
+	p.mu.Unlock()
+
+	ig.mu.Lock()
+	ig.dead = true
+	pending := ig.pending
+	ig.pending = nil
+	ig.mu.Unlock()
+	for _, ch := range pending {
+		ch <- reply{died: true, reason: reason}
+	}
+	if wasStarting {
+		close(ig.ready)
+	}
+	close(ig.exited)
+	typ := EventIgorTerminated
+	if crashed {
+		typ = EventIgorCrashed
+	}
+	p.opts.Events.Emit(Event{Type: typ, Igor: ig.id, Reason: reason + " (" + status + ")"})
+}
+
+// backoffLocked counts a crash and pushes the next spawn back:
+// SpawnDelay × 2^(crashes−1), at most BackoffMax.
+func (p *Pool) backoffLocked() {
+	p.crashes++
+	d := p.opts.Igors.SpawnDelay
+	for i := 1; i < p.crashes && d < p.opts.Igors.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, p.opts.Igors.BackoffMax)
+	p.nextSpwn = time.Now().Add(d)
+}
+
+// runOn sends one task and waits for its answer.
+func (p *Pool) runOn(ctx context.Context, ig *igorConn, task wire.Task, timeout time.Duration) reply {
+	ch := make(chan reply, 1)
+	ig.mu.Lock()
+	if ig.dead {
+		ig.mu.Unlock()
+		return reply{died: true, reason: "exited before the task was sent"}
+	}
+	ig.pending[task.ID] = ch
+	ig.mu.Unlock()
+	forget := func() {
+		ig.mu.Lock()
+		delete(ig.pending, task.ID)
+		ig.mu.Unlock()
+	}
+	if err := ig.enc.Encode(task); err != nil {
+		// A broken pipe: the Igor is dying; its exit will answer, unless it
+		// already has.
+		select {
+		case r := <-ch:
+			return r
+		case <-ig.exited:
+			forget()
+			return reply{died: true, reason: "could not send the task: " + err.Error()}
+		}
+	}
+	// The Igor answers "timeout" itself at the deadline; this backstop is for
+	// an Igor that has stopped answering at all.
+	backstop := time.NewTimer(timeout + p.opts.Igors.StopGrace + 2*time.Second)
+	defer backstop.Stop()
+	select {
+	case r := <-ch:
+		return r
+	case <-ctx.Done():
+		forget()
+		return reply{env: &wire.Envelope{ID: task.ID, Status: wire.StatusError, Error: tool.Errorf(tool.CodeCancelled, "%s cancelled by the caller", task.Tool)}}
+	case <-backstop.C:
+		forget()
+		reason := fmt.Sprintf("no answer to task %s (%s) within %s", task.ID, task.Tool, timeout+p.opts.Igors.StopGrace+2*time.Second)
+		p.kill(ig, reason)
+		return reply{env: &wire.Envelope{ID: task.ID, Status: wire.StatusTimeout, Error: tool.Errorf(tool.CodeTimeout, "%s did not finish within %s, and its Igor stopped answering; it was replaced", task.Tool, timeout)}}
+	}
+}
+
+// release uncounts a finished task and records its outcome.
+func (p *Pool) release(ig *igorConn, r reply) {
+	ok := !r.died && r.env != nil && r.env.Status == wire.StatusSuccess
+	if ok {
+		ig.done.Add(1)
+	} else {
+		ig.failed.Add(1)
+	}
+	p.mu.Lock()
+	ig.inFlight--
+	ig.lastActive = time.Now()
+	if ok && p.crashes > 0 {
+		p.crashes = 0
+		p.nextSpwn = time.Time{}
+	}
+	stop := ig.state == stateDraining && ig.inFlight == 0
+	p.notifyLocked()
+	p.mu.Unlock()
+	if stop {
+		p.stop(ig, "")
+	}
+}
+
+// drain takes an Igor out of dispatch and stops it once its calls finish.
+func (p *Pool) drain(ig *igorConn, reason string) {
+	p.mu.Lock()
+	if ig.state != stateReady && ig.state != stateStarting {
+		p.mu.Unlock()
+		return
+	}
+	ig.state = stateDraining
+	if ig.stopReason == "" {
+		ig.stopReason = reason
+	}
+	idle := ig.inFlight == 0
+	if ig.slot.ig == ig {
+		ig.slot.ig = nil // the slot may get a fresh Igor meanwhile
+		ig.slot.restarts++
+	}
+	p.notifyLocked()
+	p.mu.Unlock()
+	if idle {
+		p.stop(ig, "")
+	}
+}
+
+// stop ends an Igor gracefully: shutdown message, then SIGTERM and SIGKILL
+// to its group if it lingers. It returns once the Igor is gone.
+func (p *Pool) stop(ig *igorConn, reason string) {
+	p.mu.Lock()
+	if ig.state == stateStopping || ig.state == stateDead {
+		p.mu.Unlock()
+		<-ig.exited
+		return
+	}
+	ig.state = stateStopping
+	if ig.stopReason == "" {
+		ig.stopReason = reason
+	}
+	if ig.slot.ig == ig {
+		ig.slot.ig = nil
+	}
+	p.notifyLocked()
+	p.mu.Unlock()
+	if ig.p == nil { // still launching
+		<-ig.exited
+		return
+	}
+	_ = ig.enc.Encode(wire.Shutdown{Type: wire.TypeShutdown, Graceful: true}) // a dead pipe is fine: it is going anyway
+	grace := p.opts.Igors.ShutdownGrace
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-ig.p.Done():
+	case <-t.C:
+		ig.p.Stop(grace)
+	}
+	<-ig.exited
+}
+
+// kill ends an unresponsive Igor at once.
+func (p *Pool) kill(ig *igorConn, reason string) {
+	p.log.Warn("killing an unresponsive Igor", "igor", ig.id, "reason", reason)
+	p.mu.Lock()
+	if ig.stopReason == "" {
+		ig.stopReason = reason
+	}
+	if ig.slot.ig == ig {
+		ig.slot.ig = nil
+		ig.slot.restarts++
+	}
+	ig.state = stateStopping
+	p.notifyLocked()
+	p.mu.Unlock()
+	if ig.p != nil {
+		go ig.p.Kill()
+	}
+}
+
+// Serve pings the Igors every heartbeat interval, replaces those that miss
+// three pongs in a row, and stops those idle past the idle timeout, until
+// ctx ends; then it stops every Igor.
+func (p *Pool) Serve(ctx context.Context) error {
+	t := time.NewTicker(p.opts.Igors.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			p.Close()
+			return nil
+		case <-t.C:
+			p.housekeep()
+		}
+	}
+}
+
+func (p *Pool) housekeep() {
+	now := time.Now()
+	var idle, hung []*igorConn
+	var live []*igorConn
+	p.mu.Lock()
+	for _, s := range p.slots {
+		ig := s.ig
+		if ig == nil || ig.state != stateReady {
+			continue
+		}
+		live = append(live, ig)
+		switch {
+		case ig.pingsMissed.Load() >= 3:
+			hung = append(hung, ig)
+		case ig.inFlight == 0 && now.Sub(ig.lastActive) > p.opts.Igors.IdleTimeout:
+			idle = append(idle, ig)
+		}
+	}
+	p.mu.Unlock()
+	for _, ig := range hung {
+		p.kill(ig, "missed 3 heartbeats")
+	}
+	for _, ig := range idle {
+		go p.stop(ig, "idle for "+p.opts.Igors.IdleTimeout.String())
+	}
+	for _, ig := range live {
+		if time.Since(time.Unix(0, ig.lastPong.Load())) > p.opts.Igors.HeartbeatInterval/2 {
+			ig.pingsMissed.Add(1)
+		}
+		_ = ig.enc.Encode(wire.Ping{Type: wire.TypePing}) // a dead Igor is handled by its exit
+	}
+}
+
+// Restart stops the Igor named id (every Igor when id is empty), waiting for
+// their calls to finish, and starts fresh ones in their place. It returns the
+// ids restarted.
+func (p *Pool) Restart(ctx context.Context, id string) ([]string, error) {
+	p.mu.Lock()
+	var old []*igorConn
+	for _, s := range p.slots {
+		if s.ig != nil && (id == "" || s.id == id) {
+			old = append(old, s.ig)
+		}
+	}
+	known := false
+	for _, s := range p.slots {
+		known = known || s.id == id
+	}
+	p.mu.Unlock()
+	if id != "" && !known {
+		return nil, tool.Errorf(tool.CodeNotFound, "no Igor %q; see worker_status for the ids", id)
+	}
+	var ids []string
+	for _, ig := range old {
+		p.drain(ig, "restarted by worker_restart")
+		ids = append(ids, ig.id)
+	}
+	for _, ig := range old {
+		select {
+		case <-ig.exited:
+		case <-ctx.Done():
+			return ids, ctx.Err()
+		}
+	}
+	// Fresh Igors in the same slots, ready before we answer.
+	var fresh []*igorConn
+	p.mu.Lock()
+	for _, ig := range old {
+		if ig.slot.ig == nil && !p.closed {
+			fresh = append(fresh, p.spawnLocked(ig.slot))
+		}
+	}
+	p.mu.Unlock()
+	for _, ig := range fresh {
+		select {
+		case <-ig.ready:
+		case <-ctx.Done():
+			return ids, ctx.Err()
+		}
+	}
+	return ids, nil
+}
+
+// Close stops every Igor and waits until all have exited.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	var all []*igorConn
+	for ig := range p.all {
+		all = append(all, ig)
+	}
+	p.notifyLocked()
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, ig := range all {
+		wg.Go(func() { p.stop(ig, "server shutting down") })
+	}
+	wg.Wait()
+	p.wg.Wait() // and any that were draining or still launching
+}

@@ -1,0 +1,73 @@
+package doctor
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/proc"
+)
+
+// IgorStatus is one Igor as worker_status shows it.
+type IgorStatus struct {
+	ID          string `json:"id"`
+	PID         int    `json:"pid"`
+	Status      string `json:"status"` // starting, idle, busy, draining, stopping
+	Memory      int64  `json:"memory"` // RSS in bytes
+	UptimeMs    int64  `json:"uptimeMs"`
+	StartedAt   string `json:"startedAt"`
+	Restarts    int    `json:"restarts"`
+	TasksDone   int64  `json:"tasksDone"`
+	TasksFailed int64  `json:"tasksFailed"`
+	InFlight    int    `json:"inFlight"`
+	ToolsLoaded int    `json:"toolsLoaded"`
+}
+
+// PoolStatus is the pool as worker_status shows it.
+type PoolStatus struct {
+	Strategy        string       `json:"strategy"`
+	MaxWorkers      int          `json:"maxWorkers"`
+	MaxTasksPerIgor int          `json:"maxTasksPerIgor"`
+	Live            int          `json:"live"`
+	Restarts        int          `json:"restarts"`
+	CrashesInARow   int          `json:"crashesInARow"`
+	Igors           []IgorStatus `json:"igors"`
+}
+
+// Status reports the pool and each Igor.
+func (p *Pool) Status() PoolStatus {
+	p.mu.Lock()
+	st := PoolStatus{Strategy: p.opts.Igors.Strategy, MaxWorkers: p.opts.Igors.MaxWorkers, MaxTasksPerIgor: p.opts.Igors.MaxTasksPerIgor, CrashesInARow: p.crashes, Igors: []IgorStatus{}}
+	restarts := map[string]int{}
+	for _, s := range p.slots {
+		st.Restarts += s.restarts
+		restarts[s.id] = s.restarts
+	}
+	for ig := range p.all {
+		status := ig.state
+		if status == stateReady {
+			status = "idle"
+			if ig.inFlight > 0 {
+				status = "busy"
+			}
+		}
+		is := IgorStatus{
+			ID: ig.id, Status: status, Restarts: restarts[ig.id], InFlight: ig.inFlight,
+			TasksDone: ig.done.Load(), TasksFailed: ig.failed.Load(), ToolsLoaded: ig.toolsLoaded,
+			StartedAt: ig.startedAt.UTC().Format(time.RFC3339Nano), UptimeMs: time.Since(ig.startedAt).Milliseconds(),
+		}
+		if ig.p != nil {
+			is.PID = ig.p.PID()
+		}
+		st.Igors = append(st.Igors, is)
+		if ig.state == stateReady {
+			st.Live++
+		}
+	}
+	p.mu.Unlock()
+	for i := range st.Igors {
+		st.Igors[i].Memory = proc.RSS(st.Igors[i].PID)
+	}
+	slices.SortFunc(st.Igors, func(a, b IgorStatus) int { return strings.Compare(a.ID, b.ID) })
+	return st
+}

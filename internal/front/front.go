@@ -1,0 +1,183 @@
+// Package front is BarrHawk's MCP face: it serves the Doctor's tools over
+// stdio and streamable HTTP with the official go-sdk. A tool failure is an
+// isError result with a clear message; JSON-RPC errors are left for protocol
+// faults.
+package front
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/doctor"
+	"github.com/barrhawk/barrhawk/internal/logging"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/version"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Instructions are sent to clients at initialize.
+const Instructions = `BarrHawk is a QA and automation toolbox. Every tool runs in a replaceable worker process (an Igor), so a tool that crashes or hangs costs one call, never the connection. Failed calls answer isError with a stable code (INVALID_ARGS, TIMEOUT, WORKER_DIED, ...) and a message saying what was wrong. worker_status shows the workers.`
+
+// maxStack caps the stack trace included in an error result.
+const maxStack = 4 << 10
+
+// Server is the MCP server in front of a Doctor.
+type Server struct {
+	mcp    *mcp.Server
+	doctor *doctor.Doctor
+	log    *slog.Logger
+}
+
+// New builds the MCP server for d. level, if not nil, follows the client's
+// logging/setLevel.
+func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
+	s := &Server{doctor: d, log: log}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "barrhawk", Title: "BarrHawk", Version: version.Version}, &mcp.ServerOptions{
+		Instructions: Instructions,
+		Logger:       log,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			Logging:   &mcp.LoggingCapabilities{},
+		},
+	})
+	if level != nil {
+		s.mcp.AddReceivingMiddleware(followLogLevel(level))
+	}
+	for _, t := range d.Registry().List() {
+		s.addTool(t)
+	}
+	return s
+}
+
+func (s *Server) addTool(t *tool.Tool) {
+	s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Input}, s.handler(t.Name))
+}
+
+// MCP returns the underlying go-sdk server.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+func (s *Server) handler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return ToResult(name, s.doctor.Call(ctx, name, req.Params.Arguments)), nil
+	}
+}
+
+// ToResult turns a Doctor result into an MCP tool result: the value as JSON
+// text (a string value as itself), or isError with "CODE: message".
+func ToResult(name string, r doctor.Result) *mcp.CallToolResult {
+	if r.Err != nil {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ErrorText(r.Err)}}}
+	}
+	text := string(r.Value)
+	if len(r.Value) > 0 && r.Value[0] == '"' {
+		var s string
+		if json.Unmarshal(r.Value, &s) == nil {
+			text = s
+		}
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// ErrorText formats a tool error for people and agents.
+func ErrorText(e *tool.Error) string {
+	text := e.Code + ": " + e.Message
+	if e.Stack != "" {
+		st := e.Stack
+		if len(st) > maxStack {
+			st = st[:maxStack] + "\n..."
+		}
+		text += "\n\nStack trace:\n" + st
+	}
+	return text
+}
+
+// followLogLevel applies a client's logging/setLevel to our own logger too.
+func followLogLevel(level *slog.LevelVar) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "logging/setLevel" {
+				if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
+					level.Set(logging.ParseLevel(mcpToSlog(p.Level)))
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+func mcpToSlog(l mcp.LoggingLevel) string {
+	switch l {
+	case "debug":
+		return "debug"
+	case "info", "notice":
+		return "info"
+	case "warning":
+		return "warn"
+	}
+	return "error"
+}
+
+// ServeStdio serves one MCP session on stdin and stdout until the client
+// disconnects or ctx ends.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+}
+
+// HTTPHandler serves MCP over streamable HTTP.
+func (s *Server) HTTPHandler() http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{Logger: s.log})
+}
+
+// ListenHTTP checks that addr is a loopback address (unless allowRemote) and
+// listens on it.
+func ListenHTTP(addr string, allowRemote bool) (net.Listener, error) {
+	if err := CheckLoopback(addr, allowRemote); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// CheckLoopback refuses an address that is not on loopback unless allowed.
+func CheckLoopback(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("address %q: %w (want host:port, such as 127.0.0.1:8765)", addr, err)
+	}
+	if allowRemote {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("address %q is not on loopback; BarrHawk runs tools on this machine, so it listens on 127.0.0.1 or ::1 unless you pass --allow-remote", addr)
+}
+
+// ServeHTTP serves MCP over streamable HTTP on ln until ctx ends.
+func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx) // streams still open are closed by the deadline
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("http: %w", err)
+	}
+	return nil
+}

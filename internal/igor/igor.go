@@ -1,0 +1,309 @@
+// Package igor is the worker process of igor-spec.md: it reads tasks from
+// the Doctor on stdin, runs tools, and writes results to stdout, which
+// carries protocol only. Several tasks run at once, matched by id. A tool
+// that panics answers an error and the Igor lives on; a tool that runs past
+// its timeout answers "timeout", and if it still has not returned after a
+// grace period the Igor asks to be replaced (request_restart), since Go
+// cannot stop a goroutine from outside.
+package igor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/wire"
+)
+
+// Options configure an Igor.
+type Options struct {
+	// In and Out carry the protocol (normally stdin and stdout).
+	In  io.Reader
+	Out io.Writer
+	// Log receives everything else; it must not write to Out.
+	Log *slog.Logger
+	// Tools are every tool this binary knows; the init message's tool bag
+	// picks the ones this Igor loads.
+	Tools []tool.Tool
+}
+
+// Default timings, used when the init message leaves them out.
+const (
+	DefaultTimeout   = 30 * time.Second
+	DefaultStopGrace = time.Second
+	// shutdownWait bounds how long a graceful shutdown waits for running
+	// tasks after cancelling them.
+	shutdownWait = 2 * time.Second
+)
+
+type worker struct {
+	opts      Options
+	enc       *wire.Encoder
+	log       *slog.Logger
+	res       *tool.Resources
+	reg       *tool.Registry
+	id        string
+	timeout   time.Duration
+	stopGrace time.Duration
+
+	base     context.Context // cancelled at shutdown: every task's parent
+	cancel   context.CancelFunc
+	tasks    sync.WaitGroup
+	inFlight atomic.Int64
+	restart  sync.Once
+}
+
+// Run serves the protocol until stdin ends, a shutdown message arrives, or
+// ctx is cancelled (SIGTERM); in every case it closes the Igor's resources
+// before it returns.
+func Run(ctx context.Context, opts Options) error {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	w := &worker{
+		opts:      opts,
+		enc:       wire.NewEncoder(opts.Out),
+		log:       opts.Log,
+		res:       tool.NewResources(),
+		timeout:   DefaultTimeout,
+		stopGrace: DefaultStopGrace,
+	}
+	w.base, w.cancel = context.WithCancel(context.Background())
+	defer w.cancel()
+
+	msgs := make(chan *wire.Envelope, 64)
+	readErr := make(chan error, 1)
+	go func() {
+		dec := wire.NewDecoder(opts.In)
+		for {
+			env, err := dec.Decode()
+			var se *wire.SyntaxError
+			if errors.As(err, &se) {
+				w.log.Warn("ignoring a line that is not a message", "err", err)
+				continue
+			}
+			if err != nil {
+				readErr <- err
+				return
+			}
+			msgs <- env
+		}
+	}()
+
+	for {
+		select {
+		case <-ctx.Done():
+			w.log.Info("signalled; cleaning up")
+			w.shutdown(false)
+			return nil
+		case err := <-readErr:
+			if !errors.Is(err, io.EOF) {
+				w.log.Warn("reading stdin", "err", err)
+			}
+			w.log.Debug("stdin closed; cleaning up")
+			w.shutdown(false)
+			return nil
+		case env := <-msgs:
+			switch env.Kind() {
+			case wire.KindInit:
+				if err := w.init(env); err != nil {
+					_ = w.enc.Encode(wire.Fatal{Type: wire.TypeFatal, Reason: err.Error()})
+					w.shutdown(false)
+					return err
+				}
+			case wire.KindTask:
+				w.start(env)
+			case wire.KindPing:
+				w.pong()
+			case wire.KindShutdown:
+				kinds := w.shutdown(env.Graceful)
+				if err := w.enc.Encode(wire.ShutdownAck{Type: wire.TypeShutdownAck, CleanedUp: kinds}); err != nil {
+					w.log.Warn("sending shutdown_ack", "err", err)
+				}
+				return nil
+			default:
+				w.log.Warn("ignoring unexpected message", "type", env.Type, "id", env.ID)
+			}
+		}
+	}
+}
+
+func (w *worker) init(env *wire.Envelope) error {
+	all := tool.NewRegistry(w.opts.Tools...)
+	reg, err := all.Filter(env.ToolBag)
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	w.reg, w.id = reg, env.ID
+	if c := env.Config; c != nil {
+		if c.Timeout > 0 {
+			w.timeout = time.Duration(c.Timeout) * time.Millisecond
+		}
+		if c.StopGrace > 0 {
+			w.stopGrace = time.Duration(c.StopGrace) * time.Millisecond
+		}
+	}
+	w.log = w.log.With("igor", env.ID)
+	return w.enc.Encode(wire.Ready{
+		Type:        wire.TypeReady,
+		ID:          env.ID,
+		ToolsLoaded: reg.Len(),
+		PID:         os.Getpid(),
+		MemoryUsage: proc.RSS(os.Getpid()),
+	})
+}
+
+type outcome struct {
+	value any
+	err   error
+}
+
+func (w *worker) start(env *wire.Envelope) {
+	if w.reg == nil {
+		w.send(env.ID, time.Now(), outcome{err: tool.Errorf(tool.CodeInternal, "task %s arrived before init", env.ID)})
+		return
+	}
+	w.tasks.Add(1)
+	w.inFlight.Add(1)
+	go func() {
+		defer w.tasks.Done()
+		defer w.inFlight.Add(-1)
+		w.run(env)
+	}()
+}
+
+func (w *worker) run(env *wire.Envelope) {
+	began := time.Now()
+	t, ok := w.reg.Get(env.Tool)
+	if !ok {
+		w.send(env.ID, began, outcome{err: tool.Errorf(tool.CodeUnknownTool, "tool %q is not loaded in %s (tool bag holds %d tools)", env.Tool, w.id, w.reg.Len())})
+		return
+	}
+	timeout := w.timeout
+	if env.Timeout > 0 {
+		timeout = time.Duration(env.Timeout) * time.Millisecond
+	}
+	ectx, err := env.ExecContext()
+	if err != nil {
+		w.send(env.ID, began, outcome{err: tool.Errorf(tool.CodeInvalidArgs, "task context: %v", err)})
+		return
+	}
+	ctx, cancel := context.WithTimeout(w.base, timeout)
+	defer cancel()
+	call := &tool.Call{Args: env.Args, Resources: w.res, Context: ectx, Log: w.log.With("tool", t.Name, "task", env.ID)}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- outcome{err: &tool.Error{Code: tool.CodeToolPanic, Message: fmt.Sprintf("%s panicked: %v", t.Name, r), Stack: string(debug.Stack())}}
+			}
+		}()
+		v, err := t.Run(ctx, call)
+		done <- outcome{v, err}
+	}()
+	select {
+	case o := <-done:
+		w.send(env.ID, began, o)
+		return
+	case <-ctx.Done():
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		w.sendTimeout(env.ID, began, fmt.Sprintf("%s did not finish within its %s timeout", t.Name, timeout))
+	} else {
+		w.send(env.ID, began, outcome{err: tool.Errorf(tool.CodeCancelled, "%s cancelled: the Igor is shutting down", t.Name)})
+	}
+	select {
+	case <-done:
+	case <-time.After(w.stopGrace):
+		w.requestRestart(fmt.Sprintf("tool %s (task %s) did not stop within %s of its timeout", t.Name, env.ID, w.stopGrace))
+	}
+}
+
+func (w *worker) send(id string, began time.Time, o outcome) {
+	r := wire.TaskResult{ID: id, Status: wire.StatusSuccess, Duration: ms(time.Since(began))}
+	if o.err == nil {
+		b, err := json.Marshal(o.value)
+		if err != nil {
+			o.err = tool.Errorf(tool.CodeInternal, "the tool's result is not JSON: %v", err)
+		} else {
+			r.Result = b
+		}
+	}
+	if o.err != nil {
+		r.Status, r.Result, r.Error = wire.StatusError, nil, tool.AsError(o.err)
+	}
+	if err := w.enc.Encode(r); err != nil {
+		w.log.Error("sending result", "task", id, "err", err)
+	}
+}
+
+func (w *worker) sendTimeout(id string, began time.Time, msg string) {
+	r := wire.TaskResult{ID: id, Status: wire.StatusTimeout, Error: &tool.Error{Code: tool.CodeTimeout, Message: msg}, Duration: ms(time.Since(began))}
+	if err := w.enc.Encode(r); err != nil {
+		w.log.Error("sending timeout", "task", id, "err", err)
+	}
+}
+
+func (w *worker) requestRestart(reason string) {
+	w.restart.Do(func() {
+		w.log.Warn("requesting restart", "reason", reason)
+		if err := w.enc.Encode(wire.RequestRestart{Type: wire.TypeRequestRestart, Reason: reason}); err != nil {
+			w.log.Error("sending request_restart", "err", err)
+		}
+	})
+}
+
+func (w *worker) pong() {
+	n := w.inFlight.Load()
+	status := "idle"
+	if n > 0 {
+		status = "busy"
+	}
+	_ = w.enc.Encode(wire.Pong{Type: wire.TypePong, Status: status, ResourceUsage: w.usage()})
+}
+
+func (w *worker) usage() wire.ResourceUsage {
+	return wire.ResourceUsage{
+		Memory:        proc.RSS(os.Getpid()),
+		BrowserPages:  w.res.Count(tool.KindBrowserPage),
+		DBConnections: w.res.Count(tool.KindPostgres) + w.res.Count(tool.KindSQLite) + w.res.Count(tool.KindRedis),
+		TasksInFlight: int(w.inFlight.Load()),
+		Goroutines:    runtime.NumGoroutine(),
+	}
+}
+
+// shutdown cancels running tasks, waits for them (briefly, if graceful),
+// and closes every resource. It returns the kinds cleaned up.
+func (w *worker) shutdown(graceful bool) []string {
+	w.cancel()
+	if graceful {
+		done := make(chan struct{})
+		go func() { w.tasks.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(shutdownWait):
+			w.log.Warn("tasks still running at shutdown", "count", w.inFlight.Load())
+		}
+	}
+	kinds, err := w.res.CloseAll()
+	if err != nil {
+		w.log.Warn("cleaning up resources", "err", err)
+	}
+	if kinds == nil {
+		kinds = []string{}
+	}
+	return kinds
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

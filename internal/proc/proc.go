@@ -1,0 +1,146 @@
+// Package proc starts and stops child processes the one way BarrHawk does:
+// each in its own process group, stopped with SIGTERM to the group and then
+// SIGKILL after a grace period, always waited for, with the group swept when
+// the leader exits so no grandchild is left behind. Long-lived parents also
+// become child subreapers and reap the orphans adopted that way (see Reaper).
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// track is the set of children started through this package. The reaper
+// holds mu while it scans for zombies, and Start holds it across
+// exec.Cmd.Start, so the reaper never reaps a child that its exec.Cmd will
+// wait for.
+var track = struct {
+	sync.Mutex
+	pids map[int]bool
+}{pids: map[int]bool{}}
+
+// Process is a started child.
+type Process struct {
+	Cmd  *exec.Cmd
+	pid  int
+	done chan struct{}
+	err  error // from Wait; read after done is closed
+}
+
+// Start starts cmd in a new process group.
+func Start(cmd *exec.Cmd) (*Process, error) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	track.Lock()
+	err := cmd.Start()
+	if err == nil {
+		track.pids[cmd.Process.Pid] = true
+	}
+	track.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	p := &Process{Cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{})}
+	go p.wait()
+	return p, nil
+}
+
+func (p *Process) wait() {
+	p.err = p.Cmd.Wait()
+	// The leader is gone; take anything it left in its group with it.
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	track.Lock()
+	delete(track.pids, p.pid)
+	track.Unlock()
+	close(p.done)
+}
+
+// PID is the child's process id (and its process group id).
+func (p *Process) PID() int { return p.pid }
+
+// Done is closed once the child has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Err is Wait's error; valid after Done is closed.
+func (p *Process) Err() error {
+	<-p.done
+	return p.err
+}
+
+// ExitStatus describes how the child ended, such as "exit status 3" or
+// "killed by signal SIGKILL (exit code 137)"; valid after Done is closed.
+func (p *Process) ExitStatus() string {
+	<-p.done
+	return Describe(p.Cmd.ProcessState)
+}
+
+// Describe says how a process ended, decoding a signal into the shell's
+// 128+N exit code.
+func Describe(st interface{ Sys() any }) string {
+	ws, ok := st.Sys().(syscall.WaitStatus)
+	if !ok {
+		return "unknown exit status"
+	}
+	switch {
+	case ws.Signaled():
+		return fmt.Sprintf("killed by signal %s (exit code %d)", signalName(ws.Signal()), 128+int(ws.Signal()))
+	case ws.Exited():
+		return fmt.Sprintf("exit status %d", ws.ExitStatus())
+	}
+	return "unknown exit status"
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	case syscall.SIGINT:
+		return "SIGINT"
+	}
+	return s.String()
+}
+
+// Signal sends sig to the child's whole process group.
+func (p *Process) Signal(sig syscall.Signal) error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	if err := syscall.Kill(-p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %v to process group %d: %w", sig, p.pid, err)
+	}
+	return nil
+}
+
+// Stop ends the child: SIGTERM to its group, then SIGKILL if it has not
+// exited after grace. It returns once the child is reaped.
+func (p *Process) Stop(grace time.Duration) {
+	_ = p.Signal(syscall.SIGTERM) // ESRCH and friends: it is already gone
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return
+	case <-t.C:
+	}
+	p.Kill()
+}
+
+// Kill sends SIGKILL to the group and waits for the child to be reaped.
+func (p *Process) Kill() {
+	_ = p.Signal(syscall.SIGKILL)
+	<-p.done
+}

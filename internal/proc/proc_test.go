@@ -1,0 +1,115 @@
+package proc
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	if err := BecomeSubreaper(); err != nil {
+		panic(err)
+	}
+	os.Exit(m.Run())
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	for _, p := range All() {
+		if p.PID == pid {
+			return p.State != 'Z'
+		}
+	}
+	return false
+}
+
+func TestStopTakesTheWholeGroup(t *testing.T) {
+	p, err := Start(exec.Command("sh", "-c", "sleep 300 & sleep 300 & wait"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kids []Info
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if kids = Descendants(p.PID()); len(kids) == 2 {
+			break
+		}
+	}
+	if len(kids) != 2 {
+		t.Fatalf("want 2 grandchildren, got %v", kids)
+	}
+	p.Stop(2 * time.Second)
+	ReapOrphans()
+	for _, k := range kids {
+		if alive(k.PID) {
+			t.Errorf("grandchild %d survived Stop", k.PID)
+		}
+	}
+	if got := p.ExitStatus(); !strings.Contains(got, "SIGTERM") && !strings.Contains(got, "exit status") {
+		t.Errorf("exit status %q", got)
+	}
+}
+
+func TestStopEscalatesToSIGKILL(t *testing.T) {
+	p, err := Start(exec.Command("sh", "-c", "trap '' TERM; while :; do sleep 0.05; done"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // let the shell install its trap
+	p.Stop(200 * time.Millisecond)
+	if got := p.ExitStatus(); got != "killed by signal SIGKILL (exit code 137)" {
+		t.Fatalf("exit status %q", got)
+	}
+}
+
+func TestLeaderExitSweepsGroupAndOrphansAreReaped(t *testing.T) {
+	p, err := Start(exec.Command("sh", "-c", "sleep 300 & echo $!"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done()
+	if got := p.ExitStatus(); got != "exit status 0" {
+		t.Fatalf("exit status %q", got)
+	}
+	// The orphaned sleep was killed by the sweep and re-parented to us (the
+	// subreaper); ReapOrphans must leave no zombie behind.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(ZombieChildren(os.Getpid())) > 0 || len(Children(os.Getpid())) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("children left: %v", Children(os.Getpid()))
+		}
+		ReapOrphans()
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	p, err := Start(exec.Command("sh", "-c", "exit 3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.ExitStatus(); got != "exit status 3" {
+		t.Fatalf("got %q", got)
+	}
+	p, err = Start(exec.Command("sleep", "300"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.ExitStatus(); got != "killed by signal SIGKILL (exit code 137)" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestRSS(t *testing.T) {
+	if RSS(os.Getpid()) <= 0 {
+		t.Fatal("RSS of self is not positive")
+	}
+	if RSS(-1) != 0 {
+		t.Fatal("RSS of no process is not 0")
+	}
+}

@@ -1,0 +1,165 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// BecomeSubreaper makes this process the reaper of its orphaned
+// descendants (PR_SET_CHILD_SUBREAPER). PID 1 in these sandboxes does not
+// reap, so without this a killed Igor's grandchildren would stay zombies.
+func BecomeSubreaper() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", err)
+	}
+	return nil
+}
+
+// Reap waits for zombie children that this package did not start (orphans
+// adopted as a subreaper) on every SIGCHLD and every interval, until ctx
+// ends. Children started with Start are left to their own Wait.
+func Reap(ctx context.Context, interval time.Duration, log *slog.Logger) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGCHLD)
+	defer signal.Stop(ch)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if n := ReapOrphans(); n > 0 {
+			log.Debug("reaped orphaned processes", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ch:
+		case <-t.C:
+		}
+	}
+}
+
+// ReapOrphans reaps every zombie child not started through Start and
+// returns how many it reaped.
+func ReapOrphans() int {
+	track.Lock()
+	defer track.Unlock()
+	n := 0
+	for _, pid := range ZombieChildren(os.Getpid()) {
+		if track.pids[pid] {
+			continue
+		}
+		var ws syscall.WaitStatus
+		if got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); err == nil && got == pid {
+			n++
+		}
+	}
+	return n
+}
+
+// ZombieChildren lists the zombie children of ppid, read from /proc.
+func ZombieChildren(ppid int) []int {
+	var out []int
+	for _, c := range Children(ppid) {
+		if c.State == 'Z' {
+			out = append(out, c.PID)
+		}
+	}
+	return out
+}
+
+// Info is one process as /proc/PID/stat shows it.
+type Info struct {
+	PID, PPID, PGID int
+	State           byte
+	Comm            string
+}
+
+// Children lists the processes whose parent is ppid.
+func Children(ppid int) []Info {
+	var out []Info
+	for _, p := range All() {
+		if p.PPID == ppid {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// All lists every process visible in /proc.
+func All() []Info {
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	out := make([]Info, 0, len(dirs))
+	for _, d := range dirs {
+		if info, ok := readStat(d); ok {
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// Descendants lists every live or zombie descendant of pid.
+func Descendants(pid int) []Info {
+	all := All()
+	kids := map[int][]Info{}
+	for _, p := range all {
+		kids[p.PPID] = append(kids[p.PPID], p)
+	}
+	var out []Info
+	queue := []int{pid}
+	for len(queue) > 0 {
+		next := queue[0]
+		queue = queue[1:]
+		for _, c := range kids[next] {
+			out = append(out, c)
+			queue = append(queue, c.PID)
+		}
+	}
+	return out
+}
+
+func readStat(path string) (Info, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Info{}, false
+	}
+	s := string(b)
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+	open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || close < open || close+2 >= len(s) {
+		return Info{}, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(s[:open]))
+	if err != nil {
+		return Info{}, false
+	}
+	f := strings.Fields(s[close+2:])
+	if len(f) < 3 {
+		return Info{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgid, _ := strconv.Atoi(f[2])
+	return Info{PID: pid, PPID: ppid, PGID: pgid, State: f[0][0], Comm: s[open+1 : close]}, true
+}
+
+// RSS returns the resident set size of pid in bytes, from /proc/PID/statm.
+func RSS(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}

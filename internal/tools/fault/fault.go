@@ -1,0 +1,79 @@
+// Package fault holds tools that break on purpose, for testing that the
+// front survives them. They are registered only when the environment has
+// BARRHAWK_TEST_TOOLS=1 (see Enabled), and never listed otherwise.
+package fault
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// EnvVar switches the fault tools on.
+const EnvVar = "BARRHAWK_TEST_TOOLS"
+
+// Enabled reports whether the fault tools are switched on.
+func Enabled() bool { return os.Getenv(EnvVar) == "1" }
+
+// Group is the heading these tools are listed under.
+const Group = "Fault injection (tests only)"
+
+func def(name, desc string, input *schema.Prop) tool.Def {
+	in := schema.Object()
+	if input != nil {
+		in = schema.Object(*input)
+	}
+	return tool.Def{Name: name, Description: desc, Group: Group, Category: tool.CategoryTest, Input: in, RequiresWorker: true, Retries: -1}
+}
+
+// Tools returns the fault tools.
+func Tools() []tool.Tool {
+	code := schema.Integer("code", "Exit status").Default(3)
+	return []tool.Tool{
+		{
+			Def: def("fault_panic", "Panics inside the tool.", nil),
+			Run: func(context.Context, *tool.Call) (any, error) { panic("fault_panic: on purpose") },
+		},
+		{
+			Def: def("fault_hang", "Never returns and ignores its context, like a tool stuck in a loop.", nil),
+			Run: func(context.Context, *tool.Call) (any, error) {
+				for {
+					time.Sleep(time.Hour)
+				}
+			},
+		},
+		{
+			Def: def("fault_exit", "Exits the Igor process with the given status.", &code),
+			Run: tool.Typed(func(_ context.Context, in struct {
+				Code int `json:"code"`
+			}, _ *tool.Call) (any, error) {
+				os.Exit(in.Code)
+				return nil, nil
+			}),
+		},
+		{
+			Def: def("fault_kill", "Sends SIGKILL to its own Igor.", nil),
+			Run: func(context.Context, *tool.Call) (any, error) {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				time.Sleep(time.Hour)
+				return nil, nil
+			},
+		},
+		{
+			Def: def("fault_spawn", "Starts a long-lived child process (sleep 300) and returns its pid, to test that no stray process outlives its Igor.", nil),
+			Run: func(context.Context, *tool.Call) (any, error) {
+				cmd := exec.Command("sleep", "300")
+				if err := cmd.Start(); err != nil {
+					return nil, err
+				}
+				go func() { _ = cmd.Wait() }()
+				return map[string]any{"pid": cmd.Process.Pid}, nil
+			},
+		},
+	}
+}

@@ -1,0 +1,160 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	msgs := []struct {
+		msg  any
+		kind Kind
+	}{
+		{Init{Type: TypeInit, ID: "igor-1", ToolBag: []string{"browser_*"}, Config: InitConfig{Timeout: 30000}}, KindInit},
+		{Ready{Type: TypeReady, ID: "igor-1", ToolsLoaded: 45, PID: 12345, MemoryUsage: 52428800}, KindReady},
+		{Task{ID: "t1", Tool: "hash_text", Args: json.RawMessage(`{"text":"a"}`), Timeout: 5000}, KindTask},
+		{TaskResult{ID: "t1", Status: StatusSuccess, Result: json.RawMessage(`{"hash":"x"}`), Duration: 0.25}, KindResult},
+		{TaskResult{ID: "t2", Status: StatusError, Error: &tool.Error{Code: "ELEMENT_NOT_FOUND", Message: "Element not found: #submit-btn"}, Duration: 5001}, KindResult},
+		{Ping{Type: TypePing}, KindPing},
+		{Pong{Type: TypePong, Status: "idle", ResourceUsage: ResourceUsage{Memory: 1, BrowserPages: 2, DBConnections: 1}}, KindPong},
+		{Shutdown{Type: TypeShutdown, Graceful: true}, KindShutdown},
+		{ShutdownAck{Type: TypeShutdownAck, CleanedUp: []string{"browser", "db_pg"}}, KindShutdownAck},
+		{RequestRestart{Type: TypeRequestRestart, Reason: "Resource corruption detected"}, KindRequestRestart},
+		{Fatal{Type: TypeFatal, Reason: "bad bag"}, KindFatal},
+	}
+	var buf bytes.Buffer
+	enc := NewEncoder(&buf)
+	for _, m := range msgs {
+		if err := enc.Encode(m.msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(buf.String(), "\n"); n != len(msgs) {
+		t.Fatalf("want %d lines, got %d", len(msgs), n)
+	}
+	dec := NewDecoder(&buf)
+	for _, m := range msgs {
+		env, err := dec.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if env.Kind() != m.kind {
+			t.Errorf("%T decoded as kind %d, want %d", m.msg, env.Kind(), m.kind)
+		}
+	}
+	if _, err := dec.Decode(); !errors.Is(err, io.EOF) {
+		t.Fatalf("want EOF, got %v", err)
+	}
+}
+
+func TestSpecExamples(t *testing.T) {
+	t.Parallel()
+	// The literal messages of igor-spec.md decode to the right kinds and fields.
+	task, err := Unmarshal([]byte(`{"id":"task-abc-123","tool":"browser_click","args":{"selector":"#submit-btn"},"timeout":5000}`))
+	if err != nil || task.Kind() != KindTask || task.Timeout != 5000 || string(task.Args) != `{"selector":"#submit-btn"}` {
+		t.Fatalf("task: %+v %v", task, err)
+	}
+	res, err := Unmarshal([]byte(`{"id":"task-abc-123","status":"error","error":{"message":"Element not found: #submit-btn","code":"ELEMENT_NOT_FOUND","stack":"Error: Element not found..."},"duration":5001}`))
+	if err != nil || res.Kind() != KindResult || res.Error.Code != "ELEMENT_NOT_FOUND" || res.Duration != 5001 {
+		t.Fatalf("result: %+v %v", res, err)
+	}
+	ack, err := Unmarshal([]byte(`{"type": "shutdown_ack", "cleanedUp": ["browser", "db_pg"]}`))
+	if err != nil || ack.Kind() != KindShutdownAck || !reflect.DeepEqual(ack.CleanedUp, []string{"browser", "db_pg"}) {
+		t.Fatalf("ack: %+v %v", ack, err)
+	}
+}
+
+func TestDecoderSurvivesGarbage(t *testing.T) {
+	t.Parallel()
+	in := "not json\n\n{\"type\":\"ping\"}\n[1,2]\n{\"type\":\"pong\",\"status\":\"idle\",\"resourceUsage\":{\"memory\":5}}"
+	dec := NewDecoder(strings.NewReader(in))
+	var kinds []Kind
+	var syntax int
+	for {
+		env, err := dec.Decode()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			syntax++
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, env.Kind())
+	}
+	if syntax != 2 || !reflect.DeepEqual(kinds, []Kind{KindPing, KindPong}) {
+		t.Fatalf("syntax errors %d, kinds %v", syntax, kinds)
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 1<<20)
+	var buf bytes.Buffer
+	if err := NewEncoder(&buf).Encode(TaskResult{ID: "big", Status: StatusSuccess, Result: json.RawMessage(`"` + big + `"`)}); err != nil {
+		t.Fatal(err)
+	}
+	buf.WriteString(`{"type":"ping"}` + "\n")
+	dec := NewDecoder(&buf)
+	env, err := dec.Decode()
+	if err != nil || len(env.Result) != len(big)+2 {
+		t.Fatalf("big result: %v", err)
+	}
+	if env, err := dec.Decode(); err != nil || env.Kind() != KindPing {
+		t.Fatalf("after big line: %v %v", env, err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"init","id":"igor-1","toolBag":["browser_*"],"config":{"timeout":30000}}`,
+		`{"id":"1","tool":"hash_text","args":{"text":"a"},"timeout":5}`,
+		`{"id":"1","status":"success","result":{"a":1},"duration":1.5}`,
+		`{"type":"pong","status":"busy","resourceUsage":{"memory":1}}`,
+		`{"type":"shutdown_ack","cleanedUp":[]}`,
+		"{\"id\":\"\\u0000\"}\n{}",
+		`[`, ``, "\n\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dec := NewDecoder(bytes.NewReader(data))
+		for range 100 {
+			env, err := dec.Decode()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			var se *SyntaxError
+			if errors.As(err, &se) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("unexpected error type %T: %v", err, err)
+			}
+			_ = env.Kind()
+			// Whatever decoded re-encodes, and decodes again to the same kind.
+			var buf bytes.Buffer
+			if err := NewEncoder(&buf).Encode(env); err != nil {
+				t.Fatalf("re-encode: %v", err)
+			}
+			again, err := NewDecoder(&buf).Decode()
+			if err != nil {
+				t.Fatalf("decode of re-encoded %q: %v", buf.String(), err)
+			}
+			if again.Kind() != env.Kind() || again.ID != env.ID || again.Tool != env.Tool {
+				t.Fatalf("round trip changed the message: %+v vs %+v", env, again)
+			}
+		}
+	})
+}

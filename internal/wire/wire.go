@@ -1,0 +1,222 @@
+// Package wire holds the Doctor↔Igor messages of igor-spec.md and their
+// codec: newline-delimited JSON on the Igor's stdin and stdout.
+//
+// Doctor → Igor: Init, Task, Ping, Shutdown.
+// Igor → Doctor: Ready, TaskResult, Pong, ShutdownAck, RequestRestart, Fatal.
+//
+// A Task and a TaskResult carry no "type" field (as in the spec); every other
+// message does. Decoding reads any of them into an Envelope; Kind tells which.
+package wire
+
+import (
+	"encoding/json"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// Message types.
+const (
+	TypeInit           = "init"
+	TypeReady          = "ready"
+	TypePing           = "ping"
+	TypePong           = "pong"
+	TypeShutdown       = "shutdown"
+	TypeShutdownAck    = "shutdown_ack"
+	TypeRequestRestart = "request_restart"
+	// TypeFatal is ours: an Igor that cannot start (a malformed tool bag, say)
+	// says why before it exits, so the front can report more than an exit code.
+	TypeFatal = "fatal"
+)
+
+// Task statuses.
+const (
+	StatusSuccess = "success"
+	StatusError   = "error"
+	StatusTimeout = "timeout"
+)
+
+// Init is the first message an Igor receives.
+type Init struct {
+	Type    string         `json:"type"`
+	ID      string         `json:"id"`
+	ToolBag []string       `json:"toolBag,omitempty"`
+	Config  InitConfig     `json:"config"`
+	Context map[string]any `json:"context,omitempty"`
+}
+
+// InitConfig is the Igor's configuration, set by the Doctor at spawn time.
+type InitConfig struct {
+	// Timeout is the default task timeout in milliseconds.
+	Timeout int64 `json:"timeout"`
+	// StopGrace is how long, in milliseconds, a timed-out tool may take to
+	// return before the Igor asks to be replaced.
+	StopGrace       int64  `json:"stopGrace,omitempty"`
+	BrowserHeadless bool   `json:"browserHeadless"`
+	ScreenshotDir   string `json:"screenshotDir,omitempty"`
+}
+
+// Ready answers Init.
+type Ready struct {
+	Type        string   `json:"type"`
+	ID          string   `json:"id"`
+	ToolsLoaded int      `json:"toolsLoaded"`
+	PID         int      `json:"pid"`
+	MemoryUsage int64    `json:"memoryUsage"`
+	Tools       []string `json:"tools,omitempty"`
+}
+
+// Task asks an Igor to run one tool.
+type Task struct {
+	ID      string            `json:"id"`
+	Tool    string            `json:"tool"`
+	Args    json.RawMessage   `json:"args,omitempty"`
+	Timeout int64             `json:"timeout,omitempty"`
+	Context *tool.ExecContext `json:"context,omitempty"`
+}
+
+// TaskResult answers a Task; ID matches the task's.
+type TaskResult struct {
+	ID     string          `json:"id"`
+	Status string          `json:"status"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *tool.Error     `json:"error,omitempty"`
+	// Duration is the execution time in milliseconds.
+	Duration  float64        `json:"duration"`
+	Resources *ResourceUsage `json:"resources,omitempty"`
+}
+
+// Ping is the Doctor's heartbeat.
+type Ping struct {
+	Type string `json:"type"`
+}
+
+// Pong answers Ping.
+type Pong struct {
+	Type          string        `json:"type"`
+	Status        string        `json:"status"`
+	ResourceUsage ResourceUsage `json:"resourceUsage"`
+}
+
+// ResourceUsage is what an Igor holds.
+type ResourceUsage struct {
+	Memory        int64 `json:"memory"`
+	BrowserPages  int   `json:"browserPages"`
+	DBConnections int   `json:"dbConnections"`
+	TasksInFlight int   `json:"tasksInFlight"`
+	Goroutines    int   `json:"goroutines,omitempty"`
+}
+
+// Shutdown asks an Igor to clean up and exit.
+type Shutdown struct {
+	Type     string `json:"type"`
+	Graceful bool   `json:"graceful"`
+}
+
+// ShutdownAck answers Shutdown, naming the kinds of resources cleaned up.
+type ShutdownAck struct {
+	Type      string   `json:"type"`
+	CleanedUp []string `json:"cleanedUp"`
+}
+
+// RequestRestart asks the Doctor to replace this Igor.
+type RequestRestart struct {
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+}
+
+// Fatal says why an Igor is about to exit.
+type Fatal struct {
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+}
+
+// Kind is what an Envelope holds.
+type Kind int
+
+// The kinds of message.
+const (
+	KindUnknown Kind = iota
+	KindInit
+	KindReady
+	KindTask
+	KindResult
+	KindPing
+	KindPong
+	KindShutdown
+	KindShutdownAck
+	KindRequestRestart
+	KindFatal
+)
+
+// Envelope is any message, decoded. Only the fields of its kind are set.
+type Envelope struct {
+	Type string `json:"type,omitempty"`
+	ID   string `json:"id,omitempty"`
+
+	ToolBag []string        `json:"toolBag,omitempty"`
+	Config  *InitConfig     `json:"config,omitempty"`
+	Context json.RawMessage `json:"context,omitempty"`
+
+	ToolsLoaded int      `json:"toolsLoaded,omitempty"`
+	PID         int      `json:"pid,omitempty"`
+	MemoryUsage int64    `json:"memoryUsage,omitempty"`
+	Tools       []string `json:"tools,omitempty"`
+
+	Tool    string          `json:"tool,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Timeout int64           `json:"timeout,omitempty"`
+
+	Status    string          `json:"status,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *tool.Error     `json:"error,omitempty"`
+	Duration  float64         `json:"duration,omitempty"`
+	Resources *ResourceUsage  `json:"resources,omitempty"`
+
+	ResourceUsage *ResourceUsage `json:"resourceUsage,omitempty"`
+	Graceful      bool           `json:"graceful,omitempty"`
+	CleanedUp     []string       `json:"cleanedUp,omitempty"`
+	Reason        string         `json:"reason,omitempty"`
+}
+
+// Kind tells which message the envelope holds.
+func (e *Envelope) Kind() Kind {
+	switch e.Type {
+	case "":
+		switch {
+		case e.Tool != "":
+			return KindTask
+		case e.Status != "":
+			return KindResult
+		}
+		return KindUnknown
+	case TypeInit:
+		return KindInit
+	case TypeReady:
+		return KindReady
+	case TypePing:
+		return KindPing
+	case TypePong:
+		return KindPong
+	case TypeShutdown:
+		return KindShutdown
+	case TypeShutdownAck:
+		return KindShutdownAck
+	case TypeRequestRestart:
+		return KindRequestRestart
+	case TypeFatal:
+		return KindFatal
+	}
+	return KindUnknown
+}
+
+// ExecContext decodes the task's shared context, if any.
+func (e *Envelope) ExecContext() (*tool.ExecContext, error) {
+	if len(e.Context) == 0 || string(e.Context) == "null" {
+		return nil, nil
+	}
+	var c tool.ExecContext
+	if err := json.Unmarshal(e.Context, &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
