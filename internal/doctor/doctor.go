@@ -87,7 +87,7 @@ type Result struct {
 func (d *Doctor) Call(ctx context.Context, name string, args json.RawMessage) Result {
 	t, ok := d.reg.Get(name)
 	if !ok {
-		return Result{Err: d.unknown(name)}
+		return Result{Err: d.UnknownTool(name)}
 	}
 	if err := schema.Validate(t.Input, args); err != nil {
 		return Result{Err: tool.Errorf(tool.CodeInvalidArgs, "%s: %v", name, err)}
@@ -125,7 +125,9 @@ func (d *Doctor) runLocal(ctx context.Context, t *tool.Tool, args json.RawMessag
 	return Result{Value: b}
 }
 
-func (d *Doctor) unknown(name string) *tool.Error {
+// UnknownTool is the UNKNOWN_TOOL error for name, suggesting the closest
+// tool names.
+func (d *Doctor) UnknownTool(name string) *tool.Error {
 	type cand struct {
 		name string
 		dist int

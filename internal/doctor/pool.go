@@ -52,6 +52,7 @@ type Pool struct {
 	nextSpwn time.Time     // no spawn before this (backoff)
 	spawnErr error         // the last spawn failure, while no Igor is up
 	closed   bool
+	waiting  int                    // callers waiting for an Igor
 	all      map[*igorConn]struct{} // every Igor not yet exited, slotted or draining
 
 	seq     atomic.Uint64
@@ -213,6 +214,7 @@ func (p *Pool) acquire(ctx context.Context, avoid *igorConn, wait time.Duration)
 			return nil, tool.Errorf(tool.CodeWorkerUnavailable, "could not start a worker process (Igor): %v", err)
 		}
 		ch := p.changed
+		p.waiting++
 		p.mu.Unlock()
 		var backoff <-chan time.Time
 		var t *time.Timer
@@ -232,6 +234,9 @@ func (p *Pool) acquire(ctx context.Context, avoid *igorConn, wait time.Duration)
 		if t != nil {
 			t.Stop()
 		}
+		p.mu.Lock()
+		p.waiting--
+		p.mu.Unlock()
 		if terr != nil {
 			return nil, terr
 		}
@@ -267,16 +272,16 @@ func (p *Pool) pickLocked(avoid *igorConn) (*igorConn, time.Duration) {
 			return s.ig, 0
 		}
 	}
-	// Otherwise start one more if there is room, and meanwhile share the
-	// least loaded.
+	// Otherwise start one more if there is room (as many at once as there
+	// are callers waiting), and meanwhile share the least loaded.
 	var retryIn time.Duration
-	starting := false
+	starting := 0
 	for _, s := range slots {
 		if s.ig != nil && s.ig.state == stateStarting {
-			starting = true
+			starting++
 		}
 	}
-	if !starting {
+	if starting <= p.waiting {
 		for _, s := range slots {
 			if s.ig == nil {
 				if wait := time.Until(p.nextSpwn); wait > 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/logging"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/version"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -48,6 +49,9 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 			Logging:   &mcp.LoggingCapabilities{},
 		},
 	})
+	// Order: unknown tools are answered before anything else looks at the
+	// call; the log level follows the client's setLevel.
+	s.mcp.AddReceivingMiddleware(s.suggestTools)
 	if level != nil {
 		s.mcp.AddReceivingMiddleware(followLogLevel(level))
 	}
@@ -97,6 +101,21 @@ func ErrorText(e *tool.Error) string {
 		text += "\n\nStack trace:\n" + st
 	}
 	return text
+}
+
+// suggestTools answers a call to an unknown tool with the JSON-RPC error
+// the MCP spec prescribes (invalid params), naming the closest tools.
+func (s *Server) suggestTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+				if _, known := s.doctor.Registry().Get(p.Name); !known {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: s.doctor.UnknownTool(p.Name).Error()}
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // followLogLevel applies a client's logging/setLevel to our own logger too.

@@ -33,7 +33,7 @@ func def(name, desc string, input *schema.Prop) tool.Def {
 
 // Tools returns the fault tools.
 func Tools() []tool.Tool {
-	code := schema.Integer("code", "Exit status").Default(3)
+	code := schema.Integer("code", "Exit status (1 to 125)").Default(3).Min(1).Max(125)
 	return []tool.Tool{
 		{
 			Def: def("fault_panic", "Panics inside the tool.", nil),
@@ -52,6 +52,9 @@ func Tools() []tool.Tool {
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Code int `json:"code"`
 			}, _ *tool.Call) (any, error) {
+				if in.Code == 0 {
+					in.Code = 3
+				}
 				os.Exit(in.Code)
 				return nil, nil
 			}),

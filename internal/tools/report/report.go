@@ -1,9 +1,213 @@
-// Package report holds the built-in tools of one family: Reporting and performance.
+// Package report holds the reporting and performance tools: report_summary,
+// report_failures, report_timing and performance_regression. The report_*
+// tools take the test results an agent has collected and turn them into
+// numbers and ready-to-paste reports.
 package report
 
-import "github.com/barrhawk/barrhawk/internal/tool"
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// Group is the heading of the report_* tools.
+const Group = "Reporting"
+
+// PerformanceGroup is the heading of performance_regression.
+const PerformanceGroup = "Performance"
 
 // Tools returns the family's tools, in the order they are listed.
 func Tools() []tool.Tool {
+	return []tool.Tool{reportSummary(), reportFailures(), reportTiming(), performanceRegression()}
+}
+
+// Test statuses.
+const (
+	statusPassed  = "passed"
+	statusFailed  = "failed"
+	statusSkipped = "skipped"
+	statusPending = "pending"
+)
+
+// noSuite is the suite name of results that give none.
+const noSuite = "(no suite)"
+
+// testResult is one test result as an agent reports it.
+type testResult struct {
+	Name       string   `json:"name"`
+	Status     string   `json:"status"`
+	Duration   *float64 `json:"duration"`
+	Error      string   `json:"error"`
+	Stack      string   `json:"stack"`
+	Screenshot string   `json:"screenshot"`
+	Suite      string   `json:"suite"`
+	File       string   `json:"file"`
+	Retries    int      `json:"retries"`
+}
+
+// suiteName is the suite a result is counted under.
+func (r *testResult) suiteName() string {
+	if r.Suite == "" {
+		return noSuite
+	}
+	return r.Suite
+}
+
+// resultsProp is the shared `results` argument.
+func resultsProp() schema.Prop {
+	return schema.Array("results", "Test results, one object per test (as collected from a test run)", schema.ObjectItems(
+		schema.String("name", "Test name").Min(1).Required(),
+		schema.String("status", "Outcome of the test").Enum(statusPassed, statusFailed, statusSkipped, statusPending).Required(),
+		schema.Number("duration", "Run time in milliseconds").Min(0),
+		schema.String("error", "Error message of a failed test"),
+		schema.String("stack", "Stack trace of a failed test"),
+		schema.String("screenshot", "Path or URL of a screenshot taken on failure"),
+		schema.String("suite", "Suite (describe block, spec file title) the test belongs to"),
+		schema.String("file", "Source file of the test"),
+		schema.Integer("retries", "How many times the test was retried").Min(0),
+	)).Required()
+}
+
+// checkResults re-checks what the schema promises, for callers that skip
+// validation, and names the offending item.
+func checkResults(results []testResult) error {
+	for i := range results {
+		r := &results[i]
+		if r.Name == "" {
+			return tool.Errorf(tool.CodeInvalidArgs, "argument \"results[%d].name\": is required (a non-empty string)", i)
+		}
+		switch r.Status {
+		case statusPassed, statusFailed, statusSkipped, statusPending:
+		default:
+			return tool.Errorf(tool.CodeInvalidArgs, "argument \"results[%d].status\": expected one of \"passed\", \"failed\", \"skipped\", \"pending\", got %q", i, r.Status)
+		}
+		if r.Duration != nil && *r.Duration < 0 {
+			return tool.Errorf(tool.CodeInvalidArgs, "argument \"results[%d].duration\": expected milliseconds >= 0, got %v", i, *r.Duration)
+		}
+		if r.Retries < 0 {
+			return tool.Errorf(tool.CodeInvalidArgs, "argument \"results[%d].retries\": expected an integer >= 0, got %d", i, r.Retries)
+		}
+	}
 	return nil
+}
+
+// percentile returns the p-th percentile (0 <= p <= 100) of sorted, an
+// ascending slice, by linear interpolation between the closest ranks: with
+// n values the percentile sits at rank h = (n-1)·p/100 (0-based) and is
+// sorted[⌊h⌋] + (h-⌊h⌋)·(sorted[⌊h⌋+1]-sorted[⌊h⌋]). This is the default of
+// numpy, R (type 7) and Excel's PERCENTILE.INC; the 50th percentile is the
+// usual median. It returns 0 for an empty slice.
+func percentile(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	h := float64(n-1) * p / 100
+	lo := int(math.Floor(h))
+	if lo >= n-1 {
+		return sorted[n-1]
+	}
+	if lo < 0 {
+		return sorted[0]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+// percentileMethod describes percentile for results.
+const percentileMethod = "linear interpolation between closest ranks (numpy default, Excel PERCENTILE.INC)"
+
+// sortedCopy returns the values in ascending order.
+func sortedCopy(v []float64) []float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s
+}
+
+// round rounds x to the given number of decimals.
+func round(x float64, decimals int) float64 {
+	p := math.Pow(10, float64(decimals))
+	r := math.Round(x*p) / p
+	if r == 0 {
+		return 0 // no -0 in results
+	}
+	return r
+}
+
+// round2 rounds to two decimals, the precision of milliseconds and
+// percentages in results.
+func round2(x float64) float64 { return round(x, 2) }
+
+// formatMs formats milliseconds for a human: 850ms, 1.25s, 2m 3.4s.
+func formatMs(ms float64) string {
+	switch {
+	case ms < 1000:
+		return trimZeros(fmt.Sprintf("%.2f", ms)) + "ms"
+	case ms < 60000:
+		return trimZeros(fmt.Sprintf("%.2f", ms/1000)) + "s"
+	}
+	minutes := math.Floor(ms / 60000)
+	return fmt.Sprintf("%.0fm %ss", minutes, trimZeros(fmt.Sprintf("%.1f", (ms-minutes*60000)/1000)))
+}
+
+// trimZeros drops trailing fractional zeros: "1.50" → "1.5", "2.00" → "2".
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// formatPercent formats a percentage or "n/a".
+func formatPercent(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return trimZeros(fmt.Sprintf("%.2f", *p)) + "%"
+}
+
+// mdCell escapes text for a Markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", " ")
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "<", `\<`)
+	return s
+}
+
+// mdCode wraps s in an inline code span that survives backticks inside it.
+func mdCode(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", " "), "\n", " ")
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// mdBlock is s as a fenced code block, with a fence longer than any run of
+// backticks in s.
+func mdBlock(s string) string {
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence + "\n" + strings.TrimRight(s, "\r\n") + "\n" + fence + "\n"
+}
+
+// firstLine is the first non-empty line of s, trimmed.
+func firstLine(s string) string {
+	for l := range strings.Lines(s) {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
 }

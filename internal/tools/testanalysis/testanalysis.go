@@ -1,9 +1,244 @@
-// Package testanalysis holds the built-in tools of one family: Test analysis.
+// Package testanalysis holds the tools that analyse test suites and the test
+// run histories an agent collects from CI: test_flaky_detect,
+// test_prioritize, test_deduplicate and test_coverage_gaps. They compute
+// only from their arguments, so the same input always gives the same output.
 package testanalysis
 
-import "github.com/barrhawk/barrhawk/internal/tool"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// Group is the heading these tools are listed under.
+const Group = "Test Analysis"
 
 // Tools returns the family's tools, in the order they are listed.
 func Tools() []tool.Tool {
-	return nil
+	return []tool.Tool{flakyDetect(), prioritize(), deduplicate(), coverageGaps()}
+}
+
+// maxRuns bounds the runs of one history and maxTests the tests of one
+// suite, to keep a call fast.
+const (
+	maxRuns  = 100000
+	maxTests = 2000
+)
+
+// run is one test result from a CI history.
+type run struct {
+	Name                string          `json:"name"`
+	Status              string          `json:"status"`
+	Duration            *float64        `json:"duration"`
+	Timestamp           json.RawMessage `json:"timestamp"`
+	RunID               string          `json:"runId"`
+	Retries             int             `json:"retries"`
+	ChangedFilesCovered bool            `json:"changedFilesCovered"`
+
+	at    float64 // timestamp in Unix seconds
+	hasAt bool
+}
+
+// Shared properties of a history entry.
+func nameProp() schema.Prop {
+	return schema.String("name", "Test name, unique per test (such as file > suite > title)").Min(1).Required()
+}
+
+func statusProp() schema.Prop {
+	return schema.String("status", "Outcome of the run").Enum("passed", "failed", "skipped").Required()
+}
+
+func durationProp() schema.Prop {
+	return schema.Number("duration", "Run time in milliseconds").Min(0)
+}
+
+func timestampProp() schema.Prop {
+	return schema.String("timestamp", "When the run happened: an RFC 3339 string (2024-05-01T12:00:00Z), a date "+
+		"(2024-05-01), or Unix time as a number (seconds, or milliseconds when above 1e11). Runs are put in time "+
+		"order when every run of a test has one, otherwise they keep the order given").Types("string", "number")
+}
+
+// history is the runs of every test, each test's runs in time order, and the
+// test names in order of first appearance.
+type history struct {
+	names []string
+	runs  map[string][]run
+}
+
+// parseHistory validates the runs and groups them by test.
+func parseHistory(field string, in []run) (*history, error) {
+	if len(in) > maxRuns {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: at most %d runs per call, got %d", field, maxRuns, len(in))
+	}
+	h := &history{runs: map[string][]run{}}
+	for i, r := range in {
+		at := func(format string, a ...any) error {
+			return tool.Errorf(tool.CodeInvalidArgs, "argument \"%s[%d].%s", field, i, fmt.Sprintf(format, a...))
+		}
+		if r.Name == "" {
+			return nil, at("name\": is required (a non-empty string)")
+		}
+		switch r.Status {
+		case "passed", "failed", "skipped":
+		default:
+			return nil, at("status\": expected passed, failed or skipped, got %q", r.Status)
+		}
+		if r.Duration != nil && (*r.Duration < 0 || math.IsNaN(*r.Duration)) {
+			return nil, at("duration\": expected milliseconds >= 0, got %v", *r.Duration)
+		}
+		if r.Retries < 0 {
+			return nil, at("retries\": expected a count >= 0, got %d", r.Retries)
+		}
+		t, ok, err := parseTime(r.Timestamp)
+		if err != nil {
+			return nil, at("timestamp\": %v", err)
+		}
+		r.at, r.hasAt = t, ok
+		if _, seen := h.runs[r.Name]; !seen {
+			h.names = append(h.names, r.Name)
+		}
+		h.runs[r.Name] = append(h.runs[r.Name], r)
+	}
+	for name, runs := range h.runs {
+		if !slices.ContainsFunc(runs, func(r run) bool { return !r.hasAt }) {
+			slices.SortStableFunc(runs, func(a, b run) int { return cmpFloat(a.at, b.at) })
+		}
+		h.runs[name] = runs
+	}
+	return h, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// timeLayouts are the accepted timestamp strings.
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05", time.DateOnly}
+
+// parseTime reads a timestamp: absent or null gives ok false.
+func parseTime(raw json.RawMessage) (float64, bool, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("expected an RFC 3339 string or a Unix time number, got %s", raw)
+		}
+		if math.Abs(f) > 1e11 {
+			f /= 1000
+		}
+		return f, true, nil
+	}
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return float64(t.UnixNano()) / 1e9, true, nil
+		}
+	}
+	return 0, false, fmt.Errorf("%q is not a timestamp; expected RFC 3339 such as 2024-05-01T12:00:00Z, a date such as 2024-05-01, or Unix time", s)
+}
+
+// stats are the figures of one test's runs.
+type stats struct {
+	runs, passes, failures, skipped int
+	// retriedPasses counts runs that passed only after retries.
+	retriedPasses int
+	// flips counts outcome changes between consecutive non-skipped runs.
+	flips int
+	// sinceFailure is the number of non-skipped runs after the last
+	// failure; -1 when the test never failed.
+	sinceFailure int
+	failureRate  float64
+	flipRate     float64
+	balance      float64
+	score        float64
+	avgDuration  *float64
+	lastStatus   string
+	changed      bool
+}
+
+// Flakiness score weights: score = flipWeight*flipRate + balanceWeight*balance.
+const (
+	flipWeight    = 0.6
+	balanceWeight = 0.4
+)
+
+// flakinessFormula documents the score for descriptions.
+const flakinessFormula = "score = 0.6*flipRate + 0.4*balance, where failureRate = failures/(passes+failures), " +
+	"balance = 1-|2*failureRate-1| (1 when half the runs fail, 0 when all pass or all fail), and " +
+	"flipRate = min(1, (flips+retriedPasses)/max(1, passes+failures-1)); flips are outcome changes between " +
+	"consecutive runs in time order, retriedPasses are passes that needed retries, skipped runs are ignored"
+
+// compute returns the stats of a test's runs, in time order.
+func compute(runs []run) stats {
+	s := stats{runs: len(runs), sinceFailure: -1}
+	prev := ""
+	var total float64
+	timed := 0
+	for _, r := range runs {
+		if r.Duration != nil {
+			total += *r.Duration
+			timed++
+		}
+		if r.ChangedFilesCovered {
+			s.changed = true
+		}
+		switch r.Status {
+		case "skipped":
+			s.skipped++
+			continue
+		case "passed":
+			s.passes++
+			if r.Retries > 0 {
+				s.retriedPasses++
+			}
+		case "failed":
+			s.failures++
+		}
+		if prev != "" && prev != r.Status {
+			s.flips++
+		}
+		prev = r.Status
+		s.lastStatus = r.Status
+		switch {
+		case r.Status == "failed":
+			s.sinceFailure = 0
+		case s.sinceFailure >= 0:
+			s.sinceFailure++
+		}
+	}
+	if timed > 0 {
+		avg := round(total/float64(timed), 3)
+		s.avgDuration = &avg
+	}
+	n := s.passes + s.failures
+	if n > 0 {
+		s.failureRate = float64(s.failures) / float64(n)
+		s.balance = 1 - math.Abs(2*s.failureRate-1)
+		s.flipRate = math.Min(1, float64(s.flips+s.retriedPasses)/float64(max(1, n-1)))
+	}
+	s.score = round(flipWeight*s.flipRate+balanceWeight*s.balance, 3)
+	s.failureRate = round(s.failureRate, 3)
+	return s
+}
+
+// round rounds f to the given number of decimals.
+func round(f float64, decimals int) float64 {
+	p := math.Pow(10, float64(decimals))
+	return math.Round(f*p) / p
 }

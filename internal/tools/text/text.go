@@ -21,7 +21,7 @@ const Group = "String/Text"
 
 // Tools returns the family's tools, in the order they are listed.
 func Tools() []tool.Tool {
-	return []tool.Tool{hashText()}
+	return []tool.Tool{stringDiff(), regexTest(), templateRender(), hashText()}
 }
 
 var hashes = map[string]func() hash.Hash{

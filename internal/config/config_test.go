@@ -1,0 +1,94 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPrecedence(t *testing.T) {
+	p := writeFile(t, "igors:\n  maxWorkers: 3\n  idleTimeout: 300000\n  strategy: single\ntools:\n  defaultTimeout: 10s\n")
+	cfg, err := Load(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Igors.MaxWorkers != 3 || cfg.Igors.IdleTimeout != 5*time.Minute || cfg.Igors.Strategy != "single" || cfg.Tools.DefaultTimeout != 10*time.Second {
+		t.Fatalf("file: %+v", cfg)
+	}
+	if cfg.Igors.HeartbeatInterval != 5*time.Second {
+		t.Fatalf("defaults lost: %+v", cfg.Igors)
+	}
+	t.Setenv("DOCTOR_MAX_IGORS", "5")
+	t.Setenv("DOCTOR_TOOL_TIMEOUT", "1500")
+	t.Setenv("DOCTOR_LOG_LEVEL", "debug")
+	cfg, err = Load(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Igors.MaxWorkers != 5 || cfg.Tools.DefaultTimeout != 1500*time.Millisecond || cfg.Log.Level != "debug" {
+		t.Fatalf("env: %+v", cfg)
+	}
+	t.Setenv("BARRHAWK_MAX_IGORS", "6") // BARRHAWK_* after DOCTOR_*
+	cfg, err = Load(p, map[string]any{"tools.defaultTimeout": "2s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Igors.MaxWorkers != 6 || cfg.Tools.DefaultTimeout != 2*time.Second {
+		t.Fatalf("flags: %+v", cfg)
+	}
+}
+
+func TestBadConfigNamesTheKey(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"igors:\n  maxWorkers: 0\n", "igors.maxWorkers"},
+		{"igors:\n  strategy: swarm\n", "round-robin"},
+		{"igors:\n  idleTimeout: soon\n", "Go duration"},
+		{"igors:\n  maxWorkrs: 3\n", "maxWorkrs"},
+		{"log:\n  level: loud\n", "log.level"},
+		{"igors: [\n", "barrhawk.yaml"},
+	} {
+		_, err := Load(writeFile(t, tc.body), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: want an error mentioning %q, got %v", tc.body, tc.want, err)
+		}
+	}
+	if _, err := Load("/nonexistent/barrhawk.yaml", nil); err == nil || !strings.Contains(err.Error(), "/nonexistent/barrhawk.yaml") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestSearchOrder(t *testing.T) {
+	dir := t.TempDir()
+	home := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("HOME", home)
+	t.Setenv("BARRHAWK_CONFIG", "")
+	if err := os.MkdirAll(filepath.Join(home, ".barrhawk"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".barrhawk", FileName), []byte("igors:\n  maxWorkers: 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load("", nil)
+	if err != nil || cfg.Igors.MaxWorkers != 7 {
+		t.Fatalf("home config: %+v %v", cfg.Igors, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte("igors:\n  maxWorkers: 9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = Load("", nil)
+	if err != nil || cfg.Igors.MaxWorkers != 9 || cfg.File != FileName {
+		t.Fatalf("working-directory config: %+v %v", cfg, err)
+	}
+}

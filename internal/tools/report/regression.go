@@ -1,0 +1,303 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// DefaultRegressionThreshold is the percent change beyond which a metric
+// regressed or improved when no threshold is given.
+const DefaultRegressionThreshold = 10.0
+
+// Verdicts of a metric.
+const (
+	verdictRegression  = "regression"
+	verdictImprovement = "improvement"
+	verdictUnchanged   = "unchanged"
+)
+
+// metric is one named measurement.
+type metric struct {
+	name  string
+	value float64
+}
+
+// metricComparison is one metric of a performance_regression result.
+type metricComparison struct {
+	Name             string   `json:"name"`
+	Baseline         float64  `json:"baseline"`
+	Current          float64  `json:"current"`
+	Change           float64  `json:"change"`
+	ChangePercent    *float64 `json:"changePercent"`
+	ThresholdPercent float64  `json:"thresholdPercent"`
+	Verdict          string   `json:"verdict"`
+}
+
+// regressionOverall is the verdict over all metrics.
+type regressionOverall struct {
+	Regressed    bool     `json:"regressed"`
+	Compared     int      `json:"compared"`
+	Regressions  []string `json:"regressions"`
+	Improvements []string `json:"improvements"`
+}
+
+// regressionResult is what performance_regression returns.
+type regressionResult struct {
+	LowerIsBetter     bool               `json:"lowerIsBetter"`
+	Metrics           []metricComparison `json:"metrics"`
+	MissingInCurrent  []string           `json:"missingInCurrent"`
+	MissingInBaseline []string           `json:"missingInBaseline"`
+	Overall           regressionOverall  `json:"overall"`
+	Warnings          []string           `json:"warnings"`
+}
+
+// metricsProp is the schema of baseline and current: an object of metric
+// name → number, or an array of {name, value}.
+func metricsProp(name, desc string) schema.Prop {
+	p := schema.Any(name, desc).Types("object", "array").Required()
+	p.Schema.AdditionalProperties = &jsonschema.Schema{Type: "number", Description: "Value of the metric named by the key"}
+	p.Schema.Items = schema.ObjectItems(
+		schema.String("name", "Metric name").Min(1).Required(),
+		schema.Number("value", "Metric value").Required(),
+	)
+	return p
+}
+
+func performanceRegression() tool.Tool {
+	type thresholds struct {
+		Default   *float64           `json:"default"`
+		PerMetric map[string]float64 `json:"perMetric"`
+	}
+	type args struct {
+		Baseline      json.RawMessage `json:"baseline"`
+		Current       json.RawMessage `json:"current"`
+		Thresholds    thresholds      `json:"thresholds"`
+		LowerIsBetter *bool           `json:"lowerIsBetter"`
+	}
+	perMetric := schema.Map("perMetric", "Threshold in percent by metric name, overriding default for that metric")
+	perMetric.Schema.AdditionalProperties = &jsonschema.Schema{Type: "number", Minimum: new(0.0), Description: "Threshold in percent for the metric named by the key"}
+	th := schema.Object(
+		schema.Number("default", "Threshold in percent for every metric without its own").Min(0).Default(DefaultRegressionThreshold),
+		perMetric,
+	)
+	th.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	return tool.Tool{
+		Def: tool.Def{
+			Name: "performance_regression",
+			Description: "Compare performance metrics (load time, LCP, bundle size, memory, ...) of a current run with a baseline. " +
+				"For every metric in both: change = current - baseline and changePercent = change / |baseline| × 100; with " +
+				"lowerIsBetter (the default) a rise of more than the metric's threshold percent is a regression and a fall of more " +
+				"than it an improvement, anything within it unchanged (reversed when lowerIsBetter is false). A baseline of 0 gives " +
+				"changePercent null and any change in the worse direction counts as a regression. Returns {lowerIsBetter, metrics: " +
+				"[{name, baseline, current, change, changePercent, thresholdPercent, verdict: regression|improvement|unchanged}] " +
+				"(in baseline order), missingInCurrent, missingInBaseline (metric names on one side only; never counted as " +
+				"regressions), overall: {regressed, compared, regressions, improvements}, warnings (such as a perMetric threshold " +
+				"naming no metric)}.",
+			Group:    PerformanceGroup,
+			Category: tool.CategoryUtility,
+			Input: schema.Object(
+				metricsProp("baseline", "Baseline metrics: an object of metric name → number ({\"lcp\": 2100}) or an array of {name, value}"),
+				metricsProp("current", "Current metrics, in the same shapes as baseline"),
+				schema.Of("thresholds", "Allowed change in percent before a metric counts as a regression or improvement", th),
+				schema.Boolean("lowerIsBetter", "True when smaller values are better (times, sizes); false for throughput, scores").Default(true),
+			),
+			RequiresWorker: true,
+		},
+		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
+			base, err := decodeMetrics("baseline", in.Baseline)
+			if err != nil {
+				return nil, err
+			}
+			cur, err := decodeMetrics("current", in.Current)
+			if err != nil {
+				return nil, err
+			}
+			def := DefaultRegressionThreshold
+			if in.Thresholds.Default != nil {
+				def = *in.Thresholds.Default
+			}
+			if def < 0 {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"thresholds.default\": expected a percentage >= 0, got %v", def)
+			}
+			for name, v := range in.Thresholds.PerMetric {
+				if v < 0 {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"thresholds.perMetric.%s\": expected a percentage >= 0, got %v", name, v)
+				}
+			}
+			lower := in.LowerIsBetter == nil || *in.LowerIsBetter
+			return compareMetrics(base, cur, def, in.Thresholds.PerMetric, lower), nil
+		}),
+	}
+}
+
+// decodeMetrics reads an object of name → number (keeping key order) or an
+// array of {name, value}.
+func decodeMetrics(field string, raw json.RawMessage) ([]metric, error) {
+	raw = bytes.TrimSpace(raw)
+	shape := "an object of metric name → number, or an array of {name, value}"
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: is required (%s)", field, shape)
+	}
+	var out []metric
+	seen := map[string]bool{}
+	switch raw[0] {
+	case '{':
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		if _, err := dec.Token(); err != nil {
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: %v", field, err)
+		}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: %v", field, err)
+			}
+			name, _ := tok.(string)
+			var v *float64
+			if err := dec.Decode(&v); err != nil || v == nil {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"%s.%s\": expected a number", field, name)
+			}
+			if seen[name] {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"%s.%s\": metric given twice", field, name)
+			}
+			seen[name] = true
+			out = append(out, metric{name, *v})
+		}
+	case '[':
+		var items []struct {
+			Name  *string  `json:"name"`
+			Value *float64 `json:"value"`
+		}
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: expected %s: %v", field, shape, err)
+		}
+		for i, it := range items {
+			switch {
+			case it.Name == nil || *it.Name == "":
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"%s[%d].name\": is required (a non-empty metric name)", field, i)
+			case it.Value == nil:
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"%s[%d].value\": is required (a number)", field, i)
+			case seen[*it.Name]:
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"%s[%d].name\": metric %q given twice", field, i, *it.Name)
+			}
+			seen[*it.Name] = true
+			out = append(out, metric{*it.Name, *it.Value})
+		}
+	default:
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: expected %s", field, shape)
+	}
+	return out, nil
+}
+
+// compareMetrics builds the performance_regression result.
+func compareMetrics(base, cur []metric, def float64, perMetric map[string]float64, lowerIsBetter bool) *regressionResult {
+	res := &regressionResult{
+		LowerIsBetter:     lowerIsBetter,
+		Metrics:           []metricComparison{},
+		MissingInCurrent:  []string{},
+		MissingInBaseline: []string{},
+		Overall:           regressionOverall{Regressions: []string{}, Improvements: []string{}},
+		Warnings:          []string{},
+	}
+	curByName := map[string]float64{}
+	for _, m := range cur {
+		curByName[m.name] = m.value
+	}
+	baseNames := map[string]bool{}
+	for _, b := range base {
+		baseNames[b.name] = true
+		c, ok := curByName[b.name]
+		if !ok {
+			res.MissingInCurrent = append(res.MissingInCurrent, b.name)
+			continue
+		}
+		threshold := def
+		if t, ok := perMetric[b.name]; ok {
+			threshold = t
+		}
+		mc := compareMetric(b.name, b.value, c, threshold, lowerIsBetter)
+		res.Metrics = append(res.Metrics, mc)
+		switch mc.Verdict {
+		case verdictRegression:
+			res.Overall.Regressions = append(res.Overall.Regressions, mc.Name)
+		case verdictImprovement:
+			res.Overall.Improvements = append(res.Overall.Improvements, mc.Name)
+		}
+	}
+	for _, m := range cur {
+		if !baseNames[m.name] {
+			res.MissingInBaseline = append(res.MissingInBaseline, m.name)
+		}
+	}
+	for _, name := range sortedKeys(perMetric) {
+		if _, inCur := curByName[name]; !baseNames[name] && !inCur {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("thresholds.perMetric.%s: no metric of that name in baseline or current", name))
+		}
+	}
+	res.Overall.Compared = len(res.Metrics)
+	res.Overall.Regressed = len(res.Overall.Regressions) > 0
+	return res
+}
+
+// compareMetric gives the change and verdict of one metric.
+func compareMetric(name string, base, cur, threshold float64, lowerIsBetter bool) metricComparison {
+	mc := metricComparison{Name: name, Baseline: base, Current: cur, Change: sig(cur - base), ThresholdPercent: threshold, Verdict: verdictUnchanged}
+	// worse is positive when the metric moved in the bad direction.
+	worse := cur - base
+	if !lowerIsBetter {
+		worse = -worse
+	}
+	if base == 0 {
+		if cur != 0 {
+			mc.Verdict = verdictImprovement
+			if worse > 0 {
+				mc.Verdict = verdictRegression
+			}
+		} else {
+			zero := 0.0
+			mc.ChangePercent = &zero
+		}
+		return mc
+	}
+	pct := (cur - base) / math.Abs(base) * 100
+	rp := round2(pct)
+	mc.ChangePercent = &rp
+	worsePct := worse / math.Abs(base) * 100
+	const eps = 1e-9 // float noise, so that exactly the threshold is unchanged
+	switch {
+	case worsePct > threshold+eps:
+		mc.Verdict = verdictRegression
+	case worsePct < -threshold-eps:
+		mc.Verdict = verdictImprovement
+	}
+	return mc
+}
+
+// sig rounds x to 12 significant digits, dropping float noise such as
+// 0.3-0.1 = 0.19999999999999998.
+func sig(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 12, 64), 64)
+	if v == 0 {
+		return 0
+	}
+	return v
+}
+
+// sortedKeys returns the keys of m in ascending order.
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,161 @@
+package testanalysis
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// Default weights of test_prioritize; they add up to 1.
+const (
+	defaultWeightFailureRate  = 0.35
+	defaultWeightRecency      = 0.25
+	defaultWeightFlakiness    = 0.15
+	defaultWeightDuration     = 0.10
+	defaultWeightChangedFiles = 0.15
+)
+
+// factorNames lists the risk factors in the order they are reported.
+var factorNames = []string{"failureRate", "recency", "flakiness", "duration", "changedFiles"}
+
+// factor is one risk factor of a ranked test.
+type factor struct {
+	// Value is the factor in [0,1].
+	Value float64 `json:"value"`
+	// Weight is the factor's weight as given (or defaulted).
+	Weight float64 `json:"weight"`
+	// Contribution is Value*Weight divided by the sum of the weights: the
+	// contributions add up to the score.
+	Contribution float64 `json:"contribution"`
+}
+
+// rankedTest is one entry of test_prioritize's ranked list.
+type rankedTest struct {
+	Rank        int               `json:"rank"`
+	Name        string            `json:"name"`
+	Score       float64           `json:"score"`
+	Runs        int               `json:"runs"`
+	LastStatus  string            `json:"lastStatus,omitempty"`
+	AvgDuration *float64          `json:"avgDuration,omitempty"`
+	Factors     map[string]factor `json:"factors"`
+}
+
+func prioritize() tool.Tool {
+	type weights struct {
+		FailureRate  *float64 `json:"failureRate"`
+		Recency      *float64 `json:"recency"`
+		Flakiness    *float64 `json:"flakiness"`
+		Duration     *float64 `json:"duration"`
+		ChangedFiles *float64 `json:"changedFiles"`
+	}
+	type args struct {
+		TestHistory []run   `json:"testHistory"`
+		Weights     weights `json:"weights"`
+	}
+	weight := func(name, desc string, def float64) schema.Prop {
+		return schema.Number(name, desc).Min(0).Default(def)
+	}
+	return tool.Tool{
+		Def: tool.Def{
+			Name: "test_prioritize",
+			Description: "Rank tests by risk, to decide what to run first, from a CI run history. Each test gets five " +
+				"factors in [0,1]: failureRate (failures/(passes+failures)); recency (0.5^k where k is the number of " +
+				"runs since its last failure: 1 when the latest run failed, 0 when it never failed); flakiness (the " +
+				"test_flaky_detect score); duration (faster tests rank higher: (fastest average + 1)/(its average + 1) " +
+				"in milliseconds, 0.5 when it has no durations); changedFiles (1 when any run says it covers changed " +
+				"files). score = sum(weight*factor)/sum(weights). Default weights: failureRate 0.35, recency 0.25, " +
+				"flakiness 0.15, duration 0.1, changedFiles 0.15. Returns {ranked:[{rank, name, score, runs, " +
+				"lastStatus, avgDuration?, factors:{name: {value, weight, contribution}}}] highest score first, " +
+				"weights, count}.",
+			Group:    Group,
+			Category: tool.CategoryUtility,
+			Input: schema.Object(
+				schema.Array("testHistory", "Test results, one entry per test per CI run, in any order", schema.ObjectItems(
+					nameProp(),
+					statusProp(),
+					durationProp(),
+					timestampProp(),
+					schema.Boolean("changedFilesCovered", "True when the test exercises files changed in the change under test"),
+					schema.Integer("retries", "How many times the test was retried within the run before its final status").Min(0),
+				)).Required().Max(maxRuns),
+				schema.Of("weights", "Weight of each risk factor, >= 0; omitted weights keep their defaults, and at least one must be above 0",
+					schema.Object(
+						weight("failureRate", "Weight of the failure rate", defaultWeightFailureRate),
+						weight("recency", "Weight of how recently the test failed", defaultWeightRecency),
+						weight("flakiness", "Weight of the flakiness score", defaultWeightFlakiness),
+						weight("duration", "Weight of speed (fast tests first)", defaultWeightDuration),
+						weight("changedFiles", "Weight of covering changed files", defaultWeightChangedFiles),
+					)),
+			),
+			RequiresWorker: true,
+		},
+		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
+			w := map[string]float64{}
+			var sum float64
+			for i, p := range []*float64{in.Weights.FailureRate, in.Weights.Recency, in.Weights.Flakiness, in.Weights.Duration, in.Weights.ChangedFiles} {
+				v := []float64{defaultWeightFailureRate, defaultWeightRecency, defaultWeightFlakiness, defaultWeightDuration, defaultWeightChangedFiles}[i]
+				if p != nil {
+					v = *p
+				}
+				if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"weights.%s\": expected a number >= 0, got %v", factorNames[i], v)
+				}
+				w[factorNames[i]] = v
+				sum += v
+			}
+			if sum == 0 {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"weights\": every weight is 0; at least one must be above 0")
+			}
+			h, err := parseHistory("testHistory", in.TestHistory)
+			if err != nil {
+				return nil, err
+			}
+			all := make([]stats, len(h.names))
+			fastest := math.Inf(1)
+			for i, name := range h.names {
+				all[i] = compute(h.runs[name])
+				if d := all[i].avgDuration; d != nil {
+					fastest = math.Min(fastest, *d)
+				}
+			}
+			ranked := make([]rankedTest, len(h.names))
+			for i, name := range h.names {
+				s := all[i]
+				values := map[string]float64{
+					"failureRate": s.failureRate,
+					"flakiness":   s.score,
+					"duration":    0.5,
+				}
+				if s.sinceFailure >= 0 {
+					values["recency"] = math.Pow(0.5, float64(s.sinceFailure))
+				}
+				if s.avgDuration != nil {
+					values["duration"] = (fastest + 1) / (*s.avgDuration + 1)
+				}
+				if s.changed {
+					values["changedFiles"] = 1
+				}
+				t := rankedTest{Name: name, Runs: s.runs, LastStatus: s.lastStatus, AvgDuration: s.avgDuration, Factors: map[string]factor{}}
+				for _, f := range factorNames {
+					v := values[f]
+					t.Factors[f] = factor{Value: round(v, 3), Weight: w[f], Contribution: round(v*w[f]/sum, 3)}
+					t.Score += v * w[f] / sum
+				}
+				t.Score = round(t.Score, 3)
+				ranked[i] = t
+			}
+			slices.SortStableFunc(ranked, func(a, b rankedTest) int {
+				return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Name, b.Name))
+			})
+			for i := range ranked {
+				ranked[i].Rank = i + 1
+			}
+			return map[string]any{"ranked": ranked, "weights": w, "count": len(ranked)}, nil
+		}),
+	}
+}

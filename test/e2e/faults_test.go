@@ -1,0 +1,209 @@
+package e2e
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Faults on purpose: each one costs the call, never the front, and the next
+// call succeeds.
+func TestFaultsCostOneCallNotTheFront(t *testing.T) {
+	t.Parallel()
+	s := start(t, "BARRHAWK_TEST_TOOLS=1", "DOCTOR_TOOL_TIMEOUT=1500", "BARRHAWK_MAX_IGORS=2")
+	healthy := func(after string) {
+		t.Helper()
+		got := s.mustCall("hash_text", map[string]any{"text": "abc", "algorithm": "md5"})
+		if got["hash"] != "900150983cd24fb0d6963f7d28e17f72" {
+			t.Fatalf("after %s: hash_text = %v", after, got)
+		}
+	}
+	healthy("start")
+	restarts := 0
+	for _, tc := range []struct {
+		tool string
+		want []string
+	}{
+		{"fault_panic", []string{"TOOL_PANIC", "fault_panic: on purpose", "Stack trace"}},
+		{"fault_hang", []string{"TIMEOUT", "fault_hang", "1.5s"}},
+		{"fault_kill", []string{"WORKER_DIED", "SIGKILL", "not retried"}},
+		{"fault_exit", []string{"WORKER_DIED", "exit status 3"}},
+	} {
+		out, isErr := s.call(tc.tool, map[string]any{})
+		if !isErr {
+			t.Fatalf("%s: want an error result, got %s", tc.tool, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: error %q does not mention %q", tc.tool, out, w)
+			}
+		}
+		healthy(tc.tool)
+		restarts++
+		if tc.tool == "fault_panic" {
+			restarts-- // a panic costs nothing but the call
+		}
+		// The hung tool's Igor asks to be replaced a grace period after the
+		// timeout; each crash is recorded as a restart too.
+		s.waitRestarts(restarts)
+	}
+}
+
+// waitRestarts waits until worker_status counts at least n restarts.
+func (s *server) waitRestarts(n int) {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := s.mustCall("worker_status", nil)
+		if int(st["restartCount"].(float64)) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("worker_status: want %d restarts: %v", n, st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A grandchild started by a tool does not outlive its Igor.
+func TestNoStrayProcessAfterIgorDies(t *testing.T) {
+	t.Parallel()
+	s := start(t, "BARRHAWK_TEST_TOOLS=1", "BARRHAWK_MAX_IGORS=1")
+	got := s.mustCall("fault_spawn", nil)
+	child := int(got["pid"].(float64))
+	if !processAlive(child) {
+		t.Fatalf("spawned child %d is not running", child)
+	}
+	pids := s.igorPIDs()
+	if len(pids) != 1 {
+		t.Fatalf("want one Igor, got %v", pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, child)
+	waitGone(t, pids[0])
+	// The front reaps what it adopted: no zombie children of the front.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(proc.ZombieChildren(s.cmd.Process.Pid)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("zombies under the front: %v", proc.ZombieChildren(s.cmd.Process.Pid))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.mustCall("hash_text", map[string]any{"text": "still here"})
+}
+
+// worker_restart replaces the Igors with fresh processes.
+func TestWorkerRestart(t *testing.T) {
+	t.Parallel()
+	s := start(t, "BARRHAWK_MAX_IGORS=1")
+	s.mustCall("hash_text", map[string]any{"text": "a"})
+	before := s.igorPIDs()
+	got := s.mustCall("worker_restart", nil)
+	if ids := got["restarted"].([]any); len(ids) != 1 || ids[0] != "igor-1" {
+		t.Fatalf("worker_restart: %v", got)
+	}
+	after := s.igorPIDs()
+	if len(before) != 1 || len(after) != 1 || before[0] == after[0] {
+		t.Fatalf("Igor pids before %v, after %v: want one fresh Igor", before, after)
+	}
+	waitGone(t, before[0])
+	s.mustCall("hash_text", map[string]any{"text": "b"})
+}
+
+// The acceptance run: 1,000 calls at 8 in flight while an Igor is
+// killed with SIGKILL every 200 ms. Every call answers (a result or a clear
+// error), the front stays up, the next call succeeds, and nothing is left
+// running after the front stops.
+func TestChaosKillIgorsUnderLoad(t *testing.T) {
+	t.Parallel()
+	s := start(t, "BARRHAWK_MAX_IGORS=4")
+	const calls, inFlight = 1000, 8
+	stopKilling := make(chan struct{})
+	var kills atomic.Int32
+	var killer sync.WaitGroup
+	killer.Go(func() {
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopKilling:
+				return
+			case <-tick.C:
+			}
+			for _, p := range proc.Descendants(s.cmd.Process.Pid) {
+				if p.State != 'Z' && syscall.Kill(p.PID, syscall.SIGKILL) == nil {
+					kills.Add(1)
+					break
+				}
+			}
+		}
+	})
+	var ok, died, other atomic.Int32
+	var mu sync.Mutex
+	var odd []string
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range inFlight {
+		wg.Go(func() {
+			for i := range jobs {
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: "hash_text", Arguments: map[string]any{"text": "chaos", "algorithm": "sha1"}})
+				cancel()
+				switch {
+				case err != nil:
+					other.Add(1)
+					mu.Lock()
+					odd = append(odd, err.Error())
+					mu.Unlock()
+				case !res.IsError && strings.Contains(text(res), sha1Chaos):
+					ok.Add(1)
+				case res.IsError && strings.HasPrefix(text(res), "WORKER_DIED: "):
+					died.Add(1)
+				default:
+					other.Add(1)
+					mu.Lock()
+					odd = append(odd, text(res))
+					mu.Unlock()
+				}
+				_ = i
+			}
+		})
+	}
+	for i := range calls {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	close(stopKilling)
+	killer.Wait()
+	t.Logf("%d calls: %d ok, %d WORKER_DIED, %d other; %d Igors killed", calls, ok.Load(), died.Load(), other.Load(), kills.Load())
+	if got := ok.Load() + died.Load() + other.Load(); got != calls {
+		t.Fatalf("%d of %d calls answered", got, calls)
+	}
+	if other.Load() > 0 {
+		t.Errorf("answers that are neither a result nor WORKER_DIED: %v", odd[:min(5, len(odd))])
+	}
+	if kills.Load() == 0 {
+		t.Error("no Igor was killed: the chaos did not happen")
+	}
+	if ok.Load() < calls/2 {
+		t.Errorf("only %d of %d calls succeeded", ok.Load(), calls)
+	}
+	s.mustCall("hash_text", map[string]any{"text": "after the storm"})
+}
+
+// sha1Chaos is the SHA-1 of "chaos".
+var sha1Chaos = func() string {
+	out, _ := exec.Command("sh", "-c", "printf chaos | sha1sum").Output()
+	return strings.Fields(string(out))[0]
+}()
