@@ -451,7 +451,7 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 			p.opts.Events.Emit(Event{Type: EventIgorSpawned, Igor: ig.id, Reason: fmt.Sprintf("pid %d, %d tools, ready in %s", env.PID, env.ToolsLoaded, time.Since(ig.startedAt).Round(time.Microsecond))})
 		case wire.KindRequestRestart:
 			p.log.Warn("Igor asked to be replaced", "igor", ig.id, "reason", env.Reason)
-			p.drain(ig, "requested restart: "+env.Reason)
+			go p.drain(ig, "requested restart: "+env.Reason) // not here: stopping waits for this reader to end
 		case wire.KindFatal:
 			p.log.Error("Igor failed", "igor", ig.id, "reason", env.Reason)
 			p.mu.Lock()

@@ -2,9 +2,12 @@ package jsondiff
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 func mustDecode(t *testing.T, s string) any {
@@ -229,5 +232,18 @@ func TestDifferenceJSON(t *testing.T) {
 		if err != nil || string(b) != tc.want {
 			t.Errorf("Marshal(%+v) = %s, %v; want %s", tc.d, b, err, tc.want)
 		}
+	}
+}
+
+func TestDecodeArg(t *testing.T) {
+	t.Parallel()
+	v, err := DecodeArg("value", []byte(` {"n": 12345678901234567890} `))
+	if err != nil || Canonical(v) != `{"n":12345678901234567890}` {
+		t.Errorf("DecodeArg = %v, %v; want the exact number", v, err)
+	}
+	_, err = DecodeArg("value", []byte(`[1,`))
+	var te *tool.Error
+	if !errors.As(err, &te) || te.Code != tool.CodeInvalidArgs || !strings.HasPrefix(te.Message, `argument "value": `) {
+		t.Errorf("DecodeArg of bad JSON = %v, want INVALID_ARGS naming \"value\"", err)
 	}
 }

@@ -1,6 +1,7 @@
 package jsondiff
 
 import (
+	"cmp"
 	"encoding/json"
 	"math/big"
 	"strconv"
@@ -124,26 +125,16 @@ func (d Decimal) IsInteger() bool { return d.exp >= 0 }
 func (d Decimal) Cmp(e Decimal) int {
 	sd, se := d.Sign(), e.Sign()
 	if sd != se || sd == 0 {
-		return compare(sd, se)
+		return cmp.Compare(sd, se)
 	}
 	// Same sign, both non-zero: compare magnitudes, first by the position
 	// of the leading digit, then digit by digit (no trailing zeros, so a
 	// digit string that is a prefix of the other is the smaller).
-	m := compare(int64(len(d.digits))+d.exp, int64(len(e.digits))+e.exp)
+	m := cmp.Compare(int64(len(d.digits))+d.exp, int64(len(e.digits))+e.exp)
 	if m == 0 {
 		m = strings.Compare(d.digits, e.digits)
 	}
 	return m * sd
-}
-
-func compare[T int | int64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // maxShift bounds the digits Add will materialise when aligning exponents.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,20 +24,15 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "barrhawk-e2e-")
-	if err != nil {
-		panic(err)
-	}
-	bin = filepath.Join(dir, "barrhawk")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/barrhawk/barrhawk/cmd/barrhawk").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building barrhawk: %v\n%s", err, out)
+	var err error
+	if bin, err = testbin.Path(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	// Killed Igors' orphans are re-parented to us in some tests; reap them.
 	_ = proc.BecomeSubreaper()
 	code := m.Run()
-	os.RemoveAll(dir)
+	testbin.Cleanup()
 	os.Exit(code)
 }
 

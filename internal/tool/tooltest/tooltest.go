@@ -7,7 +7,12 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -73,4 +78,128 @@ func MustFail(t testing.TB, tools []tool.Tool, name, args, code string) *tool.Er
 		t.Fatalf("%s(%s): want error %s, got %s: %s", name, args, code, err.Code, err.Message)
 	}
 	return err
+}
+
+// MustFailWith is MustFail that also checks the error message: every one of
+// mentions must occur in it, and each that does not is reported with
+// t.Errorf (the test goes on). It returns the error.
+func MustFailWith(t testing.TB, tools []tool.Tool, name, args, code string, mentions ...string) *tool.Error {
+	t.Helper()
+	err := MustFail(t, tools, name, args, code)
+	for _, m := range mentions {
+		if !strings.Contains(err.Message, m) {
+			t.Errorf("%s(%s): error %q does not mention %s", name, args, err.Message, m)
+		}
+	}
+	return err
+}
+
+// MustRunObject is MustRun for a tool whose result is a JSON object: it
+// returns the object, and fails the test when the result is anything else.
+func MustRunObject(t testing.TB, tools []tool.Tool, name, args string) map[string]any {
+	t.Helper()
+	m, ok := MustRun(t, tools, name, args).(map[string]any)
+	if !ok {
+		t.Fatalf("%s(%s): result is not an object", name, args)
+	}
+	return m
+}
+
+// Object returns v, a result as Run returns it, as a JSON object; it fails
+// the test when v is not one.
+func Object(t testing.TB, v any) map[string]any {
+	t.Helper()
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("result is %T, not an object", v)
+	}
+	return m
+}
+
+// JSON decodes s, a JSON text written in a test, into generic JSON as Run
+// returns results; a bad text fails the test.
+func JSON(t testing.TB, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("bad test JSON %s: %v", s, err)
+	}
+	return v
+}
+
+// SameJSON reports whether got, generic JSON such as a result of Run, is
+// the JSON value of the text want.
+func SameJSON(t testing.TB, got any, want string) bool {
+	t.Helper()
+	return reflect.DeepEqual(got, JSON(t, want))
+}
+
+// WantJSON reports an error, with both values indented, unless got
+// (generic JSON such as a result of Run) is the JSON value of the text
+// want; label names the check.
+func WantJSON(t testing.TB, label string, got any, want string) {
+	t.Helper()
+	if w := JSON(t, want); !reflect.DeepEqual(got, w) {
+		g, _ := json.MarshalIndent(got, "", "  ")
+		wi, _ := json.MarshalIndent(w, "", "  ")
+		t.Errorf("%s:\n got %s\nwant %s", label, g, wi)
+	}
+}
+
+// Marshal returns v as compact JSON text, for arguments and messages; a
+// value that does not marshal gives "".
+func Marshal(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// CheckFamily checks the definitions of a family of built-in tools: each is
+// valid (tool.Def.Validate), in the utility category and run in an Igor;
+// every argument, nested ones included (properties of objects and of array
+// items, at any depth), has a description; the input schema marshals; the
+// tools are the given names, in order; and each is listed under
+// group(name). It reports every problem with t.Errorf.
+func CheckFamily(t testing.TB, tools []tool.Tool, group func(name string) string, names ...string) {
+	t.Helper()
+	got := make([]string, len(tools))
+	for i, tl := range tools {
+		got[i] = tl.Name
+		if err := tl.Validate(); err != nil {
+			t.Errorf("%s: %v", tl.Name, err)
+			continue
+		}
+		if want := group(tl.Name); tl.Group != want || tl.Category != tool.CategoryUtility || !tl.RequiresWorker {
+			t.Errorf("%s: group %q, category %q, requiresWorker %v; want group %q, category %q, requiresWorker true",
+				tl.Name, tl.Group, tl.Category, tl.RequiresWorker, want, tool.CategoryUtility)
+		}
+		checkDescribed(t, tl.Name, tl.Input)
+		if _, err := json.Marshal(tl.Input); err != nil {
+			t.Errorf("%s: input schema does not marshal: %v", tl.Name, err)
+		}
+	}
+	if !slices.Equal(got, names) {
+		t.Errorf("tools = %v, want %v", got, names)
+	}
+}
+
+// Group is the group function of CheckFamily for a family listed under
+// one heading.
+func Group(heading string) func(string) string {
+	return func(string) string { return heading }
+}
+
+// checkDescribed reports every property below s, at path, that has no
+// description.
+func checkDescribed(t testing.TB, path string, s *jsonschema.Schema) {
+	t.Helper()
+	if s == nil {
+		return
+	}
+	for name, p := range s.Properties {
+		if p.Description == "" {
+			t.Errorf("%s.%s has no description", path, name)
+		}
+		checkDescribed(t, path+"."+name, p)
+	}
+	checkDescribed(t, path+"[]", s.Items)
 }

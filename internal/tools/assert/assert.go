@@ -41,15 +41,6 @@ const messageWidth = 80
 // maxListed is how many differences a message lists before "and N more".
 const maxListed = 10
 
-// decode decodes the raw JSON of argument name, keeping numbers exact.
-func decode(name string, raw json.RawMessage) (any, error) {
-	v, err := jsondiff.Decode(raw)
-	if err != nil {
-		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: %v", name, err)
-	}
-	return v, nil
-}
-
 // show writes a value for a message.
 func show(v any) string { return jsondiff.Format(v, messageWidth) }
 
@@ -79,11 +70,11 @@ func assertEquals() tool.Tool {
 			RequiresWorker: true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
-			actual, err := decode("actual", in.Actual)
+			actual, err := jsondiff.DecodeArg("actual", in.Actual)
 			if err != nil {
 				return nil, err
 			}
-			expected, err := decode("expected", in.Expected)
+			expected, err := jsondiff.DecodeArg("expected", in.Expected)
 			if err != nil {
 				return nil, err
 			}
@@ -200,7 +191,7 @@ func assertTruthy() tool.Tool {
 			RequiresWorker: true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
-			v, err := decode("value", in.Value)
+			v, err := jsondiff.DecodeArg("value", in.Value)
 			if err != nil {
 				return nil, err
 			}
@@ -239,7 +230,7 @@ func assertType() tool.Tool {
 			RequiresWorker: true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
-			v, err := decode("value", in.Value)
+			v, err := jsondiff.DecodeArg("value", in.Value)
 			if err != nil {
 				return nil, err
 			}

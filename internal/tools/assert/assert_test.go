@@ -19,7 +19,7 @@ type result struct {
 
 func run(t *testing.T, name, args string) map[string]any {
 	t.Helper()
-	return tooltest.MustRun(t, Tools(), name, args).(map[string]any)
+	return tooltest.MustRunObject(t, Tools(), name, args)
 }
 
 func check(t *testing.T, name, args string, want result) map[string]any {
@@ -32,41 +32,18 @@ func check(t *testing.T, name, args string, want result) map[string]any {
 	return got
 }
 
-// jsonOf decodes s as generic JSON, for comparing with results.
-func jsonOf(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("bad test JSON %s: %v", s, err)
-	}
-	return v
-}
-
 // badInput checks that each args fails with INVALID_ARGS naming mention.
 func badInput(t *testing.T, name string, cases []struct{ args, mention string }) {
 	t.Helper()
 	for _, tc := range cases {
-		err := tooltest.MustFail(t, Tools(), name, tc.args, tool.CodeInvalidArgs)
-		if !strings.Contains(err.Message, tc.mention) {
-			t.Errorf("%s(%s) error %q does not mention %s", name, tc.args, err.Message, tc.mention)
-		}
+		tooltest.MustFailWith(t, Tools(), name, tc.args, tool.CodeInvalidArgs, tc.mention)
 	}
 }
 
 func TestDefinitions(t *testing.T) {
 	t.Parallel()
-	reg := tool.NewRegistry(Tools()...) // panics on an invalid definition
-	var names []string
-	for _, tl := range reg.List() {
-		names = append(names, tl.Name)
-		if tl.Group != "Assertions" || tl.Category != tool.CategoryUtility || !tl.RequiresWorker {
-			t.Errorf("%s: group %q, category %q, requiresWorker %v", tl.Name, tl.Group, tl.Category, tl.RequiresWorker)
-		}
-	}
-	want := []string{"assert_equals", "assert_contains", "assert_truthy", "assert_type", "assert_range", "assert_json_schema"}
-	if !reflect.DeepEqual(names, want) {
-		t.Errorf("tools = %v, want %v", names, want)
-	}
+	tooltest.CheckFamily(t, Tools(), tooltest.Group("Assertions"),
+		"assert_equals", "assert_contains", "assert_truthy", "assert_type", "assert_range", "assert_json_schema")
 }
 
 func TestAssertEquals(t *testing.T) {
@@ -111,7 +88,7 @@ func TestAssertEquals(t *testing.T) {
 func TestAssertEqualsDetails(t *testing.T) {
 	t.Parallel()
 	got := run(t, "assert_equals", `{"actual":{"a":1,"c":null,"d":[1]},"expected":{"a":2,"b":3,"c":null,"d":[1,null]},"strict":true}`)
-	want := jsonOf(t, `{
+	want := tooltest.JSON(t, `{
 		"passed": false, "strict": true,
 		"message": "3 differences: $.a: expected 2, got 1; $.b: missing, expected 3; $.d[1]: missing, expected null",
 		"expected": {"a":2,"b":3,"c":null,"d":[1,null]},

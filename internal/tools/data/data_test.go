@@ -19,35 +19,9 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
-// sameJSON reports whether got (decoded JSON) equals the JSON text want.
-func sameJSON(t *testing.T, got any, want string) bool {
-	t.Helper()
-	var w any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad want %s: %v", want, err)
-	}
-	return reflect.DeepEqual(got, w)
-}
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 func TestDefinitions(t *testing.T) {
 	t.Parallel()
-	tools := Tools()
-	if len(tools) != 3 {
-		t.Fatalf("got %d tools, want 3", len(tools))
-	}
-	for _, tl := range tools {
-		if err := tl.Validate(); err != nil {
-			t.Errorf("%s: %v", tl.Name, err)
-		}
-		if !tl.RequiresWorker || tl.Group != Group || tl.Category != tool.CategoryUtility {
-			t.Errorf("%s: RequiresWorker=%v Group=%q Category=%q", tl.Name, tl.RequiresWorker, tl.Group, tl.Category)
-		}
-	}
+	tooltest.CheckFamily(t, Tools(), tooltest.Group(Group), "data_generate", "data_edge_cases", "data_from_schema")
 }
 
 func TestDataGenerateExamples(t *testing.T) {
@@ -69,8 +43,8 @@ func TestDataGenerateExamples(t *testing.T) {
 		{`{"type":"integer","count":2,"seed":1,"min":1.5,"max":2.5}`, `{"count":2,"locale":"en_US","seed":1,"type":"integer","values":[2,2]}`},
 	} {
 		got := tooltest.MustRun(t, Tools(), "data_generate", tc.args)
-		if !sameJSON(t, got, tc.want) {
-			t.Errorf("data_generate(%s)\n got %s\nwant %s", tc.args, mustJSON(got), tc.want)
+		if !tooltest.SameJSON(t, got, tc.want) {
+			t.Errorf("data_generate(%s)\n got %s\nwant %s", tc.args, tooltest.Marshal(got), tc.want)
 		}
 	}
 }
@@ -141,7 +115,7 @@ func checkAddress(t *testing.T, loc string, v any) {
 func check(t *testing.T, typ, loc string, v any) {
 	t.Helper()
 	s, _ := v.(string)
-	bad := func() { t.Errorf("%s (%s): bad value %v", typ, loc, mustJSON(v)) }
+	bad := func() { t.Errorf("%s (%s): bad value %v", typ, loc, tooltest.Marshal(v)) }
 	switch typ {
 	case "name":
 		if f, l, ok := strings.Cut(s, " "); !ok || f == "" || l == "" {
@@ -259,7 +233,7 @@ func TestDataGenerateEveryType(t *testing.T) {
 	for _, loc := range localeNames {
 		for _, typ := range typeNames {
 			args := fmt.Sprintf(`{"type":%q,"count":40,"seed":11,"locale":%q}`, typ, loc)
-			got := tooltest.MustRun(t, Tools(), "data_generate", args).(map[string]any)
+			got := tooltest.MustRunObject(t, Tools(), "data_generate", args)
 			values := got["values"].([]any)
 			if len(values) != 40 || got["count"] != 40.0 || got["type"] != typ || got["locale"] != loc || got["seed"] != 11.0 {
 				t.Fatalf("%s: header %v, %d values", args, got, len(values))
@@ -267,7 +241,7 @@ func TestDataGenerateEveryType(t *testing.T) {
 			distinct := map[string]bool{}
 			for _, v := range values {
 				check(t, typ, loc, v)
-				distinct[mustJSON(v)] = true
+				distinct[tooltest.Marshal(v)] = true
 			}
 			if typ != "boolean" && len(distinct) < 3 {
 				t.Errorf("%s: only %d distinct values", args, len(distinct))
@@ -288,7 +262,7 @@ func TestDataGenerateSeed(t *testing.T) {
 		t.Error("different seeds gave the same values")
 	}
 	// Without a seed one is chosen, returned, and reproduces the values.
-	r := tooltest.MustRun(t, Tools(), "data_generate", `{"type":"uuid","count":3}`).(map[string]any)
+	r := tooltest.MustRunObject(t, Tools(), "data_generate", `{"type":"uuid","count":3}`)
 	seed, ok := r["seed"].(float64)
 	if !ok || seed < 0 || seed > maxSeed || seed != math.Trunc(seed) {
 		t.Fatalf("random seed %v", r["seed"])
@@ -298,12 +272,12 @@ func TestDataGenerateSeed(t *testing.T) {
 		t.Errorf("returned seed does not reproduce: %v vs %v", r, again)
 	}
 	// count defaults to 1.
-	one := tooltest.MustRun(t, Tools(), "data_generate", `{"type":"boolean","seed":0}`).(map[string]any)
+	one := tooltest.MustRunObject(t, Tools(), "data_generate", `{"type":"boolean","seed":0}`)
 	if len(one["values"].([]any)) != 1 || one["count"] != 1.0 {
 		t.Errorf("default count: %v", one)
 	}
 	// The largest count works.
-	big := tooltest.MustRun(t, Tools(), "data_generate", `{"type":"integer","count":1000,"seed":1,"min":-3,"max":3}`).(map[string]any)
+	big := tooltest.MustRunObject(t, Tools(), "data_generate", `{"type":"integer","count":1000,"seed":1,"min":-3,"max":3}`)
 	seen := map[float64]bool{}
 	for _, v := range big["values"].([]any) {
 		f := v.(float64)
@@ -333,10 +307,7 @@ func TestDataGenerateBadInput(t *testing.T) {
 		{`{"type":"integer","min":1.2,"max":1.8}`, "no integer"},
 		{`{"type":"password","length":3}`, `"length"`},
 	} {
-		err := tooltest.MustFail(t, Tools(), "data_generate", tc.args, tool.CodeInvalidArgs)
-		if !strings.Contains(err.Message, tc.mention) {
-			t.Errorf("data_generate(%s) error %q does not mention %s", tc.args, err.Message, tc.mention)
-		}
+		tooltest.MustFailWith(t, Tools(), "data_generate", tc.args, tool.CodeInvalidArgs, tc.mention)
 	}
 }
 
@@ -357,7 +328,7 @@ func TestDataEdgeCases(t *testing.T) {
 		{"format_strings", []any{"%s%s%s%s%s", "%n", "{{7*7}}", "${jndi:ldap://example.com/a}"}},
 		{"dates", []any{"1970-01-01T00:00:00Z", "2038-01-19T03:14:07Z", "2024-02-29", "2023-02-29", "2016-12-31T23:59:60Z"}},
 	} {
-		got := tooltest.MustRun(t, Tools(), "data_edge_cases", fmt.Sprintf(`{"category":%q}`, tc.category)).(map[string]any)
+		got := tooltest.MustRunObject(t, Tools(), "data_edge_cases", fmt.Sprintf(`{"category":%q}`, tc.category))
 		values := got["values"].([]any)
 		if got["category"] != tc.category || got["count"] != float64(len(values)) || len(values) < 10 {
 			t.Errorf("%s: category %v count %v with %d values", tc.category, got["category"], got["count"], len(values))
@@ -371,15 +342,15 @@ func TestDataEdgeCases(t *testing.T) {
 			if _, ok := item["value"]; !ok {
 				t.Errorf("%s: item without value: %v", tc.category, item)
 			}
-			k := mustJSON(item["value"])
+			k := tooltest.Marshal(item["value"])
 			if seen[k] {
 				t.Errorf("%s: duplicate value %s", tc.category, k)
 			}
 			seen[k] = true
 		}
 		for _, w := range tc.want {
-			if !seen[mustJSON(w)] {
-				t.Errorf("%s: missing %s", tc.category, mustJSON(w))
+			if !seen[tooltest.Marshal(w)] {
+				t.Errorf("%s: missing %s", tc.category, tooltest.Marshal(w))
 			}
 		}
 	}
@@ -387,7 +358,7 @@ func TestDataEdgeCases(t *testing.T) {
 
 func TestDataEdgeCasesSpecials(t *testing.T) {
 	t.Parallel()
-	nums := tooltest.MustRun(t, Tools(), "data_edge_cases", `{"category":"boundary_numbers"}`).(map[string]any)["values"].([]any)
+	nums := tooltest.MustRunObject(t, Tools(), "data_edge_cases", `{"category":"boundary_numbers"}`)["values"].([]any)
 	negZero := false
 	for _, v := range nums {
 		if f, ok := v.(map[string]any)["value"].(float64); ok && f == 0 && math.Signbit(f) {
@@ -398,7 +369,7 @@ func TestDataEdgeCasesSpecials(t *testing.T) {
 		t.Error("boundary_numbers lacks -0")
 	}
 
-	long := tooltest.MustRun(t, Tools(), "data_edge_cases", `{"category":"long_strings"}`).(map[string]any)["values"].([]any)
+	long := tooltest.MustRunObject(t, Tools(), "data_edge_cases", `{"category":"long_strings"}`)["values"].([]any)
 	lengths := map[int]bool{}
 	for _, v := range long {
 		item := v.(map[string]any)
@@ -415,14 +386,14 @@ func TestDataEdgeCasesSpecials(t *testing.T) {
 		}
 	}
 
-	two := tooltest.MustRun(t, Tools(), "data_edge_cases", `{"category":"xss","limit":2}`).(map[string]any)
-	if !sameJSON(t, two, `{"category":"xss","count":2,"values":[
+	two := tooltest.MustRunObject(t, Tools(), "data_edge_cases", `{"category":"xss","limit":2}`)
+	if !tooltest.SameJSON(t, two, `{"category":"xss","count":2,"values":[
 		{"value":"<script>alert(1)</script>","description":"basic script injection"},
 		{"value":"<img src=x onerror=alert(1)>","description":"event handler on a broken image"}]}`) {
-		t.Errorf("xss limit 2: %s", mustJSON(two))
+		t.Errorf("xss limit 2: %s", tooltest.Marshal(two))
 	}
 
-	all := tooltest.MustRun(t, Tools(), "data_edge_cases", `{"category":"all","limit":3}`).(map[string]any)
+	all := tooltest.MustRunObject(t, Tools(), "data_edge_cases", `{"category":"all","limit":3}`)
 	groups := all["groups"].(map[string]any)
 	if all["category"] != "all" || len(groups) != len(edgeCategories) || all["count"] != float64(3*len(edgeCategories)) {
 		t.Errorf("all with limit 3: category %v count %v, %d groups", all["category"], all["count"], len(groups))
@@ -432,7 +403,7 @@ func TestDataEdgeCasesSpecials(t *testing.T) {
 			t.Errorf("all: group %s has %d values, want 3", c, len(g))
 		}
 	}
-	full := tooltest.MustRun(t, Tools(), "data_edge_cases", `{"category":"all"}`).(map[string]any)
+	full := tooltest.MustRunObject(t, Tools(), "data_edge_cases", `{"category":"all"}`)
 	total := 0
 	for _, c := range edgeCategories {
 		total += len(edgeCases[c])
@@ -451,10 +422,7 @@ func TestDataEdgeCasesBadInput(t *testing.T) {
 		{`{"category":"xss","limit":0}`, `"limit"`},
 		{`{"category":"xss","limit":"2"}`, `"limit"`},
 	} {
-		err := tooltest.MustFail(t, Tools(), "data_edge_cases", tc.args, tool.CodeInvalidArgs)
-		if !strings.Contains(err.Message, tc.mention) {
-			t.Errorf("data_edge_cases(%s) error %q does not mention %s", tc.args, err.Message, tc.mention)
-		}
+		tooltest.MustFailWith(t, Tools(), "data_edge_cases", tc.args, tool.CodeInvalidArgs, tc.mention)
 	}
 }
 
@@ -539,7 +507,7 @@ func TestDataFromSchemaValidates(t *testing.T) {
 	for _, sc := range fromSchemaCases {
 		for seed := range 3 {
 			args := fmt.Sprintf(`{"schema":%s,"count":25,"seed":%d}`, sc, seed)
-			got := tooltest.MustRun(t, Tools(), "data_from_schema", args).(map[string]any)
+			got := tooltest.MustRunObject(t, Tools(), "data_from_schema", args)
 			values := got["values"].([]any)
 			if len(values) != 25 || got["count"] != 25.0 || got["seed"] != float64(seed) {
 				t.Fatalf("%s: count %v seed %v with %d values", args, got["count"], got["seed"], len(values))
@@ -549,7 +517,7 @@ func TestDataFromSchemaValidates(t *testing.T) {
 			}
 			for i, v := range values {
 				if err := validateWith(t, sc, v); err != nil {
-					t.Errorf("schema %s seed %d: values[%d] = %s does not validate: %v", sc, seed, i, mustJSON(v), err)
+					t.Errorf("schema %s seed %d: values[%d] = %s does not validate: %v", sc, seed, i, tooltest.Marshal(v), err)
 				}
 			}
 		}
@@ -564,7 +532,7 @@ func TestDataFromSchemaFormatsAndHints(t *testing.T) {
 		"uri":{"type":"string","format":"uri"},"ip":{"type":"string","format":"ipv4"},"ip6":{"type":"string","format":"ipv6"},
 		"email":{"type":"string"},"id":{"type":"string"},"phone":{"type":"string"}},
 		"required":["e","u","dt","d","uri","ip","ip6","email","id","phone"]}`
-	got := tooltest.MustRun(t, Tools(), "data_from_schema", `{"schema":`+sc+`,"count":30,"seed":5}`).(map[string]any)
+	got := tooltest.MustRunObject(t, Tools(), "data_from_schema", `{"schema":`+sc+`,"count":30,"seed":5}`)
 	for _, v := range got["values"].([]any) {
 		o := v.(map[string]any)
 		check(t, "email", "en_US", o["e"])
@@ -594,15 +562,15 @@ func TestDataFromSchemaExamples(t *testing.T) {
 		{`{"schema":{"type":"object","properties":{"n":{"type":"integer","minimum":3,"maximum":3}},"required":["n"]}}`,
 			`{"count":1,"seed":"any","valid":true,"values":[{"n":3}],"warnings":[]}`},
 	} {
-		got := tooltest.MustRun(t, Tools(), "data_from_schema", tc.args).(map[string]any)
+		got := tooltest.MustRunObject(t, Tools(), "data_from_schema", tc.args)
 		if strings.Contains(tc.want, `"seed":"any"`) {
 			if _, ok := got["seed"].(float64); !ok {
 				t.Errorf("data_from_schema(%s): no seed in %v", tc.args, got)
 			}
 			got["seed"] = "any"
 		}
-		if !sameJSON(t, got, tc.want) {
-			t.Errorf("data_from_schema(%s)\n got %s\nwant %s", tc.args, mustJSON(got), tc.want)
+		if !tooltest.SameJSON(t, got, tc.want) {
+			t.Errorf("data_from_schema(%s)\n got %s\nwant %s", tc.args, tooltest.Marshal(got), tc.want)
 		}
 	}
 	a := tooltest.MustRun(t, Tools(), "data_from_schema", `{"schema":{"type":"array","items":{"type":"number"}},"count":10,"seed":77}`)
@@ -626,8 +594,8 @@ func TestDataFromSchemaWarnings(t *testing.T) {
 		{`false`, false, "false"},
 	} {
 		args := fmt.Sprintf(`{"schema":{"properties":{"v":%s},"required":["v"]},"count":3,"seed":1}`, tc.schema)
-		got := tooltest.MustRun(t, Tools(), "data_from_schema", args).(map[string]any)
-		warnings := mustJSON(got["warnings"])
+		got := tooltest.MustRunObject(t, Tools(), "data_from_schema", args)
+		warnings := tooltest.Marshal(got["warnings"])
 		if got["valid"] != tc.valid || !strings.Contains(warnings, tc.mention) || !strings.Contains(warnings, "$.v") {
 			t.Errorf("%s: valid %v, warnings %s; want valid %v and a warning about %s at $.v", tc.schema, got["valid"], warnings, tc.valid, tc.mention)
 		}
@@ -651,10 +619,7 @@ func TestDataFromSchemaBadInput(t *testing.T) {
 		{`{"schema":{"type":"string"},"seed":"x"}`, `"seed"`},
 		{`{"schema":{"type":"string","minLength":100000},"count":1000}`, `"count"`},
 	} {
-		err := tooltest.MustFail(t, Tools(), "data_from_schema", tc.args, tool.CodeInvalidArgs)
-		if !strings.Contains(err.Message, tc.mention) {
-			t.Errorf("data_from_schema(%s) error %q does not mention %s", tc.args, err.Message, tc.mention)
-		}
+		tooltest.MustFailWith(t, Tools(), "data_from_schema", tc.args, tool.CodeInvalidArgs, tc.mention)
 	}
 }
 
@@ -695,7 +660,7 @@ func TestGeneratorFirstTry(t *testing.T) {
 			g.steps = 0
 			v := g.gen(&s, "", "$", 0)
 			if _, err := validate(rs, v); err != nil {
-				t.Errorf("schema %s: instance %d = %s: %v", sc, i, mustJSON(v), err)
+				t.Errorf("schema %s: instance %d = %s: %v", sc, i, tooltest.Marshal(v), err)
 				break
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -80,19 +81,13 @@ func dataFromSchema() tool.Tool {
 			if in.Seed != nil && (*in.Seed < 0 || *in.Seed > maxSeed) {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"seed\": expected 0 to %d, got %d", int64(maxSeed), *in.Seed)
 			}
-			var s jsonschema.Schema
-			if err := json.Unmarshal(in.Schema, &s); err != nil {
-				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"schema\": not a JSON Schema object: %v", err)
-			}
-			if bad := unknownType(&s); bad != "" {
-				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"schema\": unknown type %q; expected string, number, integer, boolean, object, array or null", bad)
-			}
-			resolved, err := s.Resolve(nil)
+			resolved, err := schema.Compile(in.Schema)
 			if err != nil {
-				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"schema\": not a usable JSON Schema (only local $refs are supported): %v", err)
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"schema\": not a valid JSON Schema: %v", err)
 			}
+			root := resolved.Schema()
 			r, seed := newRand(in.Seed)
-			g := &schemaGen{r: r, root: &s, regexps: map[string]*regexp.Regexp{}, warnings: []string{}}
+			g := &schemaGen{r: r, root: root, regexps: map[string]*regexp.Regexp{}, warnings: []string{}}
 			values := make([]any, in.Count)
 			invalid, size := 0, 0
 			for i := range values {
@@ -103,7 +98,7 @@ func dataFromSchema() tool.Tool {
 				var n int
 				for range attempts {
 					g.steps = 0
-					values[i] = g.gen(&s, "", "$", 0)
+					values[i] = g.gen(root, "", "$", 0)
 					if n, lastErr = validate(resolved, values[i]); lastErr == nil {
 						break
 					}
@@ -126,24 +121,6 @@ func dataFromSchema() tool.Tool {
 	}
 }
 
-// unknownType returns a type named in s or its subschemas that JSON Schema
-// does not have, or "".
-func unknownType(s *jsonschema.Schema) string {
-	bad := ""
-	walk(s, func(s *jsonschema.Schema) bool {
-		for _, t := range types(s) {
-			switch t {
-			case "string", "number", "integer", "boolean", "object", "array", "null":
-			default:
-				bad = t
-				return false
-			}
-		}
-		return true
-	})
-	return bad
-}
-
 // validate checks v as a client would see it: after a trip through JSON.
 // It returns the size of v in JSON as well.
 func validate(rs *jsonschema.Resolved, v any) (int, error) {
@@ -151,8 +128,8 @@ func validate(rs *jsonschema.Resolved, v any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var back any
-	if err := json.Unmarshal(b, &back); err != nil {
+	back, err := schema.Instance(b)
+	if err != nil {
 		return len(b), err
 	}
 	return len(b), rs.Validate(back)
@@ -714,7 +691,7 @@ func (g *schemaGen) number(s *jsonschema.Schema, integer bool, path string) any 
 	}
 	for range stringAttempts {
 		v := lerp(lo, hi, g.r.Float64())
-		if r := math.Round(v*100) / 100; inside(r) {
+		if r := stats.Round(v, 2); inside(r) {
 			return r
 		}
 		if inside(v) {
@@ -737,30 +714,40 @@ func decimals(f float64) int {
 	return 0
 }
 
+// roundTo rounds v to dec decimals, or returns it as it is where rounding
+// overflows.
 func roundTo(v float64, dec int) float64 {
-	p := math.Pow(10, float64(dec))
-	if r := math.Round(v*p) / p; !math.IsInf(r, 0) && !math.IsNaN(r) {
+	if r := stats.Round(v, dec); !math.IsInf(r, 0) && !math.IsNaN(r) {
 		return r
 	}
 	return v
 }
 
-func (g *schemaGen) array(s *jsonschema.Schema, path string, depth int) []any {
-	lo, hi := 0, -1
-	if s.MinItems != nil {
-		lo = *s.MinItems
+// bounds reads a size range, such as minItems and maxItems, into lo and hi
+// (-1 for no maximum). A minimum above most, the most units generated, is
+// lowered to it, and a maximum below the minimum raised to it, each with a
+// warning.
+func (g *schemaGen) bounds(path, minName string, minV *int, maxName string, maxV *int, unit string, most int) (lo, hi int) {
+	lo, hi = 0, -1
+	if minV != nil {
+		lo = *minV
 	}
-	if s.MaxItems != nil {
-		hi = *s.MaxItems
+	if maxV != nil {
+		hi = *maxV
 	}
-	if lo > maxElems {
-		g.warn("%s: minItems %d is more than the %d items generated at most", path, lo, maxElems)
-		lo = maxElems
+	if lo > most {
+		g.warn("%s: %s %d is more than the %d %s generated at most", path, minName, lo, most, unit)
+		lo = most
 	}
 	if hi >= 0 && lo > hi {
-		g.warn("%s: minItems is greater than maxItems", path)
+		g.warn("%s: %s is greater than %s", path, minName, maxName)
 		hi = lo
 	}
+	return lo, hi
+}
+
+func (g *schemaGen) array(s *jsonschema.Schema, path string, depth int) []any {
+	lo, hi := g.bounds(path, "minItems", s.MinItems, "maxItems", s.MaxItems, "items", maxElems)
 	// Arrays are kept short: 1 to 3 items unless minItems asks for more.
 	if hi < 0 || hi > max(lo, 1)+2 {
 		hi = max(lo, 1) + 2
@@ -1003,21 +990,7 @@ func hintFor(name string) string {
 // str returns a string within the length limits that matches the pattern and
 // format, when the schema has them.
 func (g *schemaGen) str(s *jsonschema.Schema, name, path string) string {
-	lo, hi := 0, -1
-	if s.MinLength != nil {
-		lo = *s.MinLength
-	}
-	if s.MaxLength != nil {
-		hi = *s.MaxLength
-	}
-	if lo > maxString {
-		g.warn("%s: minLength %d is more than the %d characters generated at most", path, lo, maxString)
-		lo = maxString
-	}
-	if hi >= 0 && lo > hi {
-		g.warn("%s: minLength is greater than maxLength", path)
-		hi = lo
-	}
+	lo, hi := g.bounds(path, "minLength", s.MinLength, "maxLength", s.MaxLength, "characters", maxString)
 	var re *regexp.Regexp
 	if s.Pattern != "" {
 		re = g.regexp(s.Pattern)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -249,7 +250,7 @@ func integer(r *rand.Rand, lo, hi float64) int64 {
 // allows it.
 func float(r *rand.Rand, lo, hi float64) float64 {
 	v := lo + r.Float64()*(hi-lo)
-	if rv := math.Round(v*100) / 100; rv >= lo && rv <= hi {
+	if rv := stats.Round(v, 2); rv >= lo && rv <= hi {
 		return rv
 	}
 	return v

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -123,29 +124,26 @@ func analyseFailures(results []testResult, groupBy string, shots, stacks bool) *
 		res.Report = res.markdown()
 		return res
 	}
-	res.Groups = []failureGroup{}
-	index := map[string]int{}
-	for _, r := range failed {
-		key := r.suiteName()
+	key := func(r *testResult) string {
 		if groupBy == "error" {
-			key = normalizeError(r.Error)
+			return normalizeError(r.Error)
 		}
-		k, ok := index[key]
-		if !ok {
-			k = len(res.Groups)
-			index[key] = k
-			res.Groups = append(res.Groups, failureGroup{Key: key, FirstError: r.Error, Tests: []failureTest{}})
+		return suiteName(r.Suite)
+	}
+	res.Groups = []failureGroup{}
+	for _, grp := range stats.GroupBy(failed, key) {
+		g := failureGroup{Key: grp.Key, Count: len(grp.Items), FirstError: grp.Items[0].Error, Tests: []failureTest{}}
+		for _, r := range grp.Items {
+			if stacks && g.Stack == "" {
+				g.Stack = r.Stack
+			}
+			t := entry(r)
+			if groupBy == "suite" {
+				t.Error = firstLine(r.Error)
+			}
+			g.Tests = append(g.Tests, t)
 		}
-		g := &res.Groups[k]
-		g.Count++
-		if stacks && g.Stack == "" {
-			g.Stack = r.Stack
-		}
-		t := entry(r)
-		if groupBy == "suite" {
-			t.Error = firstLine(r.Error)
-		}
-		g.Tests = append(g.Tests, t)
+		res.Groups = append(res.Groups, g)
 	}
 	slices.SortStableFunc(res.Groups, func(a, b failureGroup) int { return b.Count - a.Count })
 	res.Report = res.markdown()
@@ -192,11 +190,7 @@ func (res *failuresResult) markdown() string {
 	if res.GroupBy == "none" {
 		fmt.Fprintf(&b, "%d of %s failed.\n", res.Failed, plural(res.Total, "test", "tests"))
 		for i, t := range res.Failures {
-			fmt.Fprintf(&b, "\n## %d. %s", i+1, mdCode(t.Name))
-			if t.Suite != "" {
-				b.WriteString(" (" + mdCell(t.Suite) + ")")
-			}
-			b.WriteString("\n\n")
+			fmt.Fprintf(&b, "\n## %d. %s\n\n", i+1, mdTest(t.Name, t.Suite))
 			writeTestDetails(&b, t)
 			writeError(&b, t.Error)
 			writeStack(&b, t.Stack)
@@ -212,10 +206,11 @@ func (res *failuresResult) markdown() string {
 		fmt.Fprintf(&b, "\n## %d. %s (%s)\n\n", i+1, title, plural(g.Count, "test", "tests"))
 		writeError(&b, g.FirstError)
 		for _, t := range g.Tests {
-			b.WriteString("- " + mdCode(t.Name))
-			if t.Suite != "" && res.GroupBy != "suite" {
-				b.WriteString(" (" + mdCell(t.Suite) + ")")
+			suite := t.Suite
+			if res.GroupBy == "suite" {
+				suite = "" // the heading names it
 			}
+			b.WriteString("- " + mdTest(t.Name, suite))
 			if t.File != "" {
 				b.WriteString(" in " + mdCode(t.File))
 			}

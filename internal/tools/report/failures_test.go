@@ -10,7 +10,7 @@ import (
 func TestReportFailuresByError(t *testing.T) {
 	t.Parallel()
 	got := tooltest.MustRun(t, Tools(), "report_failures", `{"results":`+sample+`}`)
-	wantJSON(t, "report_failures", got, `{
+	tooltest.WantJSON(t, "report_failures", got, `{
 		"total": 7, "failed": 2, "groupBy": "error",
 		"groups": [{
 			"key": "Expected status <n>, got <n>", "count": 2,
@@ -30,7 +30,7 @@ func TestReportFailuresByError(t *testing.T) {
 func TestReportFailuresNone(t *testing.T) {
 	t.Parallel()
 	got := tooltest.MustRun(t, Tools(), "report_failures", `{"results":`+sample+`,"groupBy":"none"}`)
-	wantJSON(t, "report_failures", got, `{
+	tooltest.WantJSON(t, "report_failures", got, `{
 		"total": 7, "failed": 2, "groupBy": "none",
 		"failures": [
 			{"name": "login bad password", "suite": "auth", "file": "login.spec.ts", "durationMs": 340,
@@ -47,9 +47,9 @@ func TestReportFailuresNone(t *testing.T) {
 
 func TestReportFailuresBySuite(t *testing.T) {
 	t.Parallel()
-	got := obj(t, tooltest.MustRun(t, Tools(), "report_failures", `{"results":`+sample+`,"groupBy":"suite","includeScreenshots":false,"includeStack":false}`))
+	got := tooltest.Object(t, tooltest.MustRun(t, Tools(), "report_failures", `{"results":`+sample+`,"groupBy":"suite","includeScreenshots":false,"includeStack":false}`))
 	delete(got, "report")
-	wantJSON(t, "report_failures by suite", got, `{
+	tooltest.WantJSON(t, "report_failures by suite", got, `{
 		"total": 7, "failed": 2, "groupBy": "suite",
 		"groups": [
 			{"key": "auth", "count": 1, "firstError": "Expected status 401, got 500",
@@ -72,7 +72,7 @@ func TestReportFailuresGrouping(t *testing.T) {
 		{"name":"t7","status":"failed","error":"   "},
 		{"name":"t8","status":"failed","error":"Element 123e4567-e89b-12d3-a456-426614174000 detached"}
 	]`
-	got := obj(t, tooltest.MustRun(t, Tools(), "report_failures", `{"results":`+results+`}`))
+	got := tooltest.Object(t, tooltest.MustRun(t, Tools(), "report_failures", `{"results":`+results+`}`))
 	type g struct {
 		key   string
 		tests string
@@ -117,10 +117,10 @@ func TestReportFailuresEdgeCases(t *testing.T) {
 		{"empty results", `{"results":[]}`, `{"total":0,"failed":0,"groupBy":"error","groups":[],"report":"# Failure report\n\nNo failed tests (0 results).\n"}`},
 		{"all skipped", `{"results":[{"name":"a","status":"skipped"}],"groupBy":"none"}`, `{"total":1,"failed":0,"groupBy":"none","failures":[],"report":"# Failure report\n\nNo failed tests (1 result).\n"}`},
 	} {
-		wantJSON(t, tc.name, tooltest.MustRun(t, Tools(), "report_failures", tc.args), tc.want)
+		tooltest.WantJSON(t, tc.name, tooltest.MustRun(t, Tools(), "report_failures", tc.args), tc.want)
 	}
 	// An error containing a code fence gets a longer fence.
-	got := obj(t, tooltest.MustRun(t, Tools(), "report_failures", "{\"results\":[{\"name\":\"md\",\"status\":\"failed\",\"error\":\"bad:\\n```\\ncode\\n```\"}]}"))
+	got := tooltest.Object(t, tooltest.MustRun(t, Tools(), "report_failures", "{\"results\":[{\"name\":\"md\",\"status\":\"failed\",\"error\":\"bad:\\n```\\ncode\\n```\"}]}"))
 	if r := got["report"].(string); !strings.Contains(r, "````\nbad:\n```\ncode\n```\n````") {
 		t.Errorf("fence not lengthened:\n%s", r)
 	}

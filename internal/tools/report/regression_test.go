@@ -14,7 +14,7 @@ func TestPerformanceRegressionWorkedExample(t *testing.T) {
 		            {"name": "size", "value": 10}, {"name": "ttfb", "value": 200}],
 		"thresholds": {"default": 10, "perMetric": {"cls": 2, "nope": 5}}
 	}`)
-	wantJSON(t, "performance_regression", got, `{
+	tooltest.WantJSON(t, "performance_regression", got, `{
 		"lowerIsBetter": true,
 		"metrics": [
 			{"name": "lcp", "baseline": 2000, "current": 2300, "change": 300, "changePercent": 15, "thresholdPercent": 10, "verdict": "regression"},
@@ -50,7 +50,7 @@ func TestPerformanceRegressionVerdicts(t *testing.T) {
 		{"per-metric threshold", `{"baseline":{"m":100},"current":{"m":140},"thresholds":{"perMetric":{"m":50}}}`, "unchanged", 40.0},
 		{"array shapes", `{"baseline":[{"name":"m","value":200}],"current":[{"name":"m","value":150}]}`, "improvement", -25.0},
 	} {
-		got := obj(t, tooltest.MustRun(t, Tools(), "performance_regression", tc.args))
+		got := tooltest.Object(t, tooltest.MustRun(t, Tools(), "performance_regression", tc.args))
 		metrics := got["metrics"].([]any)
 		if len(metrics) != 1 {
 			t.Errorf("%s: %d metrics, want 1", tc.name, len(metrics))
@@ -82,7 +82,7 @@ func TestPerformanceRegressionEdgeCases(t *testing.T) {
 				"overall":{"regressed":false,"compared":0,"regressions":[],"improvements":[]},"warnings":[]}`,
 		},
 	} {
-		wantJSON(t, tc.name, tooltest.MustRun(t, Tools(), "performance_regression", tc.args), tc.want)
+		tooltest.WantJSON(t, tc.name, tooltest.MustRun(t, Tools(), "performance_regression", tc.args), tc.want)
 	}
 }
 

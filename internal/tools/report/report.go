@@ -7,10 +7,10 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -49,12 +49,13 @@ type testResult struct {
 	Retries    int      `json:"retries"`
 }
 
-// suiteName is the suite a result is counted under.
-func (r *testResult) suiteName() string {
-	if r.Suite == "" {
+// suiteName is the suite a result whose suite field is suite is counted
+// under: noSuite when it names none.
+func suiteName(suite string) string {
+	if suite == "" {
 		return noSuite
 	}
-	return r.Suite
+	return suite
 }
 
 // resultsProp is the shared `results` argument.
@@ -95,51 +96,9 @@ func checkResults(results []testResult) error {
 	return nil
 }
 
-// percentile returns the p-th percentile (0 <= p <= 100) of sorted, an
-// ascending slice, by linear interpolation between the closest ranks: with
-// n values the percentile sits at rank h = (n-1)·p/100 (0-based) and is
-// sorted[⌊h⌋] + (h-⌊h⌋)·(sorted[⌊h⌋+1]-sorted[⌊h⌋]). This is the default of
-// numpy, R (type 7) and Excel's PERCENTILE.INC; the 50th percentile is the
-// usual median. It returns 0 for an empty slice.
-func percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	h := float64(n-1) * p / 100
-	lo := int(math.Floor(h))
-	if lo >= n-1 {
-		return sorted[n-1]
-	}
-	if lo < 0 {
-		return sorted[0]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
-}
-
-// percentileMethod describes percentile for results.
-const percentileMethod = "linear interpolation between closest ranks (numpy default, Excel PERCENTILE.INC)"
-
-// sortedCopy returns the values in ascending order.
-func sortedCopy(v []float64) []float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s
-}
-
-// round rounds x to the given number of decimals.
-func round(x float64, decimals int) float64 {
-	p := math.Pow(10, float64(decimals))
-	r := math.Round(x*p) / p
-	if r == 0 {
-		return 0 // no -0 in results
-	}
-	return r
-}
-
 // round2 rounds to two decimals, the precision of milliseconds and
 // percentages in results.
-func round2(x float64) float64 { return round(x, 2) }
+func round2(x float64) float64 { return stats.Round(x, 2) }
 
 // formatMs formats milliseconds for a human: 850ms, 1.25s, 2m 3.4s.
 func formatMs(ms float64) string {
@@ -190,6 +149,15 @@ func mdCode(s string) string {
 		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
+}
+
+// mdTest names a test for Markdown: its name as code, and its suite, if
+// any, in parentheses.
+func mdTest(name, suite string) string {
+	if suite == "" {
+		return mdCode(name)
+	}
+	return mdCode(name) + " (" + mdCell(suite) + ")"
 }
 
 // mdBlock is s as a fenced code block, with a fence longer than any run of

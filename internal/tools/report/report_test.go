@@ -1,12 +1,7 @@
 package report
 
 import (
-	"encoding/json"
-	"reflect"
-	"strings"
 	"testing"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
@@ -25,31 +20,6 @@ const sample = `[
 	{"name":"search","status":"passed","duration":300}
 ]`
 
-// wantJSON fails the test unless got (generic JSON from tooltest) equals
-// the JSON document want.
-func wantJSON(t *testing.T, label string, got any, want string) {
-	t.Helper()
-	var w any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("%s: bad want JSON: %v", label, err)
-	}
-	if !reflect.DeepEqual(got, w) {
-		g, _ := json.MarshalIndent(got, "", "  ")
-		wi, _ := json.MarshalIndent(w, "", "  ")
-		t.Errorf("%s:\n got %s\nwant %s", label, g, wi)
-	}
-}
-
-// obj returns a JSON object result as a map.
-func obj(t *testing.T, v any) map[string]any {
-	t.Helper()
-	m, ok := v.(map[string]any)
-	if !ok {
-		t.Fatalf("result is %T, not an object", v)
-	}
-	return m
-}
-
 // badInput runs each case and checks for INVALID_ARGS mentioning every
 // string given.
 func badInput(t *testing.T, name string, cases []struct {
@@ -58,12 +28,7 @@ func badInput(t *testing.T, name string, cases []struct {
 }) {
 	t.Helper()
 	for _, tc := range cases {
-		err := tooltest.MustFail(t, Tools(), name, tc.args, tool.CodeInvalidArgs)
-		for _, m := range tc.mentions {
-			if !strings.Contains(err.Message, m) {
-				t.Errorf("%s(%s) error %q does not mention %s", name, tc.args, err.Message, m)
-			}
-		}
+		tooltest.MustFailWith(t, Tools(), name, tc.args, tool.CodeInvalidArgs, tc.mentions...)
 	}
 }
 
@@ -85,62 +50,13 @@ var resultsBadInput = []struct {
 
 func TestDefinitions(t *testing.T) {
 	t.Parallel()
-	groups := map[string]string{
-		"report_summary": Group, "report_failures": Group, "report_timing": Group, "performance_regression": PerformanceGroup,
-	}
-	tools := Tools()
-	if len(tools) != len(groups) {
-		t.Fatalf("%d tools, want %d", len(tools), len(groups))
-	}
-	for _, tl := range tools {
-		if err := tl.Validate(); err != nil {
-			t.Error(err)
+	group := func(name string) string {
+		if name == "performance_regression" {
+			return PerformanceGroup
 		}
-		if groups[tl.Name] != tl.Group || tl.Category != tool.CategoryUtility || !tl.RequiresWorker {
-			t.Errorf("%s: group %q, category %q, requiresWorker %v", tl.Name, tl.Group, tl.Category, tl.RequiresWorker)
-		}
-		checkDescribed(t, tl.Name, tl.Input)
-		if _, err := json.Marshal(tl.Input); err != nil {
-			t.Errorf("%s: input schema does not marshal: %v", tl.Name, err)
-		}
+		return Group
 	}
-}
-
-// checkDescribed fails for any nested property without a description.
-func checkDescribed(t *testing.T, path string, s *jsonschema.Schema) {
-	t.Helper()
-	if s == nil {
-		return
-	}
-	for name, p := range s.Properties {
-		if p.Description == "" {
-			t.Errorf("%s.%s has no description", path, name)
-		}
-		checkDescribed(t, path+"."+name, p)
-	}
-	checkDescribed(t, path+"[]", s.Items)
-}
-
-func TestPercentile(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		values []float64
-		p      float64
-		want   float64
-	}{
-		{nil, 50, 0},
-		{[]float64{7}, 99, 7},
-		{[]float64{1, 2, 3, 4}, 50, 2.5},
-		{[]float64{1, 2, 3, 4}, 0, 1},
-		{[]float64{1, 2, 3, 4}, 100, 4},
-		{[]float64{15, 20, 35, 40, 50}, 40, 29},
-		{[]float64{80, 120, 300, 340, 560}, 90, 472},
-		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 95, 9.55},
-	} {
-		if got := round(percentile(tc.values, tc.p), 9); got != tc.want {
-			t.Errorf("percentile(%v, %v) = %v, want %v", tc.values, tc.p, got, tc.want)
-		}
-	}
+	tooltest.CheckFamily(t, Tools(), group, "report_summary", "report_failures", "report_timing", "performance_regression")
 }
 
 func TestFormatMs(t *testing.T) {

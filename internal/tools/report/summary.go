@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -135,23 +136,13 @@ func reportSummary() tool.Tool {
 // summarize computes the numbers of a summary.
 func summarize(results []testResult, title string) *summaryResult {
 	s := &summaryResult{Title: title, Suites: []suiteSummary{}, FailedTests: []namedTest{}, FlakyTests: []namedTest{}}
-	suiteIdx := map[string]int{}
 	var measuredMs float64
 	for i := range results {
 		r := &results[i]
 		s.add(r.Status)
-		name := r.suiteName()
-		k, ok := suiteIdx[name]
-		if !ok {
-			k = len(s.Suites)
-			suiteIdx[name] = k
-			s.Suites = append(s.Suites, suiteSummary{Name: name})
-		}
-		s.Suites[k].add(r.Status)
 		if r.Duration != nil {
 			s.Duration.Measured++
 			measuredMs += *r.Duration
-			s.Suites[k].DurationMs += *r.Duration
 		}
 		switch {
 		case r.Status == statusFailed:
@@ -160,9 +151,17 @@ func summarize(results []testResult, title string) *summaryResult {
 			s.FlakyTests = append(s.FlakyTests, namedTest{Name: r.Name, Suite: r.Suite, Retries: r.Retries})
 		}
 	}
-	for k := range s.Suites {
-		s.Suites[k].PassRate = s.Suites[k].passRate()
-		s.Suites[k].DurationMs = round2(s.Suites[k].DurationMs)
+	for _, g := range stats.GroupBy(results, func(r testResult) string { return suiteName(r.Suite) }) {
+		su := suiteSummary{Name: g.Key}
+		for _, r := range g.Items {
+			su.add(r.Status)
+			if r.Duration != nil {
+				su.DurationMs += *r.Duration
+			}
+		}
+		su.PassRate = su.passRate()
+		su.DurationMs = round2(su.DurationMs)
+		s.Suites = append(s.Suites, su)
 	}
 	s.PassRate = s.passRate()
 	s.Duration.TotalMs = round2(measuredMs)
@@ -226,10 +225,7 @@ func (s *summaryResult) markdown() string {
 	if len(s.FailedTests) > 0 {
 		b.WriteString("\n## Failed tests\n\n")
 		for _, t := range s.FailedTests {
-			b.WriteString("- " + mdCode(t.Name))
-			if t.Suite != "" {
-				b.WriteString(" (" + mdCell(t.Suite) + ")")
-			}
+			b.WriteString("- " + mdTest(t.Name, t.Suite))
 			if t.Error != "" {
 				b.WriteString(": " + mdCode(t.Error))
 			}
@@ -239,10 +235,7 @@ func (s *summaryResult) markdown() string {
 	if len(s.FlakyTests) > 0 {
 		b.WriteString("\n## Flaky tests (passed after retries)\n\n")
 		for _, t := range s.FlakyTests {
-			b.WriteString("- " + mdCode(t.Name))
-			if t.Suite != "" {
-				b.WriteString(" (" + mdCell(t.Suite) + ")")
-			}
+			b.WriteString("- " + mdTest(t.Name, t.Suite))
 			fmt.Fprintf(&b, ": %s\n", plural(t.Retries, "retry", "retries"))
 		}
 	}
@@ -274,10 +267,7 @@ func (s *summaryResult) text() string {
 	if len(s.FailedTests) > 0 {
 		b.WriteString("\nFailed tests:\n")
 		for _, t := range s.FailedTests {
-			b.WriteString("  - " + t.Name)
-			if t.Suite != "" {
-				b.WriteString(" [" + t.Suite + "]")
-			}
+			b.WriteString("  - " + textTest(t.Name, t.Suite))
 			if t.Error != "" {
 				b.WriteString(": " + t.Error)
 			}
@@ -287,10 +277,7 @@ func (s *summaryResult) text() string {
 	if len(s.FlakyTests) > 0 {
 		b.WriteString("\nFlaky tests (passed after retries):\n")
 		for _, t := range s.FlakyTests {
-			b.WriteString("  - " + t.Name)
-			if t.Suite != "" {
-				b.WriteString(" [" + t.Suite + "]")
-			}
+			b.WriteString("  - " + textTest(t.Name, t.Suite))
 			fmt.Fprintf(&b, ": %s\n", plural(t.Retries, "retry", "retries"))
 		}
 	}
@@ -303,4 +290,13 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// textTest names a test for a plain-text list: its name, and its suite, if
+// any, in brackets.
+func textTest(name, suite string) string {
+	if suite == "" {
+		return name
+	}
+	return name + " [" + suite + "]"
 }

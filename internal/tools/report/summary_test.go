@@ -9,7 +9,7 @@ import (
 func TestReportSummaryJSON(t *testing.T) {
 	t.Parallel()
 	got := tooltest.MustRun(t, Tools(), "report_summary", `{"results":`+sample+`}`)
-	wantJSON(t, "report_summary", got, `{
+	tooltest.WantJSON(t, "report_summary", got, `{
 		"title": "Test Summary", "status": "failed", "format": "json",
 		"total": 7, "passed": 3, "failed": 2, "skipped": 1, "pending": 1,
 		"passRate": 60,
@@ -29,7 +29,7 @@ func TestReportSummaryJSON(t *testing.T) {
 
 func TestReportSummaryMarkdown(t *testing.T) {
 	t.Parallel()
-	got := obj(t, tooltest.MustRun(t, Tools(), "report_summary", `{"results":`+sample+`,"format":"markdown","title":"Nightly run"}`))
+	got := tooltest.Object(t, tooltest.MustRun(t, Tools(), "report_summary", `{"results":`+sample+`,"format":"markdown","title":"Nightly run"}`))
 	want := "# Nightly run\n\n" +
 		"**Status: FAILED** (7 tests, pass rate 60%, duration 1.4s)\n\n" +
 		"| Total | Passed | Failed | Skipped | Pending | Pass rate | Duration |\n" +
@@ -56,7 +56,7 @@ func TestReportSummaryMarkdown(t *testing.T) {
 
 func TestReportSummaryText(t *testing.T) {
 	t.Parallel()
-	got := obj(t, tooltest.MustRun(t, Tools(), "report_summary", `{"results":`+sample+`,"format":"text"}`))
+	got := tooltest.Object(t, tooltest.MustRun(t, Tools(), "report_summary", `{"results":`+sample+`,"format":"text"}`))
 	want := "Test Summary\n============\n" +
 		"Status: FAILED\n" +
 		"Tests: 7 total, 3 passed, 2 failed, 1 skipped, 1 pending\n" +
@@ -113,7 +113,7 @@ func TestReportSummaryEdgeCases(t *testing.T) {
 				"failedTests":[{"name":"a"}],"flakyTests":[]}`,
 		},
 	} {
-		wantJSON(t, tc.name, tooltest.MustRun(t, Tools(), "report_summary", tc.args), tc.want)
+		tooltest.WantJSON(t, tc.name, tooltest.MustRun(t, Tools(), "report_summary", tc.args), tc.want)
 	}
 }
 

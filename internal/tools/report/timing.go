@@ -3,10 +3,10 @@ package report
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -108,27 +108,19 @@ func reportTiming() tool.Tool {
 
 // timing builds the report_timing result.
 func timing(results []testResult, showSlowest int, threshold *float64) *timingResult {
-	res := &timingResult{PercentileMethod: percentileMethod, Slowest: []timedTest{}, Suites: []suiteTiming{}}
+	res := &timingResult{PercentileMethod: stats.Method, Slowest: []timedTest{}, Suites: []suiteTiming{}}
 	var timed []timedTest
-	var suiteOrder []string
-	bySuite := map[string][]timedTest{}
 	for i := range results {
 		r := &results[i]
 		if r.Duration == nil || (r.Status != statusPassed && r.Status != statusFailed) {
 			res.Excluded++
 			continue
 		}
-		t := timedTest{Name: r.Name, Suite: r.Suite, Status: r.Status, DurationMs: *r.Duration}
-		timed = append(timed, t)
-		name := r.suiteName()
-		if _, ok := bySuite[name]; !ok {
-			suiteOrder = append(suiteOrder, name)
-		}
-		bySuite[name] = append(bySuite[name], t)
+		timed = append(timed, timedTest{Name: r.Name, Suite: r.Suite, Status: r.Status, DurationMs: *r.Duration})
 	}
 	res.Count = len(timed)
 	if len(timed) > 0 {
-		res.Stats = stats(timed)
+		res.Stats = timingOf(timed)
 	}
 
 	slowestFirst := func(a, b timedTest) int { return cmp.Compare(b.DurationMs, a.DurationMs) }
@@ -147,12 +139,11 @@ func timing(results []testResult, showSlowest int, threshold *float64) *timingRe
 		res.OverThreshold.Count = len(res.OverThreshold.Tests)
 	}
 
-	for _, name := range suiteOrder {
-		tests := bySuite[name]
-		st := stats(tests)
-		slowest := slices.MaxFunc(tests, func(a, b timedTest) int { return cmp.Compare(a.DurationMs, b.DurationMs) })
+	for _, g := range stats.GroupBy(timed, func(t timedTest) string { return suiteName(t.Suite) }) {
+		st := timingOf(g.Items)
+		slowest := slices.MaxFunc(g.Items, func(a, b timedTest) int { return cmp.Compare(a.DurationMs, b.DurationMs) })
 		res.Suites = append(res.Suites, suiteTiming{
-			Name: name, Count: len(tests), TotalMs: st.TotalMs, MeanMs: st.MeanMs, MedianMs: st.MedianMs,
+			Name: g.Key, Count: len(g.Items), TotalMs: st.TotalMs, MeanMs: st.MeanMs, MedianMs: st.MedianMs,
 			P95Ms: st.P95Ms, MaxMs: st.MaxMs, Slowest: slowest.Name,
 		})
 	}
@@ -160,30 +151,23 @@ func timing(results []testResult, showSlowest int, threshold *float64) *timingRe
 	return res
 }
 
-// stats computes the statistics of a non-empty set of tests.
-func stats(tests []timedTest) *timingStats {
+// timingOf computes the statistics of a non-empty set of tests.
+func timingOf(tests []timedTest) *timingStats {
 	d := make([]float64, len(tests))
-	var sum float64
 	for i, t := range tests {
 		d[i] = t.DurationMs
-		sum += t.DurationMs
 	}
-	d = sortedCopy(d)
-	mean := sum / float64(len(d))
-	var sq float64
-	for _, x := range d {
-		sq += (x - mean) * (x - mean)
-	}
+	d = stats.Sorted(d)
 	return &timingStats{
-		TotalMs:  round2(sum),
-		MeanMs:   round2(mean),
-		MedianMs: round2(percentile(d, 50)),
-		P90Ms:    round2(percentile(d, 90)),
-		P95Ms:    round2(percentile(d, 95)),
-		P99Ms:    round2(percentile(d, 99)),
+		TotalMs:  round2(stats.Sum(d)),
+		MeanMs:   round2(stats.Mean(d)),
+		MedianMs: round2(stats.Median(d)),
+		P90Ms:    round2(stats.Percentile(d, 90)),
+		P95Ms:    round2(stats.Percentile(d, 95)),
+		P99Ms:    round2(stats.Percentile(d, 99)),
 		MinMs:    round2(d[0]),
 		MaxMs:    round2(d[len(d)-1]),
-		StdDevMs: round2(math.Sqrt(sq / float64(len(d)))),
+		StdDevMs: round2(stats.StdDev(d)),
 	}
 }
 

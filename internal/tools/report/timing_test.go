@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
@@ -13,8 +14,8 @@ func TestReportTimingWorkedExample(t *testing.T) {
 	// p90: rank 0.9·4 = 3.6 → 340 + 0.6·220 = 472; p95: 3.8 → 516; p99:
 	// 3.96 → 551.2. Population std dev: √(148000/5) = 172.046…
 	got := tooltest.MustRun(t, Tools(), "report_timing", `{"results":`+sample+`,"showSlowest":2,"thresholdMs":300}`)
-	wantJSON(t, "report_timing", got, `{
-		"count": 5, "excluded": 2, "percentileMethod": "`+percentileMethod+`",
+	tooltest.WantJSON(t, "report_timing", got, `{
+		"count": 5, "excluded": 2, "percentileMethod": "`+stats.Method+`",
 		"stats": {"totalMs": 1400, "meanMs": 280, "medianMs": 300, "p90Ms": 472, "p95Ms": 516, "p99Ms": 551.2,
 		          "minMs": 80, "maxMs": 560, "stdDevMs": 172.05},
 		"slowest": [
@@ -44,7 +45,7 @@ func TestReportTimingDefaultsAndEdges(t *testing.T) {
 		results += `{"name":"t` + string(rune('a'+i-1)) + `","status":"passed","duration":` + strconv.Itoa(i) + `}`
 	}
 	results += `,{"name":"tie","status":"failed","duration":12}]`
-	got := obj(t, tooltest.MustRun(t, Tools(), "report_timing", `{"results":`+results+`}`))
+	got := tooltest.Object(t, tooltest.MustRun(t, Tools(), "report_timing", `{"results":`+results+`}`))
 	slowest := got["slowest"].([]any)
 	if len(slowest) != 10 {
 		t.Fatalf("%d slowest, want the default 10", len(slowest))
@@ -64,24 +65,24 @@ func TestReportTimingDefaultsAndEdges(t *testing.T) {
 		{
 			name: "empty results",
 			args: `{"results":[],"thresholdMs":0}`,
-			want: `{"count":0,"excluded":0,"percentileMethod":"` + percentileMethod + `","stats":null,"slowest":[],
+			want: `{"count":0,"excluded":0,"percentileMethod":"` + stats.Method + `","stats":null,"slowest":[],
 				"overThreshold":{"thresholdMs":0,"count":0,"tests":[]},"suites":[]}`,
 		},
 		{
 			name: "all skipped, even with durations",
 			args: `{"results":[{"name":"a","status":"skipped","duration":5},{"name":"b","status":"pending"}]}`,
-			want: `{"count":0,"excluded":2,"percentileMethod":"` + percentileMethod + `","stats":null,"slowest":[],"suites":[]}`,
+			want: `{"count":0,"excluded":2,"percentileMethod":"` + stats.Method + `","stats":null,"slowest":[],"suites":[]}`,
 		},
 		{
 			name: "one test, no slowest list, unicode suite",
 			args: `{"results":[{"name":"テスト","status":"passed","duration":12.346,"suite":"スイート"},{"name":"untimed","status":"passed"}],"showSlowest":0,"thresholdMs":12.346}`,
-			want: `{"count":1,"excluded":1,"percentileMethod":"` + percentileMethod + `",
+			want: `{"count":1,"excluded":1,"percentileMethod":"` + stats.Method + `",
 				"stats":{"totalMs":12.35,"meanMs":12.35,"medianMs":12.35,"p90Ms":12.35,"p95Ms":12.35,"p99Ms":12.35,"minMs":12.35,"maxMs":12.35,"stdDevMs":0},
 				"slowest":[],"overThreshold":{"thresholdMs":12.346,"count":0,"tests":[]},
 				"suites":[{"name":"スイート","count":1,"totalMs":12.35,"meanMs":12.35,"medianMs":12.35,"p95Ms":12.35,"maxMs":12.35,"slowest":"テスト"}]}`,
 		},
 	} {
-		wantJSON(t, tc.name, tooltest.MustRun(t, Tools(), "report_timing", tc.args), tc.want)
+		tooltest.WantJSON(t, tc.name, tooltest.MustRun(t, Tools(), "report_timing", tc.args), tc.want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -153,7 +154,7 @@ func coverageGaps() tool.Tool {
 					weak = append(weak, c)
 				}
 			}
-			percent := round(100*float64(len(cats)-len(gaps))/float64(len(cats)), 1)
+			percent := stats.Round(100*float64(len(cats)-len(gaps))/float64(len(cats)), 1)
 			return map[string]any{
 				"coverage": coverage, "gaps": gaps, "weak": weak, "suggestions": suggestions, "coveragePercent": percent,
 				"tests": tests, "unclassified": unclassified, "totalTests": len(in.Tests),

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -108,7 +109,7 @@ func deduplicate() tool.Tool {
 					if sim < threshold || sim == 0 {
 						continue
 					}
-					dups = append(dups, duplicate{A: in.Tests[i].Name, B: in.Tests[j].Name, Similarity: round(sim, 3), Reason: reason(fps[i], fps[j], sim)})
+					dups = append(dups, duplicate{A: in.Tests[i].Name, B: in.Tests[j].Name, Similarity: stats.Round(sim, 3), Reason: reason(fps[i], fps[j], sim)})
 					if a, b := find(i), find(j); a != b {
 						parent[max(a, b)] = min(a, b)
 					}

@@ -50,14 +50,7 @@ func flakyDetect() tool.Tool {
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.Array("testHistory", "Test results, one entry per test per CI run, in any order", schema.ObjectItems(
-					nameProp(),
-					statusProp(),
-					durationProp(),
-					timestampProp(),
-					schema.String("runId", "Identifier of the CI run (informational)"),
-					schema.Integer("retries", "How many times the test was retried within the run before its final status").Min(0),
-				)).Required().Max(maxRuns),
+				historyProp(schema.String("runId", "Identifier of the CI run (informational)")),
 				schema.Number("flakinessThreshold", "Smallest flakiness score for a test with both outcomes to be reported flaky").
 					Min(0).Max(1).Default(defaultFlakinessThreshold),
 				schema.Integer("minRuns", "Fewest passed or failed runs (skipped runs do not count) a test needs to be judged").
@@ -86,8 +79,8 @@ func flakyDetect() tool.Tool {
 			flaky := []flakyTest{}
 			failing, insufficient := []string{}, []string{}
 			stable := 0
-			for _, name := range h.names {
-				s := compute(h.runs[name])
+			for _, g := range h {
+				name, s := g.Key, compute(g.Items)
 				switch {
 				case s.passes+s.failures < minRuns:
 					insufficient = append(insufficient, name)
@@ -114,7 +107,7 @@ func flakyDetect() tool.Tool {
 				"stableTests":         stable,
 				"consistentlyFailing": failing,
 				"insufficientData":    insufficient,
-				"summary":             flakySummary(len(h.names), len(in.TestHistory), flaky, stable, failing, insufficient, minRuns),
+				"summary":             flakySummary(len(h), len(in.TestHistory), flaky, stable, failing, insufficient, minRuns),
 			}, nil
 		}),
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -75,14 +76,7 @@ func prioritize() tool.Tool {
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.Array("testHistory", "Test results, one entry per test per CI run, in any order", schema.ObjectItems(
-					nameProp(),
-					statusProp(),
-					durationProp(),
-					timestampProp(),
-					schema.Boolean("changedFilesCovered", "True when the test exercises files changed in the change under test"),
-					schema.Integer("retries", "How many times the test was retried within the run before its final status").Min(0),
-				)).Required().Max(maxRuns),
+				historyProp(schema.Boolean("changedFilesCovered", "True when the test exercises files changed in the change under test")),
 				schema.Of("weights", "Weight of each risk factor, >= 0; omitted weights keep their defaults, and at least one must be above 0",
 					schema.Object(
 						weight("failureRate", "Weight of the failure rate", defaultWeightFailureRate),
@@ -115,17 +109,17 @@ func prioritize() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			all := make([]stats, len(h.names))
+			all := make([]figures, len(h))
 			fastest := math.Inf(1)
-			for i, name := range h.names {
-				all[i] = compute(h.runs[name])
+			for i, g := range h {
+				all[i] = compute(g.Items)
 				if d := all[i].avgDuration; d != nil {
 					fastest = math.Min(fastest, *d)
 				}
 			}
-			ranked := make([]rankedTest, len(h.names))
-			for i, name := range h.names {
-				s := all[i]
+			ranked := make([]rankedTest, len(h))
+			for i, g := range h {
+				name, s := g.Key, all[i]
 				values := map[string]float64{
 					"failureRate": s.failureRate,
 					"flakiness":   s.score,
@@ -143,10 +137,10 @@ func prioritize() tool.Tool {
 				t := rankedTest{Name: name, Runs: s.runs, LastStatus: s.lastStatus, AvgDuration: s.avgDuration, Factors: map[string]factor{}}
 				for _, f := range factorNames {
 					v := values[f]
-					t.Factors[f] = factor{Value: round(v, 3), Weight: w[f], Contribution: round(v*w[f]/sum, 3)}
+					t.Factors[f] = factor{Value: stats.Round(v, 3), Weight: w[f], Contribution: stats.Round(v*w[f]/sum, 3)}
 					t.Score += v * w[f] / sum
 				}
-				t.Score = round(t.Score, 3)
+				t.Score = stats.Round(t.Score, 3)
 				ranked[i] = t
 			}
 			slices.SortStableFunc(ranked, func(a, b rankedTest) int {

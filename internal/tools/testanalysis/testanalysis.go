@@ -6,6 +6,7 @@ package testanalysis
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -46,38 +48,31 @@ type run struct {
 	hasAt bool
 }
 
-// Shared properties of a history entry.
-func nameProp() schema.Prop {
-	return schema.String("name", "Test name, unique per test (such as file > suite > title)").Min(1).Required()
+// historyProp is the testHistory argument of test_flaky_detect and
+// test_prioritize; extra is the entry property only that tool reads.
+func historyProp(extra schema.Prop) schema.Prop {
+	return schema.Array("testHistory", "Test results, one entry per test per CI run, in any order", schema.ObjectItems(
+		schema.String("name", "Test name, unique per test (such as file > suite > title)").Min(1).Required(),
+		schema.String("status", "Outcome of the run").Enum("passed", "failed", "skipped").Required(),
+		schema.Number("duration", "Run time in milliseconds").Min(0),
+		schema.String("timestamp", "When the run happened: an RFC 3339 string (2024-05-01T12:00:00Z), a date "+
+			"(2024-05-01), or Unix time as a number (seconds, or milliseconds when above 1e11). Runs are put in time "+
+			"order when every run of a test has one, otherwise they keep the order given").Types("string", "number"),
+		extra,
+		schema.Integer("retries", "How many times the test was retried within the run before its final status").Min(0),
+	)).Required().Max(maxRuns)
 }
 
-func statusProp() schema.Prop {
-	return schema.String("status", "Outcome of the run").Enum("passed", "failed", "skipped").Required()
-}
-
-func durationProp() schema.Prop {
-	return schema.Number("duration", "Run time in milliseconds").Min(0)
-}
-
-func timestampProp() schema.Prop {
-	return schema.String("timestamp", "When the run happened: an RFC 3339 string (2024-05-01T12:00:00Z), a date "+
-		"(2024-05-01), or Unix time as a number (seconds, or milliseconds when above 1e11). Runs are put in time "+
-		"order when every run of a test has one, otherwise they keep the order given").Types("string", "number")
-}
-
-// history is the runs of every test, each test's runs in time order, and the
-// test names in order of first appearance.
-type history struct {
-	names []string
-	runs  map[string][]run
-}
+// history is the runs of every test: one group a test, keyed by its name,
+// in order of first appearance, each test's runs in time order.
+type history []stats.Group[string, run]
 
 // parseHistory validates the runs and groups them by test.
-func parseHistory(field string, in []run) (*history, error) {
+func parseHistory(field string, in []run) (history, error) {
 	if len(in) > maxRuns {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: at most %d runs per call, got %d", field, maxRuns, len(in))
 	}
-	h := &history{runs: map[string][]run{}}
+	runs := make([]run, len(in))
 	for i, r := range in {
 		at := func(format string, a ...any) error {
 			return tool.Errorf(tool.CodeInvalidArgs, "argument \"%s[%d].%s", field, i, fmt.Sprintf(format, a...))
@@ -101,28 +96,15 @@ func parseHistory(field string, in []run) (*history, error) {
 			return nil, at("timestamp\": %v", err)
 		}
 		r.at, r.hasAt = t, ok
-		if _, seen := h.runs[r.Name]; !seen {
-			h.names = append(h.names, r.Name)
-		}
-		h.runs[r.Name] = append(h.runs[r.Name], r)
+		runs[i] = r
 	}
-	for name, runs := range h.runs {
-		if !slices.ContainsFunc(runs, func(r run) bool { return !r.hasAt }) {
-			slices.SortStableFunc(runs, func(a, b run) int { return cmpFloat(a.at, b.at) })
+	h := history(stats.GroupBy(runs, func(r run) string { return r.Name }))
+	for _, g := range h {
+		if !slices.ContainsFunc(g.Items, func(r run) bool { return !r.hasAt }) {
+			slices.SortStableFunc(g.Items, func(a, b run) int { return cmp.Compare(a.at, b.at) })
 		}
-		h.runs[name] = runs
 	}
 	return h, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // timeLayouts are the accepted timestamp strings.
@@ -153,8 +135,8 @@ func parseTime(raw json.RawMessage) (float64, bool, error) {
 	return 0, false, fmt.Errorf("%q is not a timestamp; expected RFC 3339 such as 2024-05-01T12:00:00Z, a date such as 2024-05-01, or Unix time", s)
 }
 
-// stats are the figures of one test's runs.
-type stats struct {
+// figures are the figures of one test's runs.
+type figures struct {
 	runs, passes, failures, skipped int
 	// retriedPasses counts runs that passed only after retries.
 	retriedPasses int
@@ -184,16 +166,14 @@ const flakinessFormula = "score = 0.6*flipRate + 0.4*balance, where failureRate 
 	"flipRate = min(1, (flips+retriedPasses)/max(1, passes+failures-1)); flips are outcome changes between " +
 	"consecutive runs in time order, retriedPasses are passes that needed retries, skipped runs are ignored"
 
-// compute returns the stats of a test's runs, in time order.
-func compute(runs []run) stats {
-	s := stats{runs: len(runs), sinceFailure: -1}
+// compute returns the figures of a test's runs, in time order.
+func compute(runs []run) figures {
+	s := figures{runs: len(runs), sinceFailure: -1}
 	prev := ""
-	var total float64
-	timed := 0
+	var durations []float64
 	for _, r := range runs {
 		if r.Duration != nil {
-			total += *r.Duration
-			timed++
+			durations = append(durations, *r.Duration)
 		}
 		if r.ChangedFilesCovered {
 			s.changed = true
@@ -222,8 +202,8 @@ func compute(runs []run) stats {
 			s.sinceFailure++
 		}
 	}
-	if timed > 0 {
-		avg := round(total/float64(timed), 3)
+	if len(durations) > 0 {
+		avg := stats.Round(stats.Mean(durations), 3)
 		s.avgDuration = &avg
 	}
 	n := s.passes + s.failures
@@ -232,13 +212,7 @@ func compute(runs []run) stats {
 		s.balance = 1 - math.Abs(2*s.failureRate-1)
 		s.flipRate = math.Min(1, float64(s.flips+s.retriedPasses)/float64(max(1, n-1)))
 	}
-	s.score = round(flipWeight*s.flipRate+balanceWeight*s.balance, 3)
-	s.failureRate = round(s.failureRate, 3)
+	s.score = stats.Round(flipWeight*s.flipRate+balanceWeight*s.balance, 3)
+	s.failureRate = stats.Round(s.failureRate, 3)
 	return s
-}
-
-// round rounds f to the given number of decimals.
-func round(f float64, decimals int) float64 {
-	p := math.Pow(10, float64(decimals))
-	return math.Round(f*p) / p
 }

@@ -1,7 +1,6 @@
 package testanalysis
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,30 +9,12 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
-// sameJSON reports whether got (decoded JSON) equals the JSON text want.
-func sameJSON(t *testing.T, got any, want string) bool {
-	t.Helper()
-	var w any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad want %s: %v", want, err)
-	}
-	return reflect.DeepEqual(got, w)
-}
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 type example struct{ name, args, want string }
 
-func runExamples(t *testing.T, tool string, examples []example) {
+func runExamples(t *testing.T, name string, examples []example) {
 	t.Helper()
 	for _, ex := range examples {
-		got := tooltest.MustRun(t, Tools(), tool, ex.args)
-		if !sameJSON(t, got, ex.want) {
-			t.Errorf("%s %s:\n got %s\nwant %s", tool, ex.name, mustJSON(got), ex.want)
-		}
+		tooltest.WantJSON(t, name+" "+ex.name, tooltest.MustRun(t, Tools(), name, ex.args), ex.want)
 	}
 }
 
@@ -42,45 +23,13 @@ type badInput struct{ args, mention string }
 func runBad(t *testing.T, name string, cases []badInput) {
 	t.Helper()
 	for _, tc := range cases {
-		err := tooltest.MustFail(t, Tools(), name, tc.args, tool.CodeInvalidArgs)
-		if !strings.Contains(err.Message, tc.mention) {
-			t.Errorf("%s(%s) error %q does not mention %s", name, tc.args, err.Message, tc.mention)
-		}
+		tooltest.MustFailWith(t, Tools(), name, tc.args, tool.CodeInvalidArgs, tc.mention)
 	}
 }
 
 func TestDefinitions(t *testing.T) {
 	t.Parallel()
-	tools := Tools()
-	want := []string{"test_flaky_detect", "test_prioritize", "test_deduplicate", "test_coverage_gaps"}
-	if len(tools) != len(want) {
-		t.Fatalf("got %d tools, want %d", len(tools), len(want))
-	}
-	for i, tl := range tools {
-		if tl.Name != want[i] {
-			t.Errorf("tool %d is %s, want %s", i, tl.Name, want[i])
-		}
-		if err := tl.Validate(); err != nil {
-			t.Errorf("%s: %v", tl.Name, err)
-		}
-		if !tl.RequiresWorker || tl.Group != Group || tl.Category != tool.CategoryUtility {
-			t.Errorf("%s: RequiresWorker=%v Group=%q Category=%q", tl.Name, tl.RequiresWorker, tl.Group, tl.Category)
-		}
-		for name, p := range tl.Input.Properties {
-			for sub, q := range p.Properties {
-				if q.Description == "" {
-					t.Errorf("%s: %s.%s has no description", tl.Name, name, sub)
-				}
-			}
-			if p.Items != nil {
-				for sub, q := range p.Items.Properties {
-					if q.Description == "" {
-						t.Errorf("%s: %s[].%s has no description", tl.Name, name, sub)
-					}
-				}
-			}
-		}
-	}
+	tooltest.CheckFamily(t, Tools(), tooltest.Group(Group), "test_flaky_detect", "test_prioritize", "test_deduplicate", "test_coverage_gaps")
 }
 
 // ciHistory is a CI history used by several tests: login alternates, cart
@@ -146,18 +95,18 @@ func TestFlakyDetectThreshold(t *testing.T) {
 	}
 	runs = append(runs, `{"name":"rare","status":"failed"}`)
 	h := "[" + strings.Join(runs, ",") + "]"
-	got := tooltest.MustRun(t, Tools(), "test_flaky_detect", `{"testHistory":`+h+`}`).(map[string]any)
+	got := tooltest.MustRunObject(t, Tools(), "test_flaky_detect", `{"testHistory":`+h+`}`)
 	if len(got["flakyTests"].([]any)) != 0 || got["stableTests"] != 1.0 {
-		t.Errorf("score 0.072 under the default threshold 0.1: %s", mustJSON(got))
+		t.Errorf("score 0.072 under the default threshold 0.1: %s", tooltest.Marshal(got))
 	}
-	got = tooltest.MustRun(t, Tools(), "test_flaky_detect", `{"testHistory":`+h+`,"flakinessThreshold":0.05}`).(map[string]any)
+	got = tooltest.MustRunObject(t, Tools(), "test_flaky_detect", `{"testHistory":`+h+`,"flakinessThreshold":0.05}`)
 	flaky := got["flakyTests"].([]any)
 	if len(flaky) != 1 || flaky[0].(map[string]any)["score"] != 0.072 || flaky[0].(map[string]any)["failureRate"] != 0.05 {
-		t.Errorf("threshold 0.05: %s", mustJSON(got))
+		t.Errorf("threshold 0.05: %s", tooltest.Marshal(got))
 	}
-	got = tooltest.MustRun(t, Tools(), "test_flaky_detect", `{"testHistory":`+h+`,"minRuns":21}`).(map[string]any)
-	if !sameJSON(t, got["insufficientData"], `["rare"]`) {
-		t.Errorf("minRuns 21: %s", mustJSON(got))
+	got = tooltest.MustRunObject(t, Tools(), "test_flaky_detect", `{"testHistory":`+h+`,"minRuns":21}`)
+	if !tooltest.SameJSON(t, got["insufficientData"], `["rare"]`) {
+		t.Errorf("minRuns 21: %s", tooltest.Marshal(got))
 	}
 }
 
@@ -166,7 +115,7 @@ func TestFlakyDetectSortedByScore(t *testing.T) {
 	h := `[{"name":"b","status":"passed"},{"name":"b","status":"passed"},{"name":"b","status":"failed"},
 		{"name":"a","status":"passed"},{"name":"a","status":"failed"},{"name":"a","status":"passed"},
 		{"name":"c","status":"failed"},{"name":"c","status":"passed"},{"name":"c","status":"failed"}]`
-	got := tooltest.MustRun(t, Tools(), "test_flaky_detect", `{"testHistory":`+h+`}`).(map[string]any)
+	got := tooltest.MustRunObject(t, Tools(), "test_flaky_detect", `{"testHistory":`+h+`}`)
 	var order []string
 	var scores []float64
 	for _, f := range got["flakyTests"].([]any) {
@@ -242,7 +191,7 @@ func TestPrioritize(t *testing.T) {
 		`{"failureRate":1,"recency":0,"flakiness":0,"duration":0,"changedFiles":0}`,
 		`{"failureRate":20,"recency":0,"flakiness":0,"duration":0,"changedFiles":0}`,
 	} {
-		got := tooltest.MustRun(t, Tools(), "test_prioritize", `{"testHistory":`+h+`,"weights":`+w+`}`).(map[string]any)
+		got := tooltest.MustRunObject(t, Tools(), "test_prioritize", `{"testHistory":`+h+`,"weights":`+w+`}`)
 		var names []string
 		var scores []float64
 		for _, r := range got["ranked"].([]any) {
@@ -253,22 +202,22 @@ func TestPrioritize(t *testing.T) {
 			t.Errorf("weights %s: %v %v", w, names, scores)
 		}
 	}
-	got := tooltest.MustRun(t, Tools(), "test_prioritize", `{"testHistory":`+h+`,"weights":{"changedFiles":10}}`).(map[string]any)
+	got := tooltest.MustRunObject(t, Tools(), "test_prioritize", `{"testHistory":`+h+`,"weights":{"changedFiles":10}}`)
 	if first := got["ranked"].([]any)[0].(map[string]any); first["name"] != "B" {
-		t.Errorf("changedFiles weight 10 should put B first: %s", mustJSON(got["ranked"]))
+		t.Errorf("changedFiles weight 10 should put B first: %s", tooltest.Marshal(got["ranked"]))
 	}
-	if !sameJSON(t, got["weights"], `{"failureRate":0.35,"recency":0.25,"flakiness":0.15,"duration":0.1,"changedFiles":10}`) {
-		t.Errorf("weights %s", mustJSON(got["weights"]))
+	if !tooltest.SameJSON(t, got["weights"], `{"failureRate":0.35,"recency":0.25,"flakiness":0.15,"duration":0.1,"changedFiles":10}`) {
+		t.Errorf("weights %s", tooltest.Marshal(got["weights"]))
 	}
 }
 
 func TestPrioritizeSingleRunUnicode(t *testing.T) {
 	t.Parallel()
-	got := tooltest.MustRun(t, Tools(), "test_prioritize", `{"testHistory":[{"name":"Überweisung 💸","status":"failed","duration":5}]}`).(map[string]any)
+	got := tooltest.MustRunObject(t, Tools(), "test_prioritize", `{"testHistory":[{"name":"Überweisung 💸","status":"failed","duration":5}]}`)
 	r := got["ranked"].([]any)[0].(map[string]any)
 	// failureRate 1, recency 1, flakiness 0 (one outcome), duration 1.
 	if r["name"] != "Überweisung 💸" || r["score"] != 0.7 || r["rank"] != 1.0 {
-		t.Errorf("single run: %s", mustJSON(r))
+		t.Errorf("single run: %s", tooltest.Marshal(r))
 	}
 }
 
@@ -409,19 +358,19 @@ func TestCoverageGaps(t *testing.T) {
 			"suggestions":["Add at least one test for offline sync."],"coveragePercent":0,
 			"tests":[{"name":"ﾃｽﾄ","categories":[]}],"unclassified":["ﾃｽﾄ"]}`},
 	})
-	empty := tooltest.MustRun(t, Tools(), "test_coverage_gaps", `{"tests":[]}`).(map[string]any)
+	empty := tooltest.MustRunObject(t, Tools(), "test_coverage_gaps", `{"tests":[]}`)
 	if len(empty["gaps"].([]any)) != len(standardCategories) || len(empty["suggestions"].([]any)) != len(standardCategories) ||
 		empty["coveragePercent"] != 0.0 || empty["totalTests"] != 0.0 {
-		t.Errorf("no tests: %s", mustJSON(empty))
+		t.Errorf("no tests: %s", tooltest.Marshal(empty))
 	}
 	// Every standard category is reachable by its keywords and its name.
 	var tests []string
 	for _, c := range standardCategories {
 		tests = append(tests, `{"name":"a `+strings.ReplaceAll(c, "_", " ")+` check"}`, `{"name":"x","category":"`+c+`"}`)
 	}
-	full := tooltest.MustRun(t, Tools(), "test_coverage_gaps", `{"tests":[`+strings.Join(tests, ",")+`]}`).(map[string]any)
+	full := tooltest.MustRunObject(t, Tools(), "test_coverage_gaps", `{"tests":[`+strings.Join(tests, ",")+`]}`)
 	if full["coveragePercent"] != 100.0 || len(full["gaps"].([]any)) != 0 || len(full["weak"].([]any)) != 0 {
-		t.Errorf("full coverage: %s", mustJSON(full))
+		t.Errorf("full coverage: %s", tooltest.Marshal(full))
 	}
 }
 
@@ -438,8 +387,8 @@ func TestCoverageGapsKeywords(t *testing.T) {
 		"p95 latency under 200ms":            "performance",
 		"smoke: home page":                   "happy_path",
 	} {
-		got := tooltest.MustRun(t, Tools(), "test_coverage_gaps", `{"tests":[{"name":"`+name+`"}]}`).(map[string]any)
-		cats := mustJSON(got["tests"].([]any)[0].(map[string]any)["categories"])
+		got := tooltest.MustRunObject(t, Tools(), "test_coverage_gaps", `{"tests":[{"name":"`+name+`"}]}`)
+		cats := tooltest.Marshal(got["tests"].([]any)[0].(map[string]any)["categories"])
 		if cats != `["`+want+`"]` {
 			t.Errorf("%q classified as %s, want [%s]", name, cats, want)
 		}

@@ -36,7 +36,7 @@ func diffArgs(expected, actual string, extra string) string {
 func TestStringDiffWorkedExample(t *testing.T) {
 	t.Parallel()
 	got := tooltest.MustRun(t, Tools(), "string_diff", diffArgs("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n", "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\n", `,"context":1`))
-	wantJSON(t, "string_diff", got, `{
+	tooltest.WantJSON(t, "string_diff", got, `{
 		"equal": false, "identical": false, "added": 2, "removed": 1,
 		"unified": "--- expected\n+++ actual\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -10 +10,2 @@\n j\n+k\n",
 		"changes": [
@@ -130,13 +130,13 @@ func TestStringDiffUnified(t *testing.T) {
 		},
 	} {
 		got := tooltest.MustRun(t, Tools(), "string_diff", diffArgs(tc.expected, tc.actual, tc.extra))
-		if u := field(t, got, "unified"); u != tc.unified {
+		if u := tooltest.Object(t, got)["unified"]; u != tc.unified {
 			t.Errorf("%s: unified =\n%s\nwant\n%s", tc.name, u, tc.unified)
 		}
-		if a, r := field(t, got, "added"), field(t, got, "removed"); a != float64(tc.added) || r != float64(tc.removed) {
+		if a, r := tooltest.Object(t, got)["added"], tooltest.Object(t, got)["removed"]; a != float64(tc.added) || r != float64(tc.removed) {
 			t.Errorf("%s: added, removed = %v, %v; want %d, %d", tc.name, a, r, tc.added, tc.removed)
 		}
-		if eq := field(t, got, "equal"); eq != false {
+		if eq := tooltest.Object(t, got)["equal"]; eq != false {
 			t.Errorf("%s: equal = %v, want false", tc.name, eq)
 		}
 	}
@@ -160,14 +160,14 @@ func TestStringDiffEqual(t *testing.T) {
 	} {
 		got := tooltest.MustRun(t, Tools(), "string_diff", diffArgs(tc.expected, tc.actual, tc.extra))
 		want := fmt.Sprintf(`{"equal":true,"identical":%t,"added":0,"removed":0,"unified":"","changes":[],"lineEndings":%s}`, tc.identical, tc.endings)
-		wantJSON(t, tc.name, got, want)
+		tooltest.WantJSON(t, tc.name, got, want)
 	}
 	// Without the ignore options the same inputs differ.
 	for _, args := range []string{
 		diffArgs("a  b\n\tc", "a b\nc  ", ""),
 		diffArgs("Hello\nWORLD", "hello\nworld", ""),
 	} {
-		if got := tooltest.MustRun(t, Tools(), "string_diff", args); field(t, got, "equal") != false {
+		if got := tooltest.MustRun(t, Tools(), "string_diff", args); tooltest.Object(t, got)["equal"] != false {
 			t.Errorf("string_diff(%s): equal = true without ignore options", args)
 		}
 	}
@@ -183,10 +183,7 @@ func TestStringDiffBadInput(t *testing.T) {
 		{`{"expected":"a","actual":"b","context":"3"}`, `"context": expected integer`},
 		{`{"expected":"a","actual":"b","ignoreCase":"yes"}`, `"ignoreCase": expected boolean`},
 	} {
-		err := tooltest.MustFail(t, Tools(), "string_diff", tc.args, tool.CodeInvalidArgs)
-		if !strings.Contains(err.Message, tc.mention) {
-			t.Errorf("string_diff(%s) error %q does not mention %s", tc.args, err.Message, tc.mention)
-		}
+		tooltest.MustFailWith(t, Tools(), "string_diff", tc.args, tool.CodeInvalidArgs, tc.mention)
 	}
 }
 
@@ -273,7 +270,7 @@ func TestStringDiffLarge(t *testing.T) {
 		changes[i] = "changed " + strconv.Itoa(i)
 	}
 	got := tooltest.MustRun(t, Tools(), "string_diff", diffArgs(numbered(5000, nil), numbered(5000, changes), ""))
-	if a, r := field(t, got, "added"), field(t, got, "removed"); a != 50.0 || r != 50.0 {
+	if a, r := tooltest.Object(t, got)["added"], tooltest.Object(t, got)["removed"]; a != 50.0 || r != 50.0 {
 		t.Errorf("added, removed = %v, %v; want 50, 50", a, r)
 	}
 	// Many repeated lines, actual a subsequence of expected: the minimal
@@ -290,12 +287,12 @@ func TestStringDiffLarge(t *testing.T) {
 		}
 	}
 	got = tooltest.MustRun(t, Tools(), "string_diff", diffArgs(exp.String(), act.String(), ""))
-	if a, r := field(t, got, "added"), field(t, got, "removed"); a != 0.0 || r != float64(deleted) {
+	if a, r := tooltest.Object(t, got)["added"], tooltest.Object(t, got)["removed"]; a != 0.0 || r != float64(deleted) {
 		t.Errorf("subsequence: added, removed = %v, %v; want 0, %d", a, r, deleted)
 	}
 	other := strings.ReplaceAll(numbered(5000, nil), "\n", "x\n")
 	got = tooltest.MustRun(t, Tools(), "string_diff", diffArgs(numbered(5000, nil), other, ""))
-	if a, r := field(t, got, "added"), field(t, got, "removed"); a != 5000.0 || r != 5000.0 {
+	if a, r := tooltest.Object(t, got)["added"], tooltest.Object(t, got)["removed"]; a != 5000.0 || r != 5000.0 {
 		t.Errorf("wholly different: added, removed = %v, %v; want 5000, 5000", a, r)
 	}
 }

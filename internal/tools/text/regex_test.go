@@ -14,7 +14,7 @@ func TestRegexTestWorkedExample(t *testing.T) {
 	t.Parallel()
 	got := tooltest.MustRun(t, Tools(), "regex_test",
 		`{"pattern":"(?<user>\\w+)@(\\w+)?","text":"héllo a@b c@ d@e","flags":"g","replace":"[$<user>|$2|$&]"}`)
-	wantJSON(t, "regex_test", got, `{
+	tooltest.WantJSON(t, "regex_test", got, `{
 		"matched": true, "matchCount": 3, "truncated": false,
 		"matches": [
 			{"match": "a@b", "index": 6, "byteIndex": 7, "groups": ["a", "b"], "namedGroups": {"user": "a"}},
@@ -52,7 +52,7 @@ func TestRegexTestMatching(t *testing.T) {
 		{"index after an emoji", `x`, "👋x", "", []m{{"x", 1}}},
 	} {
 		args, _ := json.Marshal(map[string]string{"pattern": tc.pattern, "text": tc.text, "flags": tc.flags})
-		got := tooltest.MustRun(t, Tools(), "regex_test", string(args)).(map[string]any)
+		got := tooltest.MustRunObject(t, Tools(), "regex_test", string(args))
 		if got["matched"] != (len(tc.want) > 0) || got["matchCount"] != float64(len(tc.want)) {
 			t.Errorf("%s: matched %v, matchCount %v; want %v, %d", tc.name, got["matched"], got["matchCount"], len(tc.want) > 0, len(tc.want))
 			continue
@@ -74,7 +74,7 @@ func TestRegexTestMatching(t *testing.T) {
 func TestRegexTestTruncates(t *testing.T) {
 	t.Parallel()
 	args := fmt.Sprintf(`{"pattern":"a","text":%q,"flags":"g","replace":"b"}`, strings.Repeat("a", 1500))
-	got := tooltest.MustRun(t, Tools(), "regex_test", args).(map[string]any)
+	got := tooltest.MustRunObject(t, Tools(), "regex_test", args)
 	if got["matchCount"] != 1500.0 || got["truncated"] != true || len(got["matches"].([]any)) != MaxRegexMatches {
 		t.Errorf("matchCount %v, truncated %v, %d matches listed; want 1500, true, %d",
 			got["matchCount"], got["truncated"], len(got["matches"].([]any)), MaxRegexMatches)
@@ -105,13 +105,13 @@ func TestRegexTestReplace(t *testing.T) {
 		{`é`, "café", "g", "e", "cafe"},
 	} {
 		args, _ := json.Marshal(map[string]string{"pattern": tc.pattern, "text": tc.text, "flags": tc.flags, "replace": tc.replace})
-		got := tooltest.MustRun(t, Tools(), "regex_test", string(args)).(map[string]any)
+		got := tooltest.MustRunObject(t, Tools(), "regex_test", string(args))
 		if got["replaced"] != tc.want {
 			t.Errorf("replace %q in %q with %q = %v, want %q", tc.pattern, tc.text, tc.replace, got["replaced"], tc.want)
 		}
 	}
 	// Without replace there is no replaced key.
-	got := tooltest.MustRun(t, Tools(), "regex_test", `{"pattern":"a","text":"a"}`).(map[string]any)
+	got := tooltest.MustRunObject(t, Tools(), "regex_test", `{"pattern":"a","text":"a"}`)
 	if _, ok := got["replaced"]; ok {
 		t.Errorf("replaced present without replace: %v", got)
 	}
@@ -144,11 +144,6 @@ func TestRegexTestBadInput(t *testing.T) {
 		{`{"pattern":"b","text":"abc","replace":"cost: $5x"}`, []string{`"replace"`, "$5", "has no capture groups"}},
 		{`{"pattern":"(a)(b)","text":"ab","replace":"${3}"}`, []string{`"replace"`, "${3}", "has 2 capture groups"}},
 	} {
-		err := tooltest.MustFail(t, Tools(), "regex_test", tc.args, tool.CodeInvalidArgs)
-		for _, m := range tc.mentions {
-			if !strings.Contains(err.Message, m) {
-				t.Errorf("regex_test(%s) error %q does not mention %s", tc.args, err.Message, m)
-			}
-		}
+		tooltest.MustFailWith(t, Tools(), "regex_test", tc.args, tool.CodeInvalidArgs, tc.mentions...)
 	}
 }

@@ -1,7 +1,6 @@
 package text
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -17,7 +16,7 @@ func TestHashText(t *testing.T) {
 		{`{"text":"","algorithm":"sha256"}`, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
 		{`{"text":"abc","encoding":"base64"}`, "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0="},
 	} {
-		got := tooltest.MustRun(t, Tools(), "hash_text", tc.args).(map[string]any)
+		got := tooltest.MustRunObject(t, Tools(), "hash_text", tc.args)
 		if got["hash"] != tc.want {
 			t.Errorf("hash_text(%s) = %v, want %s", tc.args, got["hash"], tc.want)
 		}
@@ -31,9 +30,6 @@ func TestHashTextBadInput(t *testing.T) {
 		{`{"text":5}`, "expected string"},
 		{`{"text":"a","algorithm":"crc32"}`, "sha256"},
 	} {
-		err := tooltest.MustFail(t, Tools(), "hash_text", tc.args, tool.CodeInvalidArgs)
-		if !strings.Contains(err.Message, tc.mention) {
-			t.Errorf("hash_text(%s) error %q does not mention %s", tc.args, err.Message, tc.mention)
-		}
+		tooltest.MustFailWith(t, Tools(), "hash_text", tc.args, tool.CodeInvalidArgs, tc.mention)
 	}
 }

@@ -142,7 +142,7 @@ func arrayOperations() tool.Tool {
 
 // decodeArray decodes the raw JSON array of argument name.
 func decodeArray(name string, raw json.RawMessage) ([]any, error) {
-	v, err := decode(name, raw)
+	v, err := jsondiff.DecodeArg(name, raw)
 	if err != nil {
 		return nil, err
 	}

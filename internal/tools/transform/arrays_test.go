@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/jsondiff"
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
 func TestObjectDiff(t *testing.T) {
@@ -115,21 +118,21 @@ func TestArrayOperations(t *testing.T) {
 func TestArraySumExact(t *testing.T) {
 	t.Parallel()
 	// Through tooltest results are float64; check the exact sums directly.
-	sum, err := sumArray([]any{jsonOf(t, "1"), 0.5})
+	sum, err := sumArray([]any{tooltest.JSON(t, "1"), 0.5})
 	if err != nil || sum != "1.5" {
 		t.Errorf("sumArray = %v, %v", sum, err)
 	}
-	n, _ := decode("array", []byte(`[9007199254740992,1,1e-20]`))
+	n, _ := jsondiff.DecodeArg("array", []byte(`[9007199254740992,1,1e-20]`))
 	// 2^53 + 1 is not a float64, nor is the total; the sum is exact all the same.
 	if sum, _ := sumArray(n.([]any)); sum != "9007199254740993.00000000000000000001" {
 		t.Errorf("exact sum = %s", sum)
 	}
 	// Exponents too far apart for an exact sum fall back to float64.
-	n, _ = decode("array", []byte(`[1e-5000,1]`))
+	n, _ = jsondiff.DecodeArg("array", []byte(`[1e-5000,1]`))
 	if sum, err := sumArray(n.([]any)); sum != "1" || err != nil {
 		t.Errorf("sum of 1e-5000 and 1 = %s, %v", sum, err)
 	}
-	n, _ = decode("array", []byte(`[1e5000,1e-5000]`))
+	n, _ = jsondiff.DecodeArg("array", []byte(`[1e5000,1e-5000]`))
 	if _, err := sumArray(n.([]any)); err == nil {
 		t.Errorf("sum of 1e5000 and 1e-5000: no error")
 	}

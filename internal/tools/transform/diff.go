@@ -34,11 +34,11 @@ func objectDiff() tool.Tool {
 			RequiresWorker: true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
-			expected, err := decode("expected", in.Expected)
+			expected, err := jsondiff.DecodeArg("expected", in.Expected)
 			if err != nil {
 				return nil, err
 			}
-			actual, err := decode("actual", in.Actual)
+			actual, err := jsondiff.DecodeArg("actual", in.Actual)
 			if err != nil {
 				return nil, err
 			}
@@ -63,13 +63,4 @@ func objectDiff() tool.Tool {
 			}, nil
 		}),
 	}
-}
-
-// decode decodes the raw JSON of argument name, keeping numbers exact.
-func decode(name string, raw json.RawMessage) (any, error) {
-	v, err := jsondiff.Decode(raw)
-	if err != nil {
-		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: %v", name, err)
-	}
-	return v, nil
 }

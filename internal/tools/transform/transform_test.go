@@ -2,7 +2,6 @@ package transform
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -12,54 +11,27 @@ import (
 
 func run(t *testing.T, name, args string) map[string]any {
 	t.Helper()
-	return tooltest.MustRun(t, Tools(), name, args).(map[string]any)
-}
-
-// jsonOf decodes s as generic JSON, for comparing with results.
-func jsonOf(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("bad test JSON %s: %v", s, err)
-	}
-	return v
+	return tooltest.MustRunObject(t, Tools(), name, args)
 }
 
 // expect checks that name(args) returns exactly the JSON object want.
 func expect(t *testing.T, name, args, want string) {
 	t.Helper()
-	got := run(t, name, args)
-	if w := jsonOf(t, want); !reflect.DeepEqual(got, w) {
-		g, _ := json.Marshal(got)
-		t.Errorf("%s(%s)\n got %s\nwant %s", name, args, g, want)
-	}
+	tooltest.WantJSON(t, name+"("+args+")", run(t, name, args), want)
 }
 
 // badInput checks that each args fails with INVALID_ARGS naming mention.
 func badInput(t *testing.T, name string, cases []struct{ args, mention string }) {
 	t.Helper()
 	for _, tc := range cases {
-		err := tooltest.MustFail(t, Tools(), name, tc.args, tool.CodeInvalidArgs)
-		if !strings.Contains(err.Message, tc.mention) {
-			t.Errorf("%s(%s) error %q does not mention %s", name, tc.args, err.Message, tc.mention)
-		}
+		tooltest.MustFailWith(t, Tools(), name, tc.args, tool.CodeInvalidArgs, tc.mention)
 	}
 }
 
 func TestDefinitions(t *testing.T) {
 	t.Parallel()
-	reg := tool.NewRegistry(Tools()...) // panics on an invalid definition
-	var names []string
-	for _, tl := range reg.List() {
-		names = append(names, tl.Name)
-		if tl.Group != "Data Transformation" || tl.Category != tool.CategoryUtility || !tl.RequiresWorker {
-			t.Errorf("%s: group %q, category %q, requiresWorker %v", tl.Name, tl.Group, tl.Category, tl.RequiresWorker)
-		}
-	}
-	want := []string{"base64_encode", "json_format", "object_diff", "array_operations"}
-	if !reflect.DeepEqual(names, want) {
-		t.Errorf("tools = %v, want %v", names, want)
-	}
+	tooltest.CheckFamily(t, Tools(), tooltest.Group("Data Transformation"),
+		"base64_encode", "json_format", "object_diff", "array_operations")
 }
 
 func TestBase64(t *testing.T) {

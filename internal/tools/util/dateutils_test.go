@@ -1,6 +1,10 @@
 package util
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
+)
 
 func TestDateUtilsAdd(t *testing.T) {
 	t.Parallel()
@@ -135,8 +139,8 @@ func TestDateUtilsStartEnd(t *testing.T) {
 		// The calendar day depends on the zone.
 		{"startOf", "2024-07-04T23:30:00Z", "days", "Asia/Tokyo", "2024-07-05T00:00:00.000+09:00"},
 	} {
-		args := asJSON(map[string]string{"operation": tc.op, "date": tc.date, "unit": tc.unit, "timezone": tc.tz})
-		subset(t, "date_utils"+args, run(t, "date_utils", args), asJSON(map[string]string{"result": tc.want, "unit": tc.unit}))
+		args := tooltest.Marshal(map[string]string{"operation": tc.op, "date": tc.date, "unit": tc.unit, "timezone": tc.tz})
+		subset(t, "date_utils"+args, run(t, "date_utils", args), tooltest.Marshal(map[string]string{"result": tc.want, "unit": tc.unit}))
 	}
 }
 
@@ -157,7 +161,7 @@ func TestDateUtilsWeekdays(t *testing.T) {
 		subset(t, "date_utils"+tc.args, run(t, "date_utils", tc.args), tc.want)
 	}
 	// The weekday results have exactly the documented keys.
-	equal(t, "dayOfWeek keys", run(t, "date_utils", `{"operation":"dayOfWeek","date":"2024-07-07"}`),
+	tooltest.WantJSON(t, "dayOfWeek keys", run(t, "date_utils", `{"operation":"dayOfWeek","date":"2024-07-07"}`),
 		`{"operation":"dayOfWeek","date":"2024-07-07T00:00:00.000Z","timezone":"UTC","dayOfWeek":"Sunday","isoWeekday":7}`)
 }
 

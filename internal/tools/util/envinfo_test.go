@@ -14,7 +14,7 @@ func TestEnvInfo(t *testing.T) {
 	t.Parallel()
 	got := run(t, "env_info", `{}`)
 	host, _ := os.Hostname()
-	subset(t, "env_info", got, asJSON(map[string]any{
+	subset(t, "env_info", got, tooltest.Marshal(map[string]any{
 		"barrhawkVersion": version.Version,
 		"goVersion":       runtime.Version(),
 		"os":              runtime.GOOS,
@@ -51,8 +51,8 @@ func TestEnvInfo(t *testing.T) {
 func TestEnvInfoHidesEnvironment(t *testing.T) {
 	const name, secret = "BARRHAWK_TEST_SECRET_TOKEN", "s3cr3t-Zq9-value-do-not-leak"
 	t.Setenv(name, secret)
-	got := tooltest.MustRun(t, Tools(), "env_info", `{}`).(map[string]any)
-	out := asJSON(got)
+	got := tooltest.MustRunObject(t, Tools(), "env_info", `{}`)
+	out := tooltest.Marshal(got)
 	for _, leak := range []string{secret, name} {
 		if strings.Contains(out, leak) {
 			t.Errorf("env_info leaks %q: %s", leak, out)

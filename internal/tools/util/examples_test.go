@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
 func TestHelloWorld(t *testing.T) {
@@ -18,7 +20,7 @@ func TestHelloWorld(t *testing.T) {
 		{`{"name":"世界 🌍"}`, "Hello, 世界 🌍!"},
 		{`{"name":"   "}`, "Hello, World!"},
 	} {
-		equal(t, "hello_world"+tc.args, run(t, "hello_world", tc.args), asJSON(map[string]string{"greeting": tc.want}))
+		tooltest.WantJSON(t, "hello_world"+tc.args, run(t, "hello_world", tc.args), tooltest.Marshal(map[string]string{"greeting": tc.want}))
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
 func TestHTTPStatusInfo(t *testing.T) {
@@ -35,7 +37,7 @@ func TestHTTPStatusInfo(t *testing.T) {
 		{599, `{"code":599,"name":"Unknown","category":"serverError","retryable":false,"registered":false,"rfc":"",
 			"description":"Not a registered status code. The server failed to fulfil an apparently valid request."}`},
 	} {
-		equal(t, fmt.Sprint("http_status_info ", tc.code), run(t, "http_status_info", fmt.Sprintf(`{"code":%d}`, tc.code)), tc.want)
+		tooltest.WantJSON(t, fmt.Sprint("http_status_info ", tc.code), run(t, "http_status_info", fmt.Sprintf(`{"code":%d}`, tc.code)), tc.want)
 	}
 }
 

@@ -3,12 +3,12 @@ package util
 import (
 	"context"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -22,7 +22,8 @@ type spread struct {
 	Sample     *float64 `json:"sample"`
 }
 
-type stats struct {
+// description is the result of math_stats.
+type description struct {
 	Count            int                `json:"count"`
 	Sum              float64            `json:"sum"`
 	Mean             float64            `json:"mean"`
@@ -80,30 +81,22 @@ func mathStats() tool.Tool {
 	}
 }
 
-func describe(data, pcts []float64) (*stats, error) {
-	x := slices.Clone(data)
-	slices.Sort(x)
+func describe(data, pcts []float64) (*description, error) {
+	x := stats.Sorted(data)
 	n := len(x)
-	s := &stats{Count: n, Min: x[0], Max: x[n-1], Percentiles: map[string]float64{}, PercentileMethod: "linear"}
+	s := &description{Count: n, Min: x[0], Max: x[n-1], Percentiles: map[string]float64{}, PercentileMethod: "linear"}
 	s.Range = s.Max - s.Min
-	for _, v := range x {
-		s.Sum += v
-	}
-	s.Mean = s.Sum / float64(n)
-	var ss float64
-	for _, v := range x {
-		ss += (v - s.Mean) * (v - s.Mean)
-	}
-	s.Variance.Population = ss / float64(n)
+	s.Sum = stats.Sum(x)
+	s.Mean = stats.Mean(x)
+	s.Variance.Population = stats.Variance(x)
 	s.StdDev.Population = math.Sqrt(s.Variance.Population)
-	if n > 1 {
-		v := ss / float64(n-1)
+	if v, ok := stats.SampleVariance(x); ok {
 		sd := math.Sqrt(v)
 		s.Variance.Sample, s.StdDev.Sample = &v, &sd
 	}
-	s.Median = percentile(x, 50)
+	s.Median = stats.Median(x)
 	for _, p := range pcts {
-		s.Percentiles[strconv.FormatFloat(p, 'f', -1, 64)] = percentile(x, p)
+		s.Percentiles[strconv.FormatFloat(p, 'f', -1, 64)] = stats.Percentile(x, p)
 	}
 	// Mode: the sorted data holds equal values in runs.
 	s.Mode = []float64{}
@@ -134,18 +127,4 @@ func describe(data, pcts []float64) (*stats, error) {
 		}
 	}
 	return s, nil
-}
-
-// percentile interpolates linearly between the closest ranks of sorted x.
-func percentile(x []float64, p float64) float64 {
-	h := p / 100 * float64(len(x)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(x)-1 {
-		return x[len(x)-1]
-	}
-	frac := h - float64(lo)
-	if frac == 0 {
-		return x[lo]
-	}
-	return x[lo] + frac*(x[lo+1]-x[lo])
 }

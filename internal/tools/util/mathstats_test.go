@@ -3,6 +3,8 @@ package util
 import (
 	"math"
 	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
 func TestMathStats(t *testing.T) {
@@ -27,7 +29,7 @@ func TestMathStats(t *testing.T) {
 			"stdDev":{"population":11.180339887498949,"sample":12.909944487358056},
 			"percentiles":{"10":13,"12.5":13.75,"50":25,"90":37},"percentileMethod":"linear"}`},
 	} {
-		equal(t, "math_stats"+tc.args, run(t, "math_stats", tc.args), tc.want)
+		tooltest.WantJSON(t, "math_stats"+tc.args, run(t, "math_stats", tc.args), tc.want)
 	}
 }
 
@@ -38,8 +40,8 @@ func TestMathStatsDefaultPercentiles(t *testing.T) {
 	for i := range data {
 		data[i] = i + 1
 	}
-	got := run(t, "math_stats", asJSON(map[string]any{"data": data}))
-	equal(t, "default percentiles", got["percentiles"], `{"25":26,"50":51,"75":76,"90":91,"95":96,"99":100}`)
+	got := run(t, "math_stats", tooltest.Marshal(map[string]any{"data": data}))
+	tooltest.WantJSON(t, "default percentiles", got["percentiles"], `{"25":26,"50":51,"75":76,"90":91,"95":96,"99":100}`)
 	subset(t, "1..101", got, `{"count":101,"sum":5151,"mean":51,"median":51,"min":1,"max":101,"range":100}`)
 }
 

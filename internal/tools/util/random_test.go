@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
 func TestRandomChoiceSeeded(t *testing.T) {
@@ -19,10 +21,10 @@ func TestRandomChoiceSeeded(t *testing.T) {
 	} {
 		got := run(t, "random_choice", tc.args)
 		if tc.want != "" {
-			equal(t, "random_choice"+tc.args, got, tc.want)
+			tooltest.WantJSON(t, "random_choice"+tc.args, got, tc.want)
 		}
-		if again := run(t, "random_choice", tc.args); asJSON(again) != asJSON(got) {
-			t.Errorf("random_choice(%s) not reproducible: %s then %s", tc.args, asJSON(got), asJSON(again))
+		if again := run(t, "random_choice", tc.args); tooltest.Marshal(again) != tooltest.Marshal(got) {
+			t.Errorf("random_choice(%s) not reproducible: %s then %s", tc.args, tooltest.Marshal(got), tooltest.Marshal(again))
 		}
 	}
 }
@@ -72,8 +74,8 @@ func TestRandomChoiceUnseeded(t *testing.T) {
 		t.Fatalf("seed = %v, want an integer in [0, 2^53)", got["seed"])
 	}
 	replay := run(t, "random_choice", fmt.Sprintf(`{"items":["a","b","c"],"count":2,"seed":%d}`, int64(seed)))
-	if asJSON(replay) != asJSON(got) {
-		t.Errorf("replaying seed %d: %s, first run %s", int64(seed), asJSON(replay), asJSON(got))
+	if tooltest.Marshal(replay) != tooltest.Marshal(got) {
+		t.Errorf("replaying seed %d: %s, first run %s", int64(seed), tooltest.Marshal(replay), tooltest.Marshal(got))
 	}
 }
 
@@ -95,6 +97,6 @@ func TestRandomChoiceBadInput(t *testing.T) {
 
 func TestRandomChoiceWholeFloats(t *testing.T) {
 	t.Parallel()
-	equal(t, "count 2.0, seed 1.0", run(t, "random_choice", `{"items":["a","b","c","d","e"],"count":5.0,"seed":1.0}`),
+	tooltest.WantJSON(t, "count 2.0, seed 1.0", run(t, "random_choice", `{"items":["a","b","c","d","e"],"count":5.0,"seed":1.0}`),
 		`{"choices":["e","a","b","c","d"],"indices":[4,0,1,2,3],"seed":1}`)
 }

@@ -26,7 +26,7 @@ func TestTimestampNow(t *testing.T) {
 		// Crossing midnight into the next day.
 		{`{"format":"iso","timezone":"Pacific/Kiritimati"}`, `{"iso":"2024-07-05T05:30:45.123+14:00","timezone":"Pacific/Kiritimati","utcOffset":"+14:00"}`},
 	} {
-		equal(t, "timestamp_now"+tc.args, run(t, "timestamp_now", tc.args), tc.want)
+		tooltest.WantJSON(t, "timestamp_now"+tc.args, run(t, "timestamp_now", tc.args), tc.want)
 	}
 }
 
@@ -34,14 +34,14 @@ func TestTimestampNowStandardTime(t *testing.T) {
 	t.Parallel()
 	winter := tools(func() time.Time { return time.Date(2024, 1, 15, 12, 0, 0, 0, time.UTC) })
 	got := tooltest.MustRun(t, winter, "timestamp_now", `{"timezone":"America/New_York"}`)
-	equal(t, "winter New York", got, `{"iso":"2024-01-15T07:00:00.000-05:00","unix":1705320000,"unixMs":1705320000000,
+	tooltest.WantJSON(t, "winter New York", got, `{"iso":"2024-01-15T07:00:00.000-05:00","unix":1705320000,"unixMs":1705320000000,
 		"human":"Monday, January 15, 2024 at 7:00:00 AM EST","timezone":"America/New_York","utcOffset":"-05:00"}`)
 }
 
 func TestTimestampNowRealClock(t *testing.T) {
 	t.Parallel()
 	before := time.Now().UnixMilli()
-	got := tooltest.MustRun(t, Tools(), "timestamp_now", `{"format":"unixMs"}`).(map[string]any)
+	got := tooltest.MustRunObject(t, Tools(), "timestamp_now", `{"format":"unixMs"}`)
 	after := time.Now().UnixMilli()
 	if ms := int64(got["unixMs"].(float64)); ms < before || ms > after {
 		t.Errorf("unixMs = %d, want between %d and %d", ms, before, after)

@@ -1,6 +1,10 @@
 package util
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
+)
 
 func TestURLParse(t *testing.T) {
 	t.Parallel()
@@ -41,7 +45,7 @@ func TestURLParse(t *testing.T) {
 			"hostType":"","port":"","portIsExplicit":false,"pathname":"/search","search":"?q=go&page=2",
 			"query":{"q":"go","page":"2"},"hash":"","username":"","password":"","origin":"null","isAbsolute":false}`},
 	} {
-		equal(t, "url_parse "+tc.url, run(t, "url_parse", asJSON(map[string]string{"url": tc.url})), tc.want)
+		tooltest.WantJSON(t, "url_parse "+tc.url, run(t, "url_parse", tooltest.Marshal(map[string]string{"url": tc.url})), tc.want)
 	}
 }
 
@@ -51,7 +55,7 @@ func TestURLParseDefaultPorts(t *testing.T) {
 		"http://h/": "80", "https://h/": "443", "ws://h/": "80", "wss://h/": "443", "ftp://h/": "21",
 		"ssh://h/": "", "postgres://h:5432/db": "5432", "HTTPS://h/": "443",
 	} {
-		if got := run(t, "url_parse", asJSON(map[string]string{"url": url}))["port"]; got != want {
+		if got := run(t, "url_parse", tooltest.Marshal(map[string]string{"url": url}))["port"]; got != want {
 			t.Errorf("url_parse(%s) port = %v, want %q", url, got, want)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 
 func TestWaitMs(t *testing.T) {
 	t.Parallel()
-	equal(t, "wait 0", run(t, "wait_ms", `{"ms":0}`), `{"waited":0,"requested":0}`)
-	equal(t, "wait 0.0", run(t, "wait_ms", `{"ms":0.0}`), `{"waited":0,"requested":0}`)
+	tooltest.WantJSON(t, "wait 0", run(t, "wait_ms", `{"ms":0}`), `{"waited":0,"requested":0}`)
+	tooltest.WantJSON(t, "wait 0.0", run(t, "wait_ms", `{"ms":0.0}`), `{"waited":0,"requested":0}`)
 	start := time.Now()
 	got := run(t, "wait_ms", `{"ms":30}`)
 	if elapsed := time.Since(start); elapsed < 30*time.Millisecond {

@@ -1,0 +1,265 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/config"
+	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+var bin string
+
+func TestMain(m *testing.M) {
+	var err error
+	if bin, err = testbin.Path(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	_ = proc.BecomeSubreaper()
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+func igorsConfig(mutate func(*config.Igors)) config.Igors {
+	c := config.Default().Igors
+	c.HeartbeatInterval = 50 * time.Millisecond
+	c.SpawnDelay = 10 * time.Millisecond
+	c.ShutdownGrace = time.Second
+	if mutate != nil {
+		mutate(&c)
+	}
+	return c
+}
+
+func newPool(t *testing.T, command []string, mutate func(*config.Igors)) *Pool {
+	t.Helper()
+	if command == nil {
+		command = []string{bin, "igor"}
+	}
+	p := NewPool(PoolOptions{Command: command, Igors: igorsConfig(mutate), DefaultTimeout: 10 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Serve(ctx); close(done) }()
+	t.Cleanup(func() {
+		pids := livePIDs(p)
+		cancel()
+		<-done
+		for _, pid := range pids {
+			if alive(pid) {
+				t.Errorf("Igor %d still running after Close", pid)
+			}
+		}
+	})
+	return p
+}
+
+func livePIDs(p *Pool) []int {
+	var pids []int
+	for _, ig := range p.Status().Igors {
+		if ig.PID > 0 {
+			pids = append(pids, ig.PID)
+		}
+	}
+	return pids
+}
+
+func alive(pid int) bool {
+	for range 200 {
+		found := false
+		for _, p := range proc.All() {
+			if p.PID == pid && p.State != 'Z' {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+		proc.ReapOrphans()
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+func call(t *testing.T, p *Pool, name, args string) (json.RawMessage, *tool.Error) {
+	t.Helper()
+	return p.Call(context.Background(), name, json.RawMessage(args), 10*time.Second, 1)
+}
+
+func TestStrategies(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		strategy string
+		want     func(int) bool
+	}{
+		{"single", func(n int) bool { return n == 1 }},
+		{"round-robin", func(n int) bool { return n > 1 }},
+	} {
+		p := newPool(t, nil, func(c *config.Igors) { c.Strategy = tc.strategy; c.MaxWorkers = 4 })
+		// Two bursts: the first finds every Igor busy and spawns more (up to
+		// the limit under round-robin); the second is spread over them.
+		for range 2 {
+			var wg sync.WaitGroup
+			for range 6 {
+				wg.Go(func() {
+					if _, err := call(t, p, "wait_ms", `{"ms":300}`); err != nil {
+						t.Errorf("%s: %v", tc.strategy, err)
+					}
+				})
+			}
+			wg.Wait()
+		}
+		used := 0
+		for _, ig := range p.Status().Igors {
+			if ig.TasksDone > 0 {
+				used++
+			}
+		}
+		if !tc.want(used) {
+			t.Errorf("%s: %d Igors ran tasks", tc.strategy, used)
+		}
+	}
+}
+
+func TestIdleIgorIsStopped(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, nil, func(c *config.Igors) { c.IdleTimeout = 100 * time.Millisecond })
+	if _, err := call(t, p, "hash_text", `{"text":"a"}`); err != nil {
+		t.Fatal(err)
+	}
+	pids := livePIDs(p)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(p.Status().Igors) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("idle Igor not stopped: %+v", p.Status())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pids[0]) {
+		t.Fatal("the stopped Igor's process is still running")
+	}
+	if st := p.Status(); st.Restarts != 0 {
+		t.Fatalf("an idle stop is not a restart: %+v", st)
+	}
+	// The next call spawns a fresh one.
+	if _, err := call(t, p, "hash_text", `{"text":"a"}`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCallRetriedOnAnotherIgorAfterCrash(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, nil, func(c *config.Igors) { c.MaxWorkers = 2 })
+	result := make(chan *tool.Error, 1)
+	go func() {
+		_, err := call(t, p, "wait_ms", `{"ms":400}`)
+		result <- err
+	}()
+	var victim int
+	for deadline := time.Now().Add(5 * time.Second); victim == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		for _, ig := range p.Status().Igors {
+			if ig.InFlight > 0 && ig.PID > 0 {
+				victim = ig.PID
+			}
+		}
+	}
+	if victim == 0 {
+		t.Fatal("no Igor ran the call")
+	}
+	syscall.Kill(victim, syscall.SIGKILL)
+	if err := <-result; err != nil {
+		t.Fatalf("the call was not retried on another Igor: %v", err)
+	}
+	st := p.Status()
+	if st.Restarts != 1 || st.CrashesInARow != 0 {
+		t.Fatalf("after one crash and a success: %+v", st)
+	}
+}
+
+func TestUnresponsiveIgorIsReplaced(t *testing.T) {
+	t.Parallel()
+	// A process that says ready and then neither answers pings nor tasks.
+	fake := []string{"sh", "-c", `read line; echo '{"type":"ready","id":"fake","toolsLoaded":1,"pid":'$$'}'; exec sleep 600`, "fake-igor"}
+	p := newPool(t, fake, func(c *config.Igors) { c.MaxWorkers = 1 })
+	_, err := p.Call(context.Background(), "hash_text", json.RawMessage(`{"text":"a"}`), 5*time.Second, 1)
+	if err == nil || err.Code != tool.CodeWorkerDied {
+		t.Fatalf("want WORKER_DIED after the hung Igors were replaced, got %v", err)
+	}
+	if !strings.Contains(err.Message, "missed 3 heartbeats") {
+		t.Fatalf("the error does not say why: %v", err)
+	}
+}
+
+func TestSpawnFailureIsReported(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, []string{"/nonexistent/barrhawk", "igor"}, nil)
+	_, err := call(t, p, "hash_text", `{"text":"a"}`)
+	if err == nil || err.Code != tool.CodeWorkerUnavailable || !strings.Contains(err.Message, "/nonexistent/barrhawk") {
+		t.Fatalf("want WORKER_UNAVAILABLE naming the command, got %v", err)
+	}
+	// An Igor that exits before ready is reported with its exit status.
+	p2 := newPool(t, []string{"sh", "-c", "echo broken >&2; exit 7", "x"}, nil)
+	_, err = call(t, p2, "hash_text", `{"text":"a"}`)
+	if err == nil || err.Code != tool.CodeWorkerUnavailable || !strings.Contains(err.Message, "exit status 7") {
+		t.Fatalf("want WORKER_UNAVAILABLE with the exit status, got %v", err)
+	}
+}
+
+func TestBackoffGrowsAndResets(t *testing.T) {
+	t.Parallel()
+	p := NewPool(PoolOptions{Command: []string{bin, "igor"}, Igors: igorsConfig(func(c *config.Igors) { c.SpawnDelay = 100 * time.Millisecond; c.BackoffMax = 350 * time.Millisecond })})
+	var delays []time.Duration
+	for range 4 {
+		p.mu.Lock()
+		p.backoffLocked()
+		delays = append(delays, time.Until(p.nextSpwn).Round(50*time.Millisecond))
+		p.mu.Unlock()
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 350 * time.Millisecond, 350 * time.Millisecond}
+	for i := range want {
+		if delays[i] != want[i] {
+			t.Fatalf("backoff delays %v, want %v", delays, want)
+		}
+	}
+	p.Close()
+}
+
+func TestRequestRestartReplacesIgor(t *testing.T) {
+	t.Parallel()
+	p := NewPool(PoolOptions{
+		Command: []string{bin, "igor"}, Env: append(os.Environ(), "BARRHAWK_TEST_TOOLS=1"),
+		Igors: igorsConfig(func(c *config.Igors) { c.MaxWorkers = 1; c.StopGrace = 100 * time.Millisecond }), DefaultTimeout: 10 * time.Second,
+	})
+	defer p.Close()
+	_, err := p.Call(context.Background(), "fault_hang", json.RawMessage(`{}`), 200*time.Millisecond, 0)
+	if err == nil || err.Code != tool.CodeTimeout {
+		t.Fatalf("fault_hang: want TIMEOUT, got %v", err)
+	}
+	pid := 0
+	for _, ig := range p.Status().Igors {
+		pid = ig.PID
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Status().Restarts < 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no restart after request_restart: %+v", p.Status())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid) {
+		t.Fatal("the Igor that asked to be replaced is still running")
+	}
+	if _, err := p.Call(context.Background(), "hash_text", json.RawMessage(`{"text":"a"}`), 5*time.Second, 1); err != nil {
+		t.Fatalf("after the restart: %v", err)
+	}
+}

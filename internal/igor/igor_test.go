@@ -1,0 +1,227 @@
+package igor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/wire"
+)
+
+func testTool(name string, run tool.Handler) tool.Tool {
+	return tool.Tool{Def: tool.Def{Name: name, Description: "test", Group: "Test", Category: tool.CategoryTest, Input: schema.Object(), RequiresWorker: true}, Run: run}
+}
+
+var tools = []tool.Tool{
+	testTool("echo_args", func(_ context.Context, c *tool.Call) (any, error) { return json.RawMessage(c.Args), nil }),
+	testTool("browser_fake", func(context.Context, *tool.Call) (any, error) { return "page", nil }),
+	testTool("boom", func(context.Context, *tool.Call) (any, error) { panic("kaboom") }),
+	testTool("fails", func(context.Context, *tool.Call) (any, error) {
+		return nil, tool.Errorf(tool.CodeElementNotFound, "Element not found: #submit-btn")
+	}),
+	testTool("polite_sleep", func(ctx context.Context, _ *tool.Call) (any, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}),
+	testTool("stuck", func(context.Context, *tool.Call) (any, error) { select {} }),
+	testTool("open_thing", func(_ context.Context, c *tool.Call) (any, error) {
+		c.Resources.Put(tool.KindPostgres, "main", func() error { return nil })
+		return "opened", nil
+	}),
+}
+
+// igorUnderTest runs an Igor on pipes and returns its encoder/decoder ends.
+type igorUnderTest struct {
+	enc    *wire.Encoder
+	dec    *wire.Decoder
+	stdin  io.Closer
+	done   chan error
+	cancel context.CancelFunc
+}
+
+func run(t *testing.T) *igorUnderTest {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	u := &igorUnderTest{enc: wire.NewEncoder(inW), dec: wire.NewDecoder(outR), stdin: inW, done: make(chan error, 1), cancel: cancel}
+	go func() { u.done <- Run(ctx, Options{In: inR, Out: outW, Tools: tools}); outW.Close() }()
+	t.Cleanup(func() { cancel(); inW.Close() })
+	return u
+}
+
+func (u *igorUnderTest) send(t *testing.T, v any) {
+	t.Helper()
+	if err := u.enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (u *igorUnderTest) recv(t *testing.T) *wire.Envelope {
+	t.Helper()
+	env, err := u.dec.Decode()
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return env
+}
+
+func (u *igorUnderTest) init(t *testing.T, bag []string, cfg wire.InitConfig) *wire.Envelope {
+	t.Helper()
+	u.send(t, wire.Init{Type: wire.TypeInit, ID: "igor-t", ToolBag: bag, Config: cfg})
+	env := u.recv(t)
+	if env.Kind() != wire.KindReady {
+		t.Fatalf("want ready, got %+v", env)
+	}
+	return env
+}
+
+func TestInitReadyAndToolBag(t *testing.T) {
+	t.Parallel()
+	u := run(t)
+	ready := u.init(t, []string{"browser_*", "echo_*"}, wire.InitConfig{})
+	if ready.ToolsLoaded != 2 || ready.PID == 0 || ready.MemoryUsage <= 0 || ready.ID != "igor-t" {
+		t.Fatalf("ready: %+v", ready)
+	}
+	u.send(t, wire.Task{ID: "1", Tool: "boom"})
+	if r := u.recv(t); r.Status != wire.StatusError || r.Error.Code != tool.CodeUnknownTool {
+		t.Fatalf("a tool outside the bag: %+v", r)
+	}
+}
+
+func TestBadToolBagIsFatal(t *testing.T) {
+	t.Parallel()
+	u := run(t)
+	u.send(t, wire.Init{Type: wire.TypeInit, ID: "x", ToolBag: []string{"browser_["}})
+	env := u.recv(t)
+	if env.Kind() != wire.KindFatal || !strings.Contains(env.Reason, "browser_[") {
+		t.Fatalf("want fatal naming the pattern, got %+v", env)
+	}
+	if err := <-u.done; err == nil {
+		t.Fatal("Run returned nil after a fatal init")
+	}
+}
+
+func TestTasksResultsAndErrors(t *testing.T) {
+	t.Parallel()
+	u := run(t)
+	u.init(t, nil, wire.InitConfig{})
+	u.send(t, wire.Task{ID: "a", Tool: "echo_args", Args: json.RawMessage(`{"x":1}`)})
+	u.send(t, wire.Task{ID: "b", Tool: "boom"})
+	u.send(t, wire.Task{ID: "c", Tool: "fails"})
+	got := map[string]*wire.Envelope{}
+	for range 3 {
+		r := u.recv(t)
+		got[r.ID] = r
+	}
+	if r := got["a"]; r.Status != wire.StatusSuccess || string(r.Result) != `{"x":1}` || r.Duration < 0 {
+		t.Errorf("echo: %+v", r)
+	}
+	if r := got["b"]; r.Status != wire.StatusError || r.Error.Code != tool.CodeToolPanic || !strings.Contains(r.Error.Message, "kaboom") || r.Error.Stack == "" {
+		t.Errorf("panic: %+v", r)
+	}
+	if r := got["c"]; r.Status != wire.StatusError || r.Error.Code != tool.CodeElementNotFound {
+		t.Errorf("error: %+v", r)
+	}
+	// Still alive after the panic.
+	u.send(t, wire.Ping{Type: wire.TypePing})
+	if p := u.recv(t); p.Kind() != wire.KindPong || p.ResourceUsage.Memory <= 0 {
+		t.Fatalf("pong: %+v", p)
+	}
+}
+
+func TestManyTasksInFlightMatchedByID(t *testing.T) {
+	t.Parallel()
+	u := run(t)
+	u.init(t, nil, wire.InitConfig{})
+	// A slow task does not hold up a fast one.
+	u.send(t, wire.Task{ID: "slow", Tool: "polite_sleep", Timeout: 300})
+	for i := range 50 {
+		u.send(t, wire.Task{ID: "fast-" + string(rune('A'+i)), Tool: "echo_args", Args: json.RawMessage(`1`)})
+	}
+	seen := map[string]bool{}
+	for range 51 {
+		r := u.recv(t)
+		seen[r.ID] = true
+		if r.ID == "slow" && len(seen) < 51 {
+			t.Fatalf("the slow task answered before all fast ones (%d seen)", len(seen))
+		}
+	}
+	if len(seen) != 51 {
+		t.Fatalf("answers for %d distinct ids", len(seen))
+	}
+}
+
+func TestTimeoutStoppableAndUnstoppable(t *testing.T) {
+	t.Parallel()
+	u := run(t)
+	u.init(t, nil, wire.InitConfig{StopGrace: 100})
+	u.send(t, wire.Task{ID: "p", Tool: "polite_sleep", Timeout: 50})
+	if r := u.recv(t); r.Status != wire.StatusTimeout || r.Error.Code != tool.CodeTimeout {
+		t.Fatalf("polite timeout: %+v", r)
+	}
+	u.send(t, wire.Task{ID: "s", Tool: "stuck", Timeout: 50})
+	if r := u.recv(t); r.Status != wire.StatusTimeout {
+		t.Fatalf("stuck timeout: %+v", r)
+	}
+	// The stuck tool cannot be stopped: the Igor asks to be replaced.
+	if r := u.recv(t); r.Kind() != wire.KindRequestRestart || !strings.Contains(r.Reason, "stuck") {
+		t.Fatalf("want request_restart naming the tool, got %+v", r)
+	}
+}
+
+func TestShutdownCleansUp(t *testing.T) {
+	t.Parallel()
+	u := run(t)
+	u.init(t, nil, wire.InitConfig{})
+	u.send(t, wire.Task{ID: "o", Tool: "open_thing"})
+	u.recv(t)
+	u.send(t, wire.Ping{Type: wire.TypePing})
+	if p := u.recv(t); p.ResourceUsage.DBConnections != 1 {
+		t.Fatalf("pong: %+v", p.ResourceUsage)
+	}
+	u.send(t, wire.Shutdown{Type: wire.TypeShutdown, Graceful: true})
+	ack := u.recv(t)
+	if ack.Kind() != wire.KindShutdownAck || len(ack.CleanedUp) != 1 || ack.CleanedUp[0] != tool.KindPostgres {
+		t.Fatalf("ack: %+v", ack)
+	}
+	select {
+	case err := <-u.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after shutdown")
+	}
+}
+
+func TestStdinEOFAndSignalEndRun(t *testing.T) {
+	t.Parallel()
+	u := run(t)
+	u.init(t, nil, wire.InitConfig{})
+	u.stdin.Close()
+	if err := <-u.done; err != nil {
+		t.Fatalf("EOF: %v", err)
+	}
+	v := run(t)
+	v.init(t, nil, wire.InitConfig{})
+	v.cancel() // what SIGTERM does
+	select {
+	case err := <-v.done:
+		if err != nil {
+			t.Fatalf("signal: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after the signal")
+	}
+	_, err := v.dec.Decode()
+	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("after exit: %v", err)
+	}
+}
