@@ -61,8 +61,15 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 	return s
 }
 
+// addTool registers t with the SDK. The schema is marshalled once, here:
+// marshalling *jsonschema.Schema on every tools/list made it take
+// milliseconds.
 func (s *Server) addTool(t *tool.Tool) {
-	s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Input}, s.handler(t.Name))
+	input, err := json.Marshal(t.Input)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema does not marshal: %v", t.Name, err)) // caught by any test
+	}
+	s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(input)}, s.handler(t.Name))
 }
 
 // MCP returns the underlying go-sdk server.

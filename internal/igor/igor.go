@@ -82,8 +82,15 @@ func Run(ctx context.Context, opts Options) error {
 	w.base, w.cancel = context.WithCancel(context.Background())
 	defer w.cancel()
 
-	msgs := make(chan *wire.Envelope, 64)
-	readErr := make(chan error, 1)
+	// The reader handles every message itself (tasks start their own
+	// goroutines), so a task costs no hand-off between goroutines; it stops
+	// at a shutdown or a failed init and reports how it ended.
+	type ending struct {
+		ack      bool // a shutdown message: send shutdown_ack
+		graceful bool
+		err      error
+	}
+	ended := make(chan ending, 1)
 	go func() {
 		dec := wire.NewDecoder(opts.In)
 		for {
@@ -94,48 +101,46 @@ func Run(ctx context.Context, opts Options) error {
 				continue
 			}
 			if err != nil {
-				readErr <- err
+				if !errors.Is(err, io.EOF) {
+					w.log.Warn("reading stdin", "err", err)
+				}
+				w.log.Debug("stdin closed; cleaning up")
+				ended <- ending{}
 				return
 			}
-			msgs <- env
-		}
-	}()
-
-	for {
-		select {
-		case <-ctx.Done():
-			w.log.Info("signalled; cleaning up")
-			w.shutdown(false)
-			return nil
-		case err := <-readErr:
-			if !errors.Is(err, io.EOF) {
-				w.log.Warn("reading stdin", "err", err)
-			}
-			w.log.Debug("stdin closed; cleaning up")
-			w.shutdown(false)
-			return nil
-		case env := <-msgs:
 			switch env.Kind() {
-			case wire.KindInit:
-				if err := w.init(env); err != nil {
-					_ = w.enc.Encode(wire.Fatal{Type: wire.TypeFatal, Reason: err.Error()})
-					w.shutdown(false)
-					return err
-				}
 			case wire.KindTask:
 				w.start(env)
 			case wire.KindPing:
 				w.pong()
-			case wire.KindShutdown:
-				kinds := w.shutdown(env.Graceful)
-				if err := w.enc.Encode(wire.ShutdownAck{Type: wire.TypeShutdownAck, CleanedUp: kinds}); err != nil {
-					w.log.Warn("sending shutdown_ack", "err", err)
+			case wire.KindInit:
+				if err := w.init(env); err != nil {
+					_ = w.enc.Encode(wire.Fatal{Type: wire.TypeFatal, Reason: err.Error()})
+					ended <- ending{err: err}
+					return
 				}
-				return nil
+			case wire.KindShutdown:
+				ended <- ending{ack: true, graceful: env.Graceful}
+				return
 			default:
 				w.log.Warn("ignoring unexpected message", "type", env.Type, "id", env.ID)
 			}
 		}
+	}()
+
+	select {
+	case <-ctx.Done():
+		w.log.Info("signalled; cleaning up")
+		w.shutdown(false)
+		return nil
+	case e := <-ended:
+		kinds := w.shutdown(e.graceful)
+		if e.ack {
+			if err := w.enc.Encode(wire.ShutdownAck{Type: wire.TypeShutdownAck, CleanedUp: kinds}); err != nil {
+				w.log.Warn("sending shutdown_ack", "err", err)
+			}
+		}
+		return e.err
 	}
 }
 
@@ -201,33 +206,47 @@ func (w *worker) run(env *wire.Envelope) {
 	}
 	ctx, cancel := context.WithTimeout(w.base, timeout)
 	defer cancel()
-	call := &tool.Call{Args: env.Args, Resources: w.res, Context: ectx, Log: w.log.With("tool", t.Name, "task", env.ID)}
-	done := make(chan outcome, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- outcome{err: &tool.Error{Code: tool.CodeToolPanic, Message: fmt.Sprintf("%s panicked: %v", t.Name, r), Stack: string(debug.Stack())}}
-			}
-		}()
-		v, err := t.Run(ctx, call)
-		done <- outcome{v, err}
-	}()
-	select {
-	case o := <-done:
-		w.send(env.ID, began, o)
-		return
-	case <-ctx.Done():
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	// Exactly one answer per task: the tool's, or the timeout's. The tool
+	// runs on this goroutine; a timer answers for it if it overruns, and if
+	// it has still not returned a grace period later the Igor asks to be
+	// replaced.
+	var answered atomic.Bool
+	finished := make(chan struct{})
+	defer close(finished)
+	overrun := time.AfterFunc(timeout, func() {
+		if !answered.CompareAndSwap(false, true) {
+			return
+		}
+		if errors.Is(w.base.Err(), context.Canceled) {
+			w.send(env.ID, began, outcome{err: tool.Errorf(tool.CodeCancelled, "%s cancelled: the Igor is shutting down", t.Name)})
+			return
+		}
 		w.sendTimeout(env.ID, began, fmt.Sprintf("%s did not finish within its %s timeout", t.Name, timeout))
-	} else {
-		w.send(env.ID, began, outcome{err: tool.Errorf(tool.CodeCancelled, "%s cancelled: the Igor is shutting down", t.Name)})
+		select {
+		case <-finished:
+		case <-time.After(w.stopGrace):
+			w.requestRestart(fmt.Sprintf("tool %s (task %s) did not stop within %s of its timeout", t.Name, env.ID, w.stopGrace))
+		}
+	})
+	defer overrun.Stop()
+	o := w.call(ctx, t, &tool.Call{Args: env.Args, Resources: w.res, Context: ectx, Log: w.log.With("tool", t.Name, "task", env.ID)})
+	if o.err != nil && w.base.Err() != nil {
+		o.err = tool.Errorf(tool.CodeCancelled, "%s cancelled: the Igor is shutting down", t.Name)
 	}
-	select {
-	case <-done:
-	case <-time.After(w.stopGrace):
-		w.requestRestart(fmt.Sprintf("tool %s (task %s) did not stop within %s of its timeout", t.Name, env.ID, w.stopGrace))
+	if answered.CompareAndSwap(false, true) {
+		w.send(env.ID, began, o)
 	}
+}
+
+// call runs the tool, turning a panic into a TOOL_PANIC error.
+func (w *worker) call(ctx context.Context, t *tool.Tool, c *tool.Call) (o outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			o = outcome{err: &tool.Error{Code: tool.CodeToolPanic, Message: fmt.Sprintf("%s panicked: %v", t.Name, r), Stack: string(debug.Stack())}}
+		}
+	}()
+	v, err := t.Run(ctx, c)
+	return outcome{v, err}
 }
 
 func (w *worker) send(id string, began time.Time, o outcome) {
