@@ -55,6 +55,9 @@ and exits with status 1.
 			if err != nil {
 				return err
 			}
+			if err := d.Start(ctx); err != nil {
+				return err
+			}
 			res := d.Call(ctx, args[0], raw)
 			d.Close()
 			if res.Err != nil {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/admin"
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/doctor"
 	"github.com/barrhawk/barrhawk/internal/front"
@@ -59,6 +60,9 @@ type ServeOptions struct {
 	Stdio bool
 	// CPUProfile, if set, writes a CPU profile of the front to this file.
 	CPUProfile string
+	// Admin, if set, serves the Beta HTTP admin API on this address.
+	Admin            string
+	AdminAllowRemote bool
 }
 
 // gcPercent is the GC target both the front and the Igors run with unless
@@ -102,8 +106,11 @@ func Serve(opts ServeOptions) error {
 		return err
 	}
 	defer d.Close()
-	go d.Serve(ctx)
 	srv := front.New(d, log, level)
+	if err := d.Start(ctx); err != nil {
+		return err
+	}
+	go d.Serve(ctx)
 	log.Info("barrhawk serving", "tools", d.Registry().Len(), "maxIgors", opts.Config.Igors.MaxWorkers, "strategy", opts.Config.Igors.Strategy, "config", opts.Config.File, "stdio", opts.Stdio, "http", opts.HTTP)
 
 	errc := make(chan error, 2)
@@ -128,8 +135,28 @@ func Serve(opts ServeOptions) error {
 			errc <- err
 		}()
 	}
+	if opts.Admin != "" {
+		token := opts.Config.Admin.Token
+		if token == "" {
+			if token, err = admin.NewToken(); err != nil {
+				return err
+			}
+			log.Warn("admin API: no admin.token or BARRHAWK_ADMIN_TOKEN set; generated one for this run", "token", token)
+		}
+		h, err := admin.NewHandler(&adminBackend{d: d, started: time.Now(), shutdown: stop}, token, log)
+		if err != nil {
+			return err
+		}
+		addr, adminErr, err := admin.Serve(ctx, opts.Admin, opts.AdminAllowRemote, h)
+		if err != nil {
+			return err
+		}
+		log.Info("admin API", "url", "http://"+addr.String()+"/")
+		running++
+		go func() { errc <- <-adminErr; <-ctx.Done() }()
+	}
 	if running == 0 {
-		return errors.New("nothing to serve: enable stdio or give --http")
+		return errors.New("nothing to serve: enable stdio, or give --http or --admin")
 	}
 	err = <-errc
 	stop()

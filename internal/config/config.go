@@ -32,6 +32,7 @@ type Config struct {
 	Igors Igors `koanf:"igors"`
 	Tools Tools `koanf:"tools"`
 	Log   Log   `koanf:"log"`
+	Admin Admin `koanf:"admin"`
 	// Home is where persistent state lives (default ~/.barrhawk).
 	Home string `koanf:"home"`
 
@@ -70,12 +71,40 @@ type Igors struct {
 	// ToolBag lists the glob patterns of the tools each Igor loads
 	// (default: all).
 	ToolBag []string `koanf:"toolBag"`
+	// MemoryLimit bounds each Igor's memory, in bytes or with a unit
+	// ("512MiB"); a tool that goes over it costs its Igor, and its call
+	// answers MEMORY_LIMIT. 0 turns the bound off. Default 512MiB.
+	MemoryLimit int64 `koanf:"memoryLimit"`
 }
 
-// Tools configures tool calls.
+// Tools configures tool calls and dynamic tools.
 type Tools struct {
 	// DefaultTimeout bounds a call whose tool sets no timeout. Default 30s.
 	DefaultTimeout time.Duration `koanf:"defaultTimeout"`
+	// EnableDynamic turns dynamic (TypeScript) tools on. Default true.
+	EnableDynamic bool `koanf:"enableDynamic"`
+	// HotReload watches DynamicDir and reloads tools on change. Default true.
+	HotReload bool `koanf:"hotReload"`
+	// DynamicDir holds the dynamic tools. Default <home>/dynamic-tools.
+	DynamicDir string `koanf:"dynamicDir"`
+	// SnapshotsDir holds snapshots of DynamicDir. Default <home>/snapshots.
+	SnapshotsDir string `koanf:"snapshotsDir"`
+	// SnapshotKeep is how many snapshots are kept. Default 20.
+	SnapshotKeep int `koanf:"snapshotKeep"`
+	// FSRoot confines ctx.fs of tools with the filesystem permission.
+	// Default <home>/tool-files.
+	FSRoot string `koanf:"fsRoot"`
+	// RecoveryCrashes Igor crashes within RecoveryWindow, while dynamic tools
+	// are loaded, roll the tools back to the last snapshot. Default 5 in 1m.
+	RecoveryCrashes int           `koanf:"recoveryCrashes"`
+	RecoveryWindow  time.Duration `koanf:"recoveryWindow"`
+}
+
+// Admin configures the Beta HTTP admin API (serve --admin ADDR).
+type Admin struct {
+	// Token is the bearer token every request must carry (env
+	// BARRHAWK_ADMIN_TOKEN). Required to serve the admin API.
+	Token string `koanf:"token"`
 }
 
 // Log configures logging. Logs go to stderr, never stdout.
@@ -94,7 +123,7 @@ var Strategies = []string{"round-robin", "single"}
 // Default returns the configuration before any file, env or flag.
 func Default() Config {
 	home, _ := os.UserHomeDir()
-	return Config{
+	c := Config{
 		Igors: Igors{
 			MaxWorkers:        runtime.NumCPU(),
 			Strategy:          "round-robin",
@@ -106,11 +135,17 @@ func Default() Config {
 			SpawnTimeout:      10 * time.Second,
 			ShutdownGrace:     3 * time.Second,
 			StopGrace:         time.Second,
+			MemoryLimit:       512 << 20,
 		},
-		Tools: Tools{DefaultTimeout: 30 * time.Second},
-		Log:   Log{Level: "info", Format: "text"},
-		Home:  filepath.Join(home, ".barrhawk"),
+		Tools: Tools{
+			DefaultTimeout: 30 * time.Second, EnableDynamic: true, HotReload: true,
+			SnapshotKeep: 20, RecoveryCrashes: 5, RecoveryWindow: time.Minute,
+		},
+		Log:  Log{Level: "info", Format: "text"},
+		Home: filepath.Join(home, ".barrhawk"),
 	}
+	c.fillPaths()
+	return c
 }
 
 // EnvVars maps each environment variable to the key it sets, in the order
@@ -127,6 +162,10 @@ var EnvVars = []struct{ Name, Key, Doc string }{
 	{"BARRHAWK_LOG_FORMAT", "log.format", "text or json"},
 	{"BARRHAWK_LOG_FILE", "log.file", "also log to this file"},
 	{"BARRHAWK_HOME", "home", "state directory (default ~/.barrhawk)"},
+	{"DOCTOR_ENABLE_HOT_RELOAD", "tools.hotReload", "watch the dynamic tools directory"},
+	{"BARRHAWK_DYNAMIC_DIR", "tools.dynamicDir", "dynamic tools directory"},
+	{"BARRHAWK_IGOR_MEMORY_LIMIT", "igors.memoryLimit", "per-Igor memory bound (bytes or 512MiB)"},
+	{"BARRHAWK_ADMIN_TOKEN", "admin.token", "bearer token of the admin API"},
 }
 
 // Load builds the configuration. path names the config file (from --config
@@ -162,7 +201,7 @@ func Load(path string, flags map[string]any) (Config, error) {
 		return cfg, fmt.Errorf("flags: %w", err)
 	}
 	err := k.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{DecoderConfig: &mapstructure.DecoderConfig{
-		DecodeHook:       mapstructure.ComposeDecodeHookFunc(durationHook, mapstructure.StringToSliceHookFunc(",")),
+		DecodeHook:       mapstructure.ComposeDecodeHookFunc(durationHook, sizeHook, mapstructure.StringToSliceHookFunc(",")),
 		Result:           &cfg,
 		WeaklyTypedInput: true,
 		ErrorUnused:      true,
@@ -172,6 +211,15 @@ func Load(path string, flags map[string]any) (Config, error) {
 		return cfg, fmt.Errorf("config%s: %w", where(path), err)
 	}
 	cfg.File = path
+	if home, ok := k.Get("home").(string); ok && home != def.Home {
+		// State paths not set explicitly follow a changed home.
+		for key, p := range map[string]*string{"tools.dynamicDir": &cfg.Tools.DynamicDir, "tools.snapshotsDir": &cfg.Tools.SnapshotsDir, "tools.fsRoot": &cfg.Tools.FSRoot} {
+			if !k.Exists(key) {
+				*p = ""
+			}
+		}
+	}
+	cfg.fillPaths()
 	if err := cfg.Validate(); err != nil {
 		return cfg, fmt.Errorf("config%s: %w", where(path), err)
 	}
@@ -194,7 +242,45 @@ func find(home string) string {
 	return ""
 }
 
+// fillPaths derives the state paths left empty from Home.
+func (c *Config) fillPaths() {
+	if c.Tools.DynamicDir == "" {
+		c.Tools.DynamicDir = filepath.Join(c.Home, "dynamic-tools")
+	}
+	if c.Tools.SnapshotsDir == "" {
+		c.Tools.SnapshotsDir = filepath.Join(c.Home, "snapshots")
+	}
+	if c.Tools.FSRoot == "" {
+		c.Tools.FSRoot = filepath.Join(c.Home, "tool-files")
+	}
+}
+
 var durationType = reflect.TypeOf(time.Duration(0))
+
+// sizeHook reads a byte size for igors.memoryLimit: an integer of bytes or
+// a number with a unit (KiB, MiB, GiB, KB, MB, GB).
+func sizeHook(from, to reflect.Type, data any) (any, error) {
+	s, ok := data.(string)
+	if !ok || to.Kind() != reflect.Int64 || to == durationType {
+		return data, nil
+	}
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}} {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+			if err == nil && f >= 0 {
+				return int64(f * float64(u.mult)), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%q is not a size: write bytes (536870912) or a number with KiB, MiB or GiB (512MiB)", s)
+}
 
 // durationHook reads a duration from a Go duration string or a number of
 // milliseconds.
@@ -248,10 +334,20 @@ func (c *Config) Validate() error {
 		"igors.spawnDelay": c.Igors.SpawnDelay, "igors.backoffMax": c.Igors.BackoffMax,
 		"igors.spawnTimeout": c.Igors.SpawnTimeout, "igors.shutdownGrace": c.Igors.ShutdownGrace,
 		"igors.stopGrace": c.Igors.StopGrace, "tools.defaultTimeout": c.Tools.DefaultTimeout,
+		"tools.recoveryWindow": c.Tools.RecoveryWindow,
 	} {
 		if d <= 0 {
 			bad(key, "%v must be positive", d)
 		}
+	}
+	if c.Igors.MemoryLimit != 0 && c.Igors.MemoryLimit < 64<<20 {
+		bad("igors.memoryLimit", "%d bytes is too small for an Igor; use at least 64MiB, or 0 for no bound", c.Igors.MemoryLimit)
+	}
+	if c.Tools.SnapshotKeep < 1 {
+		bad("tools.snapshotKeep", "%d must be at least 1", c.Tools.SnapshotKeep)
+	}
+	if c.Tools.RecoveryCrashes < 1 {
+		bad("tools.recoveryCrashes", "%d must be at least 1", c.Tools.RecoveryCrashes)
 	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
 		bad("log.level", "%q is not a level; use debug, info, warn or error", c.Log.Level)

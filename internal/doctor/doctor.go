@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/config"
+	"github.com/barrhawk/barrhawk/internal/dynamic"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -39,6 +40,7 @@ type Doctor struct {
 	events  *Events
 	log     *slog.Logger
 	started time.Time
+	dyn     *dynamicTools // nil when dynamic tools are off
 }
 
 // New builds a Doctor: its registry holds the management tools and opts.Tools.
@@ -49,11 +51,18 @@ func New(opts Options) (*Doctor, error) {
 	events := NewEvents(1024)
 	events.Subscribe(LogEvents(opts.Log))
 	d := &Doctor{cfg: opts.Config, events: events, log: opts.Log, started: time.Now(), reg: tool.NewRegistry()}
-	d.pool = NewPool(PoolOptions{
+	popts := PoolOptions{
 		Command: opts.IgorCommand, Env: opts.IgorEnv, Igors: opts.Config.Igors,
-		DefaultTimeout: opts.Config.Tools.DefaultTimeout, Log: opts.Log, Events: events,
-	})
-	for _, t := range append(d.managementTools(), opts.Tools...) {
+		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, Log: opts.Log, Events: events,
+	}
+	tools := d.managementTools()
+	if opts.Config.Tools.EnableDynamic {
+		d.dyn = newDynamicTools(d)
+		popts.OnCrash = func() { d.dyn.crashed(context.Background()) }
+		tools = append(tools, d.dynamicManagementTools()...)
+	}
+	d.pool = NewPool(popts)
+	for _, t := range append(tools, opts.Tools...) {
 		if err := d.reg.Add(t); err != nil {
 			return nil, err
 		}
@@ -70,8 +79,50 @@ func (d *Doctor) Pool() *Pool { return d.pool }
 // Events is the event bus.
 func (d *Doctor) Events() *Events { return d.events }
 
-// Serve runs the pool's housekeeping until ctx ends, then stops the Igors.
-func (d *Doctor) Serve(ctx context.Context) error { return d.pool.Serve(ctx) }
+// Start loads the dynamic tools (taking the initial snapshot on first
+// start). A broken tool is reported, not fatal; an unusable directory is.
+func (d *Doctor) Start(ctx context.Context) error {
+	if d.dyn == nil {
+		return nil
+	}
+	return d.dyn.start(ctx)
+}
+
+// Serve runs the pool's housekeeping, and the dynamic tools watcher when hot
+// reload is on, until ctx ends; then it stops the Igors.
+func (d *Doctor) Serve(ctx context.Context) error {
+	if d.dyn != nil && d.cfg.Tools.HotReload {
+		go func() {
+			err := dynamic.Watch(ctx, d.cfg.Tools.DynamicDir, 50*time.Millisecond, func(changed []string) {
+				d.log.Info("dynamic tools changed; reloading", "files", changed)
+				if _, err := d.dyn.reload(ctx); err != nil {
+					d.log.Error("reloading dynamic tools", "err", err)
+				}
+			})
+			if err != nil && ctx.Err() == nil {
+				d.log.Error("watching the dynamic tools directory stopped; use tools_reload", "dir", d.cfg.Tools.DynamicDir, "err", err)
+			}
+		}()
+	}
+	return d.pool.Serve(ctx)
+}
+
+// Reload reloads the dynamic tools and returns the names loaded.
+func (d *Doctor) Reload(ctx context.Context) ([]string, error) {
+	if d.dyn == nil {
+		return nil, tool.Errorf(tool.CodeForbidden, "dynamic tools are turned off (tools.enableDynamic)")
+	}
+	return d.dyn.reload(ctx)
+}
+
+// DeleteTool deletes a dynamic tool.
+func (d *Doctor) DeleteTool(ctx context.Context, name string) error {
+	if d.dyn == nil {
+		return tool.Errorf(tool.CodeForbidden, "dynamic tools are turned off (tools.enableDynamic)")
+	}
+	_, err := d.dyn.delete(ctx, name)
+	return err
+}
 
 // Close stops every Igor.
 func (d *Doctor) Close() { d.pool.Close() }

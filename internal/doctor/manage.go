@@ -65,7 +65,7 @@ func (d *Doctor) managementTools() []tool.Tool {
 func (d *Doctor) Status() map[string]any {
 	pool := d.pool.Status()
 	healthy := pool.CrashesInARow < 5
-	return map[string]any{
+	st := map[string]any{
 		"status":       "running",
 		"healthy":      healthy,
 		"version":      version.Version,
@@ -77,6 +77,10 @@ func (d *Doctor) Status() map[string]any {
 		"memory":       proc.RSS(os.Getpid()),
 		"pool":         pool,
 	}
+	if d.dyn != nil {
+		st["dynamicTools"] = d.dyn.status()
+	}
+	return st
 }
 
 func planRead(p string) (any, error) {

@@ -31,8 +31,12 @@ type PoolOptions struct {
 	Igors config.Igors
 	// DefaultTimeout is sent to each Igor as its default task timeout.
 	DefaultTimeout time.Duration
-	Log            *slog.Logger
-	Events         *Events
+	// FSRoot confines the filesystem permission of dynamic tools.
+	FSRoot string
+	Log    *slog.Logger
+	Events *Events
+	// OnCrash, if set, is called (on its own goroutine) after an Igor crashes.
+	OnCrash func()
 }
 
 // Pool runs tools in Igor processes: it spawns them on demand up to
@@ -53,6 +57,7 @@ type Pool struct {
 	spawnErr error         // the last spawn failure, while no Igor is up
 	closed   bool
 	waiting  int                    // callers waiting for an Igor
+	dynamic  []wire.DynamicTool     // the dynamic tools every Igor loads
 	all      map[*igorConn]struct{} // every Igor not yet exited, slotted or draining
 
 	seq     atomic.Uint64
@@ -97,6 +102,7 @@ type igorConn struct {
 	ready       chan struct{} // closed on ready, or on death before it
 	exited      chan struct{} // closed once the exit is handled
 	exitStatus  string
+	oom         atomic.Bool  // its stderr said it ran out of memory
 	lastPong    atomic.Int64 // unix nanoseconds
 	pingsMissed atomic.Int32
 	done        atomic.Int64
@@ -107,6 +113,7 @@ type reply struct {
 	env    *wire.Envelope
 	died   bool   // the Igor died before answering
 	reason string // why, when died
+	oom    bool   // it died of running out of memory: the call is not retried
 }
 
 // NewPool returns a pool; nothing is spawned until the first call.
@@ -146,6 +153,9 @@ func (p *Pool) Call(ctx context.Context, name string, args json.RawMessage, time
 		task := wire.Task{ID: "t" + strconv.FormatUint(p.seq.Add(1), 10), Tool: name, Args: args, Timeout: timeout.Milliseconds()}
 		r := p.runOn(ctx, ig, task, timeout)
 		p.release(ig, r)
+		if r.died && r.oom {
+			return nil, tool.Errorf(tool.CodeMemoryLimit, "the worker process (Igor %s) running %s %s; it was replaced, and the call is not retried", ig.id, name, r.reason)
+		}
 		if r.died {
 			deaths = append(deaths, ig.id+": "+r.reason)
 			if attempt < retries && !p.isClosed() {
@@ -376,9 +386,15 @@ func (p *Pool) launch(ig *igorConn) {
 		p.read(ig, wire.NewDecoder(outR))
 	}()
 
+	p.mu.Lock()
+	dyn := p.dynamic
+	p.mu.Unlock()
 	initErr := ig.enc.Encode(wire.Init{
-		Type: wire.TypeInit, ID: ig.id, ToolBag: p.opts.Igors.ToolBag,
-		Config: wire.InitConfig{Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: true},
+		Type: wire.TypeInit, ID: ig.id, ToolBag: p.opts.Igors.ToolBag, DynamicTools: dyn,
+		Config: wire.InitConfig{
+			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: true,
+			MemoryLimit: p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
+		},
 	})
 	spawnTimer := time.NewTimer(p.opts.Igors.SpawnTimeout)
 	select {
@@ -426,7 +442,7 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 			return
 		}
 		switch env.Kind() {
-		case wire.KindResult:
+		case wire.KindResult, wire.KindToolsLoaded:
 			ig.mu.Lock()
 			ch := ig.pending[env.ID]
 			delete(ig.pending, env.ID)
@@ -472,7 +488,11 @@ func (p *Pool) forwardStderr(ig *igorConn, r *os.File) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	log := p.log.With("igor", ig.id)
 	for sc.Scan() {
-		log.Info("igor: " + sc.Text())
+		line := sc.Text()
+		if strings.Contains(line, "out of memory") {
+			ig.oom.Store(true)
+		}
+		log.Info("igor: " + line)
 	}
 }
 
@@ -484,8 +504,14 @@ func (p *Pool) exited(ig *igorConn) {
 	reason := ig.stopReason
 	if crashed {
 		reason = "crashed: " + status
+		if ig.oom.Load() {
+			reason = fmt.Sprintf("ran out of memory (memory limit %d MiB, igors.memoryLimit): %s", p.opts.Igors.MemoryLimit>>20, status)
+		}
 		ig.slot.restarts++
 		p.backoffLocked()
+		if p.opts.OnCrash != nil {
+			go p.opts.OnCrash()
+		}
 	}
 	wasStarting := ig.state == stateStarting
 	ig.state = stateDead
@@ -506,7 +532,7 @@ func (p *Pool) exited(ig *igorConn) {
 	ig.pending = nil
 	ig.mu.Unlock()
 	for _, ch := range pending {
-		ch <- reply{died: true, reason: reason}
+		ch <- reply{died: true, reason: reason, oom: ig.oom.Load()}
 	}
 	if wasStarting {
 		close(ig.ready)
@@ -573,6 +599,69 @@ func (p *Pool) runOn(ctx context.Context, ig *igorConn, task wire.Task, timeout 
 		p.kill(ig, reason)
 		return reply{env: &wire.Envelope{ID: task.ID, Status: wire.StatusTimeout, Error: tool.Errorf(tool.CodeTimeout, "%s did not finish within %s, and its Igor stopped answering; it was replaced", task.Tool, timeout)}}
 	}
+}
+
+// UpdateDynamic makes set the dynamic tools of every Igor, present and
+// future, and returns how one Igor loaded them. With describeOnly, the set
+// is only loaded by one Igor to report its metadata and errors, and nothing
+// changes.
+func (p *Pool) UpdateDynamic(ctx context.Context, set []wire.DynamicTool, describeOnly bool, timeout time.Duration) ([]wire.LoadedTool, error) {
+	if set == nil {
+		set = []wire.DynamicTool{}
+	}
+	var others []*igorConn
+	if !describeOnly {
+		p.mu.Lock()
+		p.dynamic = set
+		for ig := range p.all {
+			if ig.enc != nil && ig.state != stateStopping && ig.state != stateDead {
+				others = append(others, ig)
+			}
+		}
+		p.mu.Unlock()
+	}
+	ig, terr := p.acquire(ctx, nil, timeout)
+	if terr != nil {
+		return nil, terr
+	}
+	id := "u" + strconv.FormatUint(p.seq.Add(1), 10)
+	ch := make(chan reply, 1)
+	ig.mu.Lock()
+	if ig.dead {
+		ig.mu.Unlock()
+		p.release(ig, reply{died: true})
+		return nil, tool.Errorf(tool.CodeWorkerDied, "the Igor loading the dynamic tools died")
+	}
+	ig.pending[id] = ch
+	ig.mu.Unlock()
+	for _, o := range others {
+		if o != ig {
+			_ = o.enc.Encode(wire.ToolsUpdate{Type: wire.TypeToolsUpdate, DynamicTools: set}) // a dying Igor is replaced with the new set
+		}
+	}
+	r := func() reply {
+		if err := ig.enc.Encode(wire.ToolsUpdate{Type: wire.TypeToolsUpdate, ID: id, DynamicTools: set, Describe: describeOnly}); err != nil {
+			return reply{died: true, reason: err.Error()}
+		}
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		select {
+		case r := <-ch:
+			return r
+		case <-ctx.Done():
+			return reply{died: true, reason: ctx.Err().Error()}
+		case <-t.C:
+			return reply{died: true, reason: "no answer within " + timeout.String()}
+		}
+	}()
+	ig.mu.Lock()
+	delete(ig.pending, id)
+	ig.mu.Unlock()
+	p.release(ig, reply{env: &wire.Envelope{Status: wire.StatusSuccess}, died: r.died})
+	if r.died {
+		return nil, tool.Errorf(tool.CodeWorkerDied, "loading the dynamic tools: %s", r.reason)
+	}
+	return r.env.Loaded, nil
 }
 
 // release uncounts a finished task and records its outcome.

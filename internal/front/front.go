@@ -16,6 +16,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/doctor"
 	"github.com/barrhawk/barrhawk/internal/logging"
+	"github.com/barrhawk/barrhawk/internal/loopback"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/version"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -58,6 +59,16 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 	for _, t := range d.Registry().List() {
 		s.addTool(t)
 	}
+	// Dynamic tools come and go; the SDK tells clients with
+	// notifications/tools/list_changed.
+	d.OnToolsChanged(func(added []*tool.Tool, removed []string) {
+		if len(removed) > 0 {
+			s.mcp.RemoveTools(removed...)
+		}
+		for _, t := range added {
+			s.addTool(t)
+		}
+	})
 	return s
 }
 
@@ -165,7 +176,7 @@ func (s *Server) HTTPHandler() http.Handler {
 // ListenHTTP checks that addr is a loopback address (unless allowRemote) and
 // listens on it.
 func ListenHTTP(addr string, allowRemote bool) (net.Listener, error) {
-	if err := CheckLoopback(addr, allowRemote); err != nil {
+	if err := loopback.Check("address", addr, allowRemote, "--allow-remote"); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -173,24 +184,6 @@ func ListenHTTP(addr string, allowRemote bool) (net.Listener, error) {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	return ln, nil
-}
-
-// CheckLoopback refuses an address that is not on loopback unless allowed.
-func CheckLoopback(addr string, allowRemote bool) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("address %q: %w (want host:port, such as 127.0.0.1:8765)", addr, err)
-	}
-	if allowRemote {
-		return nil
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("address %q is not on loopback; BarrHawk runs tools on this machine, so it listens on 127.0.0.1 or ::1 unless you pass --allow-remote", addr)
 }
 
 // ServeHTTP serves MCP over streamable HTTP on ln until ctx ends.

@@ -17,10 +17,13 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/dynamic/jsrt"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/wire"
@@ -52,7 +55,11 @@ type worker struct {
 	enc       *wire.Encoder
 	log       *slog.Logger
 	res       *tool.Resources
-	reg       *tool.Registry
+	all       *tool.Registry // every built-in tool of this binary
+	reg       *tool.Registry // the built-in tools in this Igor's tool bag
+	bag       []string
+	dyn       dynamicSet
+	jsOpts    jsrt.Options
 	id        string
 	timeout   time.Duration
 	stopGrace time.Duration
@@ -62,6 +69,16 @@ type worker struct {
 	tasks    sync.WaitGroup
 	inFlight atomic.Int64
 	restart  sync.Once
+
+	runMu   sync.Mutex
+	running map[string]*runningTask // by task id
+}
+
+// runningTask is a task between its start and its answer.
+type runningTask struct {
+	tool     string
+	answered *atomic.Bool
+	began    time.Time
 }
 
 // Run serves the protocol until stdin ends, a shutdown message arrives, or
@@ -119,6 +136,11 @@ func Run(ctx context.Context, opts Options) error {
 					ended <- ending{err: err}
 					return
 				}
+			case wire.KindToolsUpdate:
+				loaded := w.loadDynamic(env.DynamicTools, env.Describe)
+				if err := w.enc.Encode(wire.ToolsLoaded{Type: wire.TypeToolsLoaded, ID: env.ID, Loaded: loaded}); err != nil {
+					w.log.Warn("sending tools_loaded", "err", err)
+				}
 			case wire.KindShutdown:
 				ended <- ending{ack: true, graceful: env.Graceful}
 				return
@@ -150,7 +172,9 @@ func (w *worker) init(env *wire.Envelope) error {
 	if err != nil {
 		return fmt.Errorf("init: %w", err)
 	}
-	w.reg, w.id = reg, env.ID
+	w.all, w.reg, w.bag, w.id = all, reg, env.ToolBag, env.ID
+	w.log = w.log.With("igor", env.ID)
+	w.jsOpts = jsrt.Options{Log: w.log}
 	if c := env.Config; c != nil {
 		if c.Timeout > 0 {
 			w.timeout = time.Duration(c.Timeout) * time.Millisecond
@@ -158,12 +182,16 @@ func (w *worker) init(env *wire.Envelope) error {
 		if c.StopGrace > 0 {
 			w.stopGrace = time.Duration(c.StopGrace) * time.Millisecond
 		}
+		w.jsOpts.FSRoot = c.FSRoot
+		w.applyMemoryLimit(c.MemoryLimit)
 	}
-	w.log = w.log.With("igor", env.ID)
+	if len(env.DynamicTools) > 0 {
+		w.loadDynamic(env.DynamicTools, false)
+	}
 	return w.enc.Encode(wire.Ready{
 		Type:        wire.TypeReady,
 		ID:          env.ID,
-		ToolsLoaded: reg.Len(),
+		ToolsLoaded: reg.Len() + w.dyn.count(),
 		PID:         os.Getpid(),
 		MemoryUsage: proc.RSS(os.Getpid()),
 	})
@@ -190,7 +218,7 @@ func (w *worker) start(env *wire.Envelope) {
 
 func (w *worker) run(env *wire.Envelope) {
 	began := time.Now()
-	t, ok := w.reg.Get(env.Tool)
+	t, ok := w.lookup(env.Tool)
 	if !ok {
 		w.send(env.ID, began, outcome{err: tool.Errorf(tool.CodeUnknownTool, "tool %q is not loaded in %s (tool bag holds %d tools)", env.Tool, w.id, w.reg.Len())})
 		return
@@ -211,6 +239,8 @@ func (w *worker) run(env *wire.Envelope) {
 	// it has still not returned a grace period later the Igor asks to be
 	// replaced.
 	var answered atomic.Bool
+	w.track(env.ID, &runningTask{tool: t.Name, answered: &answered, began: began})
+	defer w.untrack(env.ID)
 	finished := make(chan struct{})
 	defer close(finished)
 	overrun := time.AfterFunc(timeout, func() {
@@ -230,10 +260,16 @@ func (w *worker) run(env *wire.Envelope) {
 	})
 	defer overrun.Stop()
 	o := w.call(ctx, t, &tool.Call{Args: env.Args, Resources: w.res, Context: ectx, Log: w.log.With("tool", t.Name, "task", env.ID)})
-	if o.err != nil && w.base.Err() != nil {
-		o.err = tool.Errorf(tool.CodeCancelled, "%s cancelled: the Igor is shutting down", t.Name)
+	if !answered.CompareAndSwap(false, true) {
+		return
 	}
-	if answered.CompareAndSwap(false, true) {
+	switch {
+	case o.err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && w.base.Err() == nil:
+		// The tool gave up at its deadline just before the timer answered.
+		w.sendTimeout(env.ID, began, fmt.Sprintf("%s did not finish within its %s timeout", t.Name, timeout))
+	case o.err != nil && w.base.Err() != nil:
+		w.send(env.ID, began, outcome{err: tool.Errorf(tool.CodeCancelled, "%s cancelled: the Igor is shutting down", t.Name)})
+	default:
 		w.send(env.ID, began, o)
 	}
 }
@@ -247,6 +283,58 @@ func (w *worker) call(ctx context.Context, t *tool.Tool, c *tool.Call) (o outcom
 	}()
 	v, err := t.Run(ctx, c)
 	return outcome{v, err}
+}
+
+// lookup finds a built-in tool of the bag, or a dynamic tool.
+func (w *worker) lookup(name string) (*tool.Tool, bool) {
+	if t, ok := w.reg.Get(name); ok {
+		return t, true
+	}
+	if mod, ok := w.dyn.get(name); ok && tool.MatchAny(w.bag, name) {
+		return dynamicTool(name, mod), true
+	}
+	return nil, false
+}
+
+func (w *worker) track(id string, r *runningTask) {
+	w.runMu.Lock()
+	if w.running == nil {
+		w.running = map[string]*runningTask{}
+	}
+	w.running[id] = r
+	w.runMu.Unlock()
+}
+
+func (w *worker) untrack(id string) {
+	w.runMu.Lock()
+	delete(w.running, id)
+	w.runMu.Unlock()
+}
+
+// runningNames lists the tools running now, for error messages.
+func (w *worker) runningNames() string {
+	w.runMu.Lock()
+	defer w.runMu.Unlock()
+	var names []string
+	for _, r := range w.running {
+		names = append(names, r.tool)
+	}
+	if len(names) == 0 {
+		return "no tool"
+	}
+	slices.Sort(names)
+	return strings.Join(slices.Compact(names), ", ")
+}
+
+// failAll answers every running task with err.
+func (w *worker) failAll(err *tool.Error) {
+	w.runMu.Lock()
+	defer w.runMu.Unlock()
+	for id, r := range w.running {
+		if r.answered.CompareAndSwap(false, true) {
+			w.send(id, r.began, outcome{err: err})
+		}
+	}
 }
 
 func (w *worker) send(id string, began time.Time, o outcome) {

@@ -32,6 +32,9 @@ const (
 	CodeElementNotFound = "ELEMENT_NOT_FOUND"
 	// CodeCancelled: the caller cancelled the call, or the server is stopping.
 	CodeCancelled = "CANCELLED"
+	// CodeMemoryLimit: the Igor running the call went over its memory limit
+	// and was replaced; the call is not retried.
+	CodeMemoryLimit = "MEMORY_LIMIT"
 	// CodeInternal: a fault of BarrHawk itself; please report it.
 	CodeInternal = "INTERNAL"
 )

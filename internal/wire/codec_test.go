@@ -29,6 +29,8 @@ func TestRoundTrip(t *testing.T) {
 		{ShutdownAck{Type: TypeShutdownAck, CleanedUp: []string{"browser", "db_pg"}}, KindShutdownAck},
 		{RequestRestart{Type: TypeRequestRestart, Reason: "Resource corruption detected"}, KindRequestRestart},
 		{Fatal{Type: TypeFatal, Reason: "bad bag"}, KindFatal},
+		{ToolsUpdate{Type: TypeToolsUpdate, ID: "u1", DynamicTools: []DynamicTool{{File: "a.ts", JS: "x", Hash: "h"}}}, KindToolsUpdate},
+		{ToolsLoaded{Type: TypeToolsLoaded, ID: "u1", Loaded: []LoadedTool{{File: "a.ts", Name: "a", Schema: json.RawMessage(`{"type":"object"}`)}}}, KindToolsLoaded},
 	}
 	var buf bytes.Buffer
 	enc := NewEncoder(&buf)

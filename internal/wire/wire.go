@@ -26,6 +26,12 @@ const (
 	// TypeFatal is ours: an Igor that cannot start (a malformed tool bag, say)
 	// says why before it exits, so the front can report more than an exit code.
 	TypeFatal = "fatal"
+	// TypeToolsUpdate is ours: the Doctor sends the whole set of dynamic
+	// tools after a change; the Igor loads it without restarting.
+	TypeToolsUpdate = "tools_update"
+	// TypeToolsLoaded answers tools_update (and init's dynamic tools):
+	// each tool's metadata, or why it failed to load.
+	TypeToolsLoaded = "tools_loaded"
 )
 
 // Task statuses.
@@ -42,6 +48,43 @@ type Init struct {
 	ToolBag []string       `json:"toolBag,omitempty"`
 	Config  InitConfig     `json:"config"`
 	Context map[string]any `json:"context,omitempty"`
+	// DynamicTools are the dynamic tools to load at start (ours).
+	DynamicTools []DynamicTool `json:"dynamicTools,omitempty"`
+}
+
+// DynamicTool is one compiled dynamic tool: JavaScript (CommonJS with an
+// inline source map) compiled by the front from File.
+type DynamicTool struct {
+	File string `json:"file"`
+	JS   string `json:"js"`
+	Hash string `json:"hash"`
+}
+
+// ToolsUpdate replaces the Igor's set of dynamic tools. With Describe set,
+// the Igor only loads them to report their metadata, and keeps its set.
+type ToolsUpdate struct {
+	Type         string        `json:"type"`
+	ID           string        `json:"id,omitempty"`
+	DynamicTools []DynamicTool `json:"dynamicTools"`
+	Describe     bool          `json:"describe,omitempty"`
+}
+
+// LoadedTool is one dynamic tool as an Igor loaded it.
+type LoadedTool struct {
+	File        string          `json:"file"`
+	Name        string          `json:"name,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Schema      json.RawMessage `json:"schema,omitempty"`
+	Permissions []string        `json:"permissions,omitempty"`
+	// Error says why the tool did not load; the other fields are then empty.
+	Error string `json:"error,omitempty"`
+}
+
+// ToolsLoaded answers ToolsUpdate; ID matches the update's.
+type ToolsLoaded struct {
+	Type   string       `json:"type"`
+	ID     string       `json:"id,omitempty"`
+	Loaded []LoadedTool `json:"loaded"`
 }
 
 // InitConfig is the Igor's configuration, set by the Doctor at spawn time.
@@ -53,6 +96,11 @@ type InitConfig struct {
 	StopGrace       int64  `json:"stopGrace,omitempty"`
 	BrowserHeadless bool   `json:"browserHeadless"`
 	ScreenshotDir   string `json:"screenshotDir,omitempty"`
+	// MemoryLimit bounds the Igor's memory in bytes (0: no bound).
+	MemoryLimit int64 `json:"memoryLimit,omitempty"`
+	// FSRoot is the directory a dynamic tool with the filesystem permission
+	// is confined to.
+	FSRoot string `json:"fsRoot,omitempty"`
 }
 
 // Ready answers Init.
@@ -146,6 +194,8 @@ const (
 	KindShutdownAck
 	KindRequestRestart
 	KindFatal
+	KindToolsUpdate
+	KindToolsLoaded
 )
 
 // Envelope is any message, decoded. Only the fields of its kind are set.
@@ -171,6 +221,10 @@ type Envelope struct {
 	Error     *tool.Error     `json:"error,omitempty"`
 	Duration  float64         `json:"duration,omitempty"`
 	Resources *ResourceUsage  `json:"resources,omitempty"`
+
+	DynamicTools []DynamicTool `json:"dynamicTools,omitempty"`
+	Describe     bool          `json:"describe,omitempty"`
+	Loaded       []LoadedTool  `json:"loaded,omitempty"`
 
 	ResourceUsage *ResourceUsage `json:"resourceUsage,omitempty"`
 	Graceful      bool           `json:"graceful,omitempty"`
@@ -205,6 +259,10 @@ func (e *Envelope) Kind() Kind {
 		return KindRequestRestart
 	case TypeFatal:
 		return KindFatal
+	case TypeToolsUpdate:
+		return KindToolsUpdate
+	case TypeToolsLoaded:
+		return KindToolsLoaded
 	}
 	return KindUnknown
 }

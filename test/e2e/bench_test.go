@@ -2,9 +2,12 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -194,4 +197,75 @@ func BenchmarkConcurrentIgors128(b *testing.B) {
 		b.ReportMetric(float64(peak)/(1<<20), "igors-peak-MB")
 		s.stop()
 	}
+}
+
+// BenchmarkDynamicToolCall: tools/call of a TypeScript tool (goja in an
+// Igor), raw JSON-RPC client.
+func BenchmarkDynamicToolCall(b *testing.B) {
+	home := b.TempDir()
+	dir := filepath.Join(home, "dyn")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "reverse_string.ts"), []byte(benchTool("reversed")), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	c := startRaw(b, "BARRHAWK_DYNAMIC_DIR="+dir, "HOME="+home)
+	params := `{"name":"reverse_string","arguments":{"text":"hello"}}`
+	c.rpc(b, "tools/call", params)
+	var lat []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		c.rpc(b, "tools/call", params)
+		lat = append(lat, time.Since(t0))
+	}
+	reportLatencies(b, lat)
+}
+
+// BenchmarkDynamicSaveToCallable: from an atomic save of a changed tool file
+// to the first call that answers with the change.
+func BenchmarkDynamicSaveToCallable(b *testing.B) {
+	home := b.TempDir()
+	dir := filepath.Join(home, "dyn")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, "reverse_string.ts")
+	if err := os.WriteFile(path, []byte(benchTool("v0")), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	c := startRaw(b, "BARRHAWK_DYNAMIC_DIR="+dir, "HOME="+home)
+	params := `{"name":"reverse_string","arguments":{"text":"hello"}}`
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		key := fmt.Sprintf("v%d", i)
+		if err := os.WriteFile(path+".tmp", []byte(benchTool(key)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if err := os.Rename(path+".tmp", path); err != nil {
+			b.Fatal(err)
+		}
+		for !strings.Contains(string(c.rpcAny(b, "tools/call", params)), key) {
+			if time.Since(t0) > 10*time.Second {
+				b.Fatalf("change %s not callable after 10 s", key)
+			}
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	reportLatencies(b, lat)
+}
+
+func benchTool(key string) string {
+	return `export const tool = {
+  name: 'reverse_string',
+  description: 'Reverse a string',
+  schema: { type: 'object', properties: { text: { type: 'string', description: 'Text' } }, required: ['text'] },
+  async handler(args: Record<string, unknown>) {
+    return { ` + key + `: (args.text as string).split('').reverse().join('') };
+  },
+};
+`
 }

@@ -42,6 +42,8 @@ type server struct {
 	cmd     *exec.Cmd
 	session *mcp.ClientSession
 	home    string
+	// listChanged receives a value for every tools/list_changed notification.
+	listChanged chan struct{}
 }
 
 // start runs `barrhawk serve` with extra env (KEY=VALUE) and connects.
@@ -65,14 +67,22 @@ func startConfigured(t testing.TB, yaml string, env ...string) *server {
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Dir = home
 	cmd.Stderr = testWriter{t}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	listChanged := make(chan struct{}, 100)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case listChanged <- struct{}{}:
+			default:
+			}
+		},
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
-	s := &server{t: t, cmd: cmd, session: session, home: home}
+	s := &server{t: t, cmd: cmd, session: session, home: home, listChanged: listChanged}
 	t.Cleanup(s.stop)
 	return s
 }
@@ -182,4 +192,8 @@ func (s *server) igorPIDs() []int {
 		}
 	}
 	return pids
+}
+
+func callParams(name string, args any) *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: name, Arguments: args}
 }

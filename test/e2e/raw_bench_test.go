@@ -26,6 +26,7 @@ func startRaw(b *testing.B, env ...string) *rawClient {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "HOME="+b.TempDir(), "BARRHAWK_LOG_LEVEL=error")
 	cmd.Env = append(cmd.Env, env...)
+	cmd.Dir = b.TempDir()
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -50,6 +51,17 @@ func (c *rawClient) rpc(b *testing.B, method, params string) []byte {
 	}
 	if json.Unmarshal(line, &resp) != nil || resp.Error != nil {
 		b.Fatalf("%s: %s", method, line)
+	}
+	return line
+}
+
+// rpcAny sends a request and returns the answer, error or not.
+func (c *rawClient) rpcAny(b *testing.B, method, params string) []byte {
+	c.id++
+	fmt.Fprintf(c.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", c.id, method, params)
+	line, err := c.out.ReadBytes('\n')
+	if err != nil {
+		b.Fatal(err)
 	}
 	return line
 }

@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"runtime"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/admin"
+	"github.com/barrhawk/barrhawk/internal/doctor"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// adminBackend answers the Beta HTTP admin API from the Doctor.
+type adminBackend struct {
+	d        *doctor.Doctor
+	started  time.Time
+	shutdown func()
+}
+
+func (b *adminBackend) Health() admin.Health {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	h := admin.Health{
+		Status: "healthy", Uptime: time.Since(b.started).Milliseconds(), ToolCount: b.d.Registry().Len(),
+		MemoryUsage: admin.MemoryUsage{HeapUsed: ms.HeapAlloc, HeapTotal: ms.HeapSys},
+	}
+	for _, ev := range b.d.Events().Recent(0) {
+		if ev.Type == doctor.EventIgorCrashed || ev.Type == doctor.EventToolBroken {
+			msg := ev.Type + ": " + ev.Reason
+			h.LastError = &msg
+		}
+	}
+	return h
+}
+
+func (b *adminBackend) Tools() []admin.ToolInfo {
+	var out []admin.ToolInfo
+	for _, t := range b.d.Registry().List() {
+		schema, _ := json.Marshal(t.Input) // validated at registration
+		out = append(out, admin.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	return out
+}
+
+func (b *adminBackend) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, *tool.Error) {
+	if _, ok := b.d.Registry().Get(name); !ok {
+		return nil, b.d.UnknownTool(name)
+	}
+	r := b.d.Call(ctx, name, args)
+	return r.Value, r.Err
+}
+
+func (b *adminBackend) Reload(ctx context.Context) ([]string, error) { return b.d.Reload(ctx) }
+
+func (b *adminBackend) DeleteTool(ctx context.Context, name string) error {
+	return b.d.DeleteTool(ctx, name)
+}
+
+func (b *adminBackend) Shutdown() { b.shutdown() }

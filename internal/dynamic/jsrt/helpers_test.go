@@ -1,0 +1,122 @@
+package jsrt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// compileTS does what the front does: esbuild TypeScript → CommonJS with an
+// inline source map.
+func compileTS(t testing.TB, src string) string {
+	t.Helper()
+	r := api.Transform(src, api.TransformOptions{
+		Loader:     api.LoaderTS,
+		Format:     api.FormatCommonJS,
+		Target:     api.ESNext,
+		Supported:  map[string]bool{"async-generator": false, "for-await": false},
+		Sourcemap:  api.SourceMapInline,
+		Sourcefile: "mytool.ts",
+	})
+	if len(r.Errors) > 0 {
+		t.Fatalf("esbuild: %v", r.Errors)
+	}
+	return string(r.Code)
+}
+
+func mustLoad(t testing.TB, src string, opts Options) *Module {
+	t.Helper()
+	m, err := Load("mytool.ts", compileTS(t, src), opts)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return m
+}
+
+// toolSrc wraps a handler body into a tool file.
+func toolSrc(body string, perms ...string) string {
+	p := ""
+	if len(perms) > 0 {
+		p = "  permissions: ['" + strings.Join(perms, "', '") + "'],\n"
+	}
+	return "export const tool = {\n  name: 't',\n  description: 'test tool',\n  schema: { type: 'object' },\n" + p +
+		"  async handler(args: any, ctx: any): Promise<any> {\n" + body + "\n  },\n};\n"
+}
+
+func call(t testing.TB, m *Module, args string) (string, *tool.Error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return callCtx(t, m, ctx, args)
+}
+
+func callCtx(t testing.TB, m *Module, ctx context.Context, args string) (string, *tool.Error) {
+	t.Helper()
+	out, err := m.Call(ctx, json.RawMessage(args))
+	if err != nil {
+		var te *tool.Error
+		if !errors.As(err, &te) {
+			t.Fatalf("Call returned %T %v, want *tool.Error", err, err)
+		}
+		return "", te
+	}
+	return string(out), nil
+}
+
+// mustCall calls and fails the test on an error.
+func mustCall(t testing.TB, m *Module, args string) string {
+	t.Helper()
+	out, err := call(t, m, args)
+	if err != nil {
+		t.Fatalf("Call(%s): %v", args, err)
+	}
+	return out
+}
+
+// jsonEq reports whether two JSON texts are equal as values.
+func jsonEq(t testing.TB, got, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("result %q is not JSON: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("bad want %q: %v", want, err)
+	}
+	gb, _ := json.Marshal(g)
+	wb, _ := json.Marshal(w)
+	if !bytes.Equal(gb, wb) {
+		t.Fatalf("result = %s, want %s", gb, wb)
+	}
+}
+
+// logBuffer collects log records.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func (l *logBuffer) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
