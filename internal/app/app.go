@@ -23,6 +23,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/logging"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/tools/builtin"
+	"github.com/dlclark/regexp2/v2"
 )
 
 // IgorCommandEnv overrides the command that starts an Igor (space-free path
@@ -64,6 +65,9 @@ type ServeOptions struct {
 	Admin            string
 	AdminAllowRemote bool
 }
+
+// regexMatchTimeout bounds one regular-expression match in a dynamic tool.
+const regexMatchTimeout = 5 * time.Second
 
 // gcPercent is the GC target both the front and the Igors run with unless
 // GOGC is set: their live heaps are small, so the default (100) collects so
@@ -172,6 +176,10 @@ func Serve(opts ServeOptions) error {
 // can write to the protocol stream.
 func RunIgor(id string) error {
 	tuneGC()
+	// goja runs some regular expressions (backreferences, lookarounds) on
+	// regexp2, which vm.Interrupt cannot stop: bound each match instead. A
+	// match past this counts as no match.
+	regexp2.DefaultMatchTimeout = regexMatchTimeout
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logging.ParseLevel(os.Getenv("BARRHAWK_LOG_LEVEL"))})).With("igor", id)
 	protoFD, err := syscall.Dup(1)
 	if err != nil {

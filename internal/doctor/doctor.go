@@ -79,6 +79,10 @@ func (d *Doctor) Pool() *Pool { return d.pool }
 // Events is the event bus.
 func (d *Doctor) Events() *Events { return d.events }
 
+// watchDebounce coalesces the events of one save (an editor may write,
+// rename and chmod within a few milliseconds) into one reload.
+const watchDebounce = 25 * time.Millisecond
+
 // Start loads the dynamic tools (taking the initial snapshot on first
 // start). A broken tool is reported, not fatal; an unusable directory is.
 func (d *Doctor) Start(ctx context.Context) error {
@@ -93,7 +97,7 @@ func (d *Doctor) Start(ctx context.Context) error {
 func (d *Doctor) Serve(ctx context.Context) error {
 	if d.dyn != nil && d.cfg.Tools.HotReload {
 		go func() {
-			err := dynamic.Watch(ctx, d.cfg.Tools.DynamicDir, 50*time.Millisecond, func(changed []string) {
+			err := dynamic.Watch(ctx, d.cfg.Tools.DynamicDir, watchDebounce, func(changed []string) {
 				d.log.Info("dynamic tools changed; reloading", "files", changed)
 				if _, err := d.dyn.reload(ctx); err != nil {
 					d.log.Error("reloading dynamic tools", "err", err)

@@ -3,7 +3,6 @@ package doctor
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -19,17 +18,7 @@ import (
 
 var bin string
 
-func TestMain(m *testing.M) {
-	var err error
-	if bin, err = testbin.Path(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	_ = proc.BecomeSubreaper()
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &bin) }
 
 func igorsConfig(mutate func(*config.Igors)) config.Igors {
 	c := config.Default().Igors

@@ -4,33 +4,24 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // seedReverseString is the seed's Method 2 example file, verbatim
 // (barrhawk-beta-readme.md, Creating Tools).
-const seedReverseString = `import type { DynamicTool } from '../../shared/types.js';
+var seedReverseString = mustReadTestdata("reverse_string.ts")
 
-export const tool: DynamicTool = {
-  name: 'reverse_string',
-  description: 'Reverse a string',
-  schema: {
-    type: 'object',
-    properties: {
-      text: {
-        type: 'string',
-        description: 'Text to reverse'
-      }
-    },
-    required: ['text']
-  },
-  async handler(args: Record<string, unknown>) {
-    const text = args.text as string;
-    return { reversed: text.split('').reverse().join('') };
-  },
-};
-`
+// mustReadTestdata reads a file of testdata/, shared with jsrt's tests.
+func mustReadTestdata(name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 func TestCompileSeedFile(t *testing.T) {
 	t.Parallel()

@@ -8,6 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/proc"
 )
 
 var (
@@ -32,6 +35,22 @@ func Path() (string, error) {
 		}
 	})
 	return path, err
+}
+
+// Main is a TestMain for packages that start real barrhawk processes: it
+// builds the binary into *bin, makes the test process a child subreaper (so
+// that killed Igors' orphans come back to it and can be reaped), runs the
+// tests and removes the binary.
+func Main(m *testing.M, bin *string) {
+	var err error
+	if *bin, err = Path(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	_ = proc.BecomeSubreaper()
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
 }
 
 // Cleanup removes the built binary.

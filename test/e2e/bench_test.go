@@ -210,16 +210,7 @@ func BenchmarkDynamicToolCall(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "reverse_string.ts"), []byte(benchTool("reversed")), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	c := startRaw(b, "BARRHAWK_DYNAMIC_DIR="+dir, "HOME="+home)
-	params := `{"name":"reverse_string","arguments":{"text":"hello"}}`
-	c.rpc(b, "tools/call", params)
-	var lat []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		c.rpc(b, "tools/call", params)
-		lat = append(lat, time.Since(t0))
-	}
-	reportLatencies(b, lat)
+	startRaw(b, "BARRHAWK_DYNAMIC_DIR="+dir, "HOME="+home).measure(b, "tools/call", `{"name":"reverse_string","arguments":{"text":"hello"}}`)
 }
 
 // BenchmarkDynamicSaveToCallable: from an atomic save of a changed tool file

@@ -6,7 +6,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -23,18 +22,7 @@ import (
 // bin is the barrhawk binary built for this test run.
 var bin string
 
-func TestMain(m *testing.M) {
-	var err error
-	if bin, err = testbin.Path(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	// Killed Igors' orphans are re-parented to us in some tests; reap them.
-	_ = proc.BecomeSubreaper()
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &bin) }
 
 // server is a running `barrhawk serve` with a connected client.
 type server struct {
@@ -56,13 +44,19 @@ func start(t testing.TB, env ...string) *server {
 // directory.
 func startConfigured(t testing.TB, yaml string, env ...string) *server {
 	t.Helper()
+	return startWith(t, nil, yaml, env...)
+}
+
+// startWith is startConfigured with extra arguments to serve.
+func startWith(t testing.TB, args []string, yaml string, env ...string) *server {
+	t.Helper()
 	home := t.TempDir()
 	if yaml != "" {
 		if err := os.WriteFile(filepath.Join(home, "barrhawk.yaml"), []byte(yaml), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(bin, "serve")
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_HOME="+filepath.Join(home, ".barrhawk"), "BARRHAWK_LOG_LEVEL=warn")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Dir = home

@@ -66,30 +66,27 @@ func (c *rawClient) rpcAny(b *testing.B, method, params string) []byte {
 	return line
 }
 
-// BenchmarkRawToolsCall: tools/call of hash_text from a raw JSON-RPC client.
-func BenchmarkRawToolsCall(b *testing.B) {
-	c := startRaw(b)
-	params := `{"name":"hash_text","arguments":{"text":"hello","algorithm":"sha256"}}`
-	c.rpc(b, "tools/call", params)
+// measure sends one request per iteration (after a warm-up one) and
+// reports the median and p99 latency.
+func (c *rawClient) measure(b *testing.B, method, params string) {
+	c.rpc(b, method, params)
 	var lat []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		c.rpc(b, "tools/call", params)
+		c.rpc(b, method, params)
 		lat = append(lat, time.Since(t0))
 	}
 	reportLatencies(b, lat)
 }
 
+// BenchmarkRawToolsCall: tools/call of hash_text from a raw JSON-RPC client.
+func BenchmarkRawToolsCall(b *testing.B) {
+	startRaw(b).measure(b, "tools/call", `{"name":"hash_text","arguments":{"text":"hello","algorithm":"sha256"}}`)
+}
+
 // BenchmarkRawToolsList: tools/list from a raw JSON-RPC client.
 func BenchmarkRawToolsList(b *testing.B) {
-	c := startRaw(b)
-	var lat []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		c.rpc(b, "tools/list", `{}`)
-		lat = append(lat, time.Since(t0))
-	}
-	reportLatencies(b, lat)
+	startRaw(b).measure(b, "tools/list", `{}`)
 }
 
 // BenchmarkRawToolsCallPipelined8: calls/s with 8 calls in flight on one

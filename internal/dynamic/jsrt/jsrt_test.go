@@ -3,6 +3,8 @@ package jsrt
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,27 +14,13 @@ import (
 )
 
 // reverseString is the seed's filesystem example, verbatim.
-const reverseString = `import type { DynamicTool } from '../../shared/types.js';
-
-export const tool: DynamicTool = {
-  name: 'reverse_string',
-  description: 'Reverse a string',
-  schema: {
-    type: 'object',
-    properties: {
-      text: {
-        type: 'string',
-        description: 'Text to reverse'
-      }
-    },
-    required: ['text']
-  },
-  async handler(args: Record<string, unknown>) {
-    const text = args.text as string;
-    return { reversed: text.split('').reverse().join('') };
-  },
-};
-`
+var reverseString = func() string {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "reverse_string.ts"))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func TestSeedReverseString(t *testing.T) {
 	t.Parallel()

@@ -287,3 +287,37 @@ func TestIntrinsicsAllFrozen(t *testing.T) {
 		t.Errorf("%d reachable intrinsics are not frozen, e.g.\n%s", out[1], out[2])
 	}
 }
+
+// TestPanicIsRecovered makes a Go function called from JS panic: the call
+// fails with CodeInternal, the process survives and the module keeps working.
+func TestPanicIsRecovered(t *testing.T) {
+	t.Parallel()
+	m := mustLoad(t, toolSrc(`return 1;`), Options{})
+	for i := 0; ; i++ {
+		if i == 50 {
+			t.Fatal("never got the panicking runtime from the pool")
+		}
+		rt, err := m.newRuntime(t.Context(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		boom, _ := goja.AssertFunction(rt.vm.ToValue(func(goja.FunctionCall) goja.Value { panic("boom") }))
+		rt.handler = func(this goja.Value, args ...goja.Value) (goja.Value, error) { return boom(this, args...) }
+		m.pool.Put(rt)
+		_, terr := call(t, m, `{}`)
+		if terr == nil {
+			continue // the pool handed out another runtime
+		}
+		if terr.Code != tool.CodeInternal || !strings.Contains(terr.Message, "boom") {
+			t.Fatalf("err = %v", terr)
+		}
+		break
+	}
+	for m.pool.Get() != nil { // drop panicking runtimes the pool still holds
+	}
+	for range 5 {
+		if out := mustCall(t, m, `{}`); out != "1" {
+			t.Fatalf("after the panic: %s", out)
+		}
+	}
+}
