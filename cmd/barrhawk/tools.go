@@ -27,6 +27,10 @@ func toolsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer d.Close()
+			if err := d.Start(cmd.Context()); err != nil { // loads the dynamic tools too
+				fmt.Fprintln(os.Stderr, "barrhawk: dynamic tools not listed:", err)
+			}
 			tools := d.Registry().List()
 			switch {
 			case asJSON:
