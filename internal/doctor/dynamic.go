@@ -190,17 +190,19 @@ func (x *dynamicTools) apply(tools []*tool.Tool, broken map[string]string) []str
 	x.mu.Lock()
 	old := x.names
 	var names []string
-	for _, n := range old {
-		x.d.reg.Remove(n)
-	}
 	var added []*tool.Tool
+	var valid []tool.Tool
 	for _, t := range tools {
-		if err := x.d.reg.Add(*t); err != nil {
+		if err := t.Validate(); err != nil {
 			broken[t.Name] = err.Error()
 			continue
 		}
+		valid = append(valid, *t)
 		names = append(names, t.Name)
 		added = append(added, t)
+	}
+	if err := x.d.reg.Swap(old, valid); err != nil {
+		x.d.log.Error("registering dynamic tools", "err", err) // validated above: a bug
 	}
 	var removed []string
 	for _, n := range old {

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -44,6 +45,36 @@ func (r *Registry) Add(t Tool) error {
 	r.tools[t.Name] = &t
 	r.order = append(r.order, t.Name)
 	return nil
+}
+
+// Swap removes the tools named in remove and adds add, in one step: a
+// concurrent Get sees either the old set or the new one, never a tool
+// missing in between. Tools that fail validation or clash with a name not
+// being removed are left out and reported in the error (the others are
+// swapped in).
+func (r *Registry) Swap(remove []string, add []Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range remove {
+		if _, ok := r.tools[n]; ok {
+			delete(r.tools, n)
+			r.order = slices.DeleteFunc(r.order, func(o string) bool { return o == n })
+		}
+	}
+	var errs []error
+	for _, t := range add {
+		if err := t.Validate(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, dup := r.tools[t.Name]; dup {
+			errs = append(errs, fmt.Errorf("tool %s: registered twice", t.Name))
+			continue
+		}
+		r.tools[t.Name] = &t
+		r.order = append(r.order, t.Name)
+	}
+	return errors.Join(errs...)
 }
 
 // Remove unregisters a tool and reports whether it was there.
