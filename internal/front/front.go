@@ -163,9 +163,9 @@ func mcpToSlog(l mcp.LoggingLevel) string {
 }
 
 // ServeStdio serves one MCP session on stdin and stdout until the client
-// disconnects or ctx ends.
+// disconnects (once every request read has been answered) or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+	return s.mcp.Run(ctx, stdioTransport(ctx))
 }
 
 // HTTPHandler serves MCP over streamable HTTP.

@@ -215,3 +215,28 @@ func TestCallCommand(t *testing.T) {
 		t.Fatalf("version: %v %s", err, out)
 	}
 }
+
+// Requests piped in with stdin closed right after them are all answered
+// before the server exits (the go-sdk stdio server alone drops them).
+func TestPipedRequestsAllAnswered(t *testing.T) {
+	t.Parallel()
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait_ms","arguments":{"ms":300}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hash_text","arguments":{"text":"hello","algorithm":"md5"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "BARRHAWK_LOG_LEVEL=error")
+	cmd.Stdin = strings.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	for _, want := range []string{`"id":1,"result"`, `"id":2,"result"`, `"id":3,"result"`, `5d41402abc4b2a76b9719d911017c592`, `"id":4,"result"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("answers lack %s:\n%.600s", want, out)
+		}
+	}
+}
