@@ -171,7 +171,7 @@ func (x *dynamicTools) toolFor(lt wire.LoadedTool) (*tool.Tool, error) {
 	t := &tool.Tool{
 		Def: tool.Def{
 			Name: lt.Name, Description: desc, Group: DynamicGroup, Category: tool.CategoryUtility,
-			Input: in, RequiresWorker: true,
+			Input: in, RequiresWorker: true, Timeout: time.Duration(lt.Timeout) * time.Millisecond,
 		},
 		Run: func(context.Context, *tool.Call) (any, error) {
 			return nil, tool.Errorf(tool.CodeInternal, "dynamic tools run in Igors")
@@ -289,7 +289,10 @@ func (x *dynamicTools) create(ctx context.Context, in createArgs) (any, error) {
 	if err := json.Unmarshal(schemaJSON, &sch); err != nil || sch.Type != "object" {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"schema\": must be a JSON Schema object with \"type\": \"object\"")
 	}
-	src := dynamic.Method1Source(in.Name, in.Description, schemaJSON, in.Code, in.Permissions)
+	src := dynamic.Method1Source(dynamic.Method1{
+		Name: in.Name, Description: in.Description, Schema: schemaJSON, Code: in.Code,
+		Permissions: in.Permissions, Timeout: time.Duration(in.Timeout) * time.Millisecond,
+	})
 	file := in.Name + ".ts"
 	c, err := dynamic.Compile(file, src)
 	if err != nil {
@@ -329,6 +332,7 @@ type createArgs struct {
 	Schema      json.RawMessage `json:"schema"`
 	Code        string          `json:"code"`
 	Permissions []string        `json:"permissions"`
+	Timeout     int64           `json:"timeout"`
 }
 
 // delete removes a dynamic tool's file and reloads.
@@ -372,6 +376,7 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 				schema.Map("schema", "JSON Schema of the tool's arguments, of type object").Required(),
 				schema.String("code", "The handler body, e.g. \"return { reversed: args.text.split('').reverse().join('') };\"").Required().Min(1),
 				schema.Array("permissions", "Permissions the code needs: network (ctx.fetch), filesystem (ctx.fs), browser, ai", &jsonschema.Schema{Type: "string", Enum: []any{"network", "filesystem", "browser", "ai"}}),
+				schema.Integer("timeout", "Milliseconds a call may run (default: the server's tools.defaultTimeout)").Min(1).Max(600000),
 			),
 			Run: tool.Typed(func(ctx context.Context, in createArgs, _ *tool.Call) (any, error) { return x.create(ctx, in) }),
 		},

@@ -89,6 +89,8 @@ export interface DynamicTool {
   description: string;
   schema: ToolSchema;
   permissions?: Array<Permission>;
+  /** Milliseconds a call may run before it is stopped (default: the server's tools.defaultTimeout; at most 600000). */
+  timeout?: number;
   /** The result is sent to the client: a string as text, anything else as JSON. */
   handler(args: Record<string, any>, ctx: ToolContext): unknown | Promise<unknown>;
 }

@@ -70,6 +70,7 @@ func (w *worker) loadDynamic(tools []wire.DynamicTool, describeOnly bool) []wire
 				lt.Error = "tool name " + meta.Name + " is defined by another file too"
 			default:
 				lt.Name, lt.Description, lt.Schema, lt.Permissions = meta.Name, meta.Description, meta.Schema, meta.Permissions
+				lt.Timeout = meta.Timeout.Milliseconds()
 				byName[meta.Name] = lm.mod
 			}
 		}

@@ -76,6 +76,8 @@ type LoadedTool struct {
 	Description string          `json:"description,omitempty"`
 	Schema      json.RawMessage `json:"schema,omitempty"`
 	Permissions []string        `json:"permissions,omitempty"`
+	// Timeout is the tool's own timeout in milliseconds (0: the default).
+	Timeout int64 `json:"timeout,omitempty"`
 	// Error says why the tool did not load; the other fields are then empty.
 	Error string `json:"error,omitempty"`
 }

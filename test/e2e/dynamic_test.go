@@ -348,3 +348,15 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A dynamic tool's own timeout replaces the default.
+func TestDynamicToolTimeout(t *testing.T) {
+	t.Parallel()
+	s := start(t, "BARRHAWK_MAX_IGORS=1")
+	s.mustCall("dynamic_tool_create", map[string]any{
+		"name": "slow", "description": "waits", "schema": map[string]any{"type": "object"}, "timeout": 200,
+		"code": "await new Promise((r) => setTimeout(r, 5000)); return 'late';",
+	})
+	s.mustFail("slow", map[string]any{}, "TIMEOUT", "within its 200ms timeout")
+	s.mustFail("dynamic_tool_create", map[string]any{"name": "x", "description": "d", "schema": map[string]any{"type": "object"}, "code": "return 1;", "timeout": 0}, "INVALID_ARGS", "timeout")
+}

@@ -193,7 +193,13 @@ type Meta struct {
 	// Permissions are the declared permissions, normalised (see
 	// Permissions.List).
 	Permissions []string
+	// Timeout is the tool's own timeout (tool.timeout, in milliseconds);
+	// 0 means the server's default.
+	Timeout time.Duration
 }
+
+// MaxTimeout bounds what a tool may declare as its timeout.
+const MaxTimeout = 10 * time.Minute
 
 // Module is one compiled and validated tool. It is safe for concurrent Calls:
 // each call borrows a runtime of its own from a pool.

@@ -366,3 +366,19 @@ func BenchmarkNewRuntime(b *testing.B) {
 		}
 	}
 }
+
+func TestToolTimeoutMeta(t *testing.T) {
+	t.Parallel()
+	withTimeout := func(v string) string {
+		return "export const tool = { name: 't', description: 'd', timeout: " + v + ", async handler() { return 1; } };\n"
+	}
+	if m := mustLoad(t, withTimeout("1500"), Options{}); m.Meta().Timeout != 1500*time.Millisecond {
+		t.Fatalf("timeout 1500: %v", m.Meta().Timeout)
+	}
+	for _, bad := range []string{"0", "-5", "1.5", "'fast'", "600001"} {
+		_, err := Load("mytool.ts", compileTS(t, withTimeout(bad)), Options{})
+		if err == nil || !strings.Contains(err.Error(), "tool.timeout must be a whole number of milliseconds") {
+			t.Errorf("timeout %s: want a refusal naming tool.timeout, got %v", bad, err)
+		}
+	}
+}

@@ -443,6 +443,18 @@ func (m *Module) validate(rt *jsRuntime, toolObj *goja.Object) (err error) {
 			m.meta.Schema = json.RawMessage(s.String())
 		}
 
+		if to := toolObj.Get("timeout"); to != nil && !goja.IsUndefined(to) && !goja.IsNull(to) {
+			ms, ok := to.Export().(int64)
+			if f, isFloat := to.Export().(float64); isFloat && f == float64(int64(f)) {
+				ms, ok = int64(f), true
+			}
+			if !ok || ms < 1 || time.Duration(ms)*time.Millisecond > MaxTimeout {
+				err = fail("tool.timeout must be a whole number of milliseconds from 1 to %d, got %s", MaxTimeout.Milliseconds(), describeValue(to))
+				return
+			}
+			m.meta.Timeout = time.Duration(ms) * time.Millisecond
+		}
+
 		perms := toolObj.Get("permissions")
 		var list []string
 		if perms != nil && !goja.IsUndefined(perms) && !goja.IsNull(perms) {
