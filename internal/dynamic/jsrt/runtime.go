@@ -130,7 +130,11 @@ const setupSrc = `(function (g, extras, collect) {
 	};
 })`
 
-var setupProg = goja.MustCompile("barrhawk-setup.js", setupSrc, true)
+// setupProg is compiled on first use, not at init: every process of the
+// binary (the front included) would otherwise pay for it at start.
+var setupProg = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile("barrhawk-setup.js", setupSrc, true)
+})
 
 // discoverSrc walks the intrinsics graph from the roots (breadth first,
 // skipping the global object) and reports, through emit, how each object was
@@ -190,7 +194,7 @@ var lockdownPlan = sync.OnceValues(func() (*goja.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	setupVal, err := vm.RunProgram(setupProg)
+	setupVal, err := vm.RunProgram(setupProg())
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +341,7 @@ func (m *Module) newRuntime(ctx context.Context, first bool) (res *jsRuntime, er
 	if err != nil {
 		return setupFail(err)
 	}
-	setupVal, err := vm.RunProgram(setupProg)
+	setupVal, err := vm.RunProgram(setupProg())
 	if err != nil {
 		return setupFail(err)
 	}
