@@ -198,6 +198,9 @@ func TestHostileDynamicTools(t *testing.T) {
 		if len(perms) > 0 {
 			args["permissions"] = perms
 		}
+		if name == "memory_bomb" {
+			args["timeout"] = 30000 // ample time to reach the limit on a loaded machine
+		}
 		s.mustCall("dynamic_tool_create", args)
 	}
 	healthy := func(after string) {
