@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"runtime"
-	"time"
 
 	"github.com/barrhawk/barrhawk/internal/admin"
 	"github.com/barrhawk/barrhawk/internal/doctor"
@@ -14,24 +12,15 @@ import (
 // adminBackend answers the Beta HTTP admin API from the Doctor.
 type adminBackend struct {
 	d        *doctor.Doctor
-	started  time.Time
 	shutdown func()
 }
 
 func (b *adminBackend) Health() admin.Health {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	h := admin.Health{
-		Status: "healthy", Uptime: time.Since(b.started).Milliseconds(), ToolCount: b.d.Registry().Len(),
-		MemoryUsage: admin.MemoryUsage{HeapUsed: ms.HeapAlloc, HeapTotal: ms.HeapSys},
+	h := b.d.Health()
+	return admin.Health{
+		Status: h.Status, Uptime: h.Uptime, ToolCount: h.ToolCount, LastError: h.LastError,
+		MemoryUsage: admin.MemoryUsage{HeapUsed: h.MemoryUsage.HeapUsed, HeapTotal: h.MemoryUsage.HeapTotal},
 	}
-	for _, ev := range b.d.Events().Recent(0) {
-		if ev.Type == doctor.EventIgorCrashed || ev.Type == doctor.EventToolBroken {
-			msg := ev.Type + ": " + ev.Reason
-			h.LastError = &msg
-		}
-	}
-	return h
 }
 
 func (b *adminBackend) Tools() []admin.ToolInfo {

@@ -147,7 +147,7 @@ func Serve(opts ServeOptions) error {
 			}
 			log.Warn("admin API: no admin.token or BARRHAWK_ADMIN_TOKEN set; generated one for this run", "token", token)
 		}
-		h, err := admin.NewHandler(&adminBackend{d: d, started: time.Now(), shutdown: stop}, token, log)
+		h, err := admin.NewHandler(&adminBackend{d: d, shutdown: stop}, token, log)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -61,13 +62,54 @@ func (d *Doctor) managementTools() []tool.Tool {
 	}
 }
 
+// Health is the front's health in the seed's shape (worker_status's
+// "health", and GET /health of the admin API).
+type Health struct {
+	Status      string      `json:"status"` // healthy, or degraded while Igors keep crashing
+	Uptime      int64       `json:"uptime"` // ms
+	ToolCount   int         `json:"toolCount"`
+	LastError   *string     `json:"lastError"`
+	MemoryUsage MemoryUsage `json:"memoryUsage"`
+}
+
+// MemoryUsage is the front's Go heap.
+type MemoryUsage struct {
+	HeapUsed  uint64 `json:"heapUsed"`
+	HeapTotal uint64 `json:"heapTotal"`
+}
+
+// degradedAfter is how many Igor crashes in a row make the front degraded.
+const degradedAfter = 5
+
+// Health reports the front's health; LastError is the latest Igor crash or
+// broken dynamic tool.
+func (d *Doctor) Health() Health {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	h := Health{
+		Status: "healthy", Uptime: time.Since(d.started).Milliseconds(), ToolCount: d.reg.Len(),
+		MemoryUsage: MemoryUsage{HeapUsed: ms.HeapAlloc, HeapTotal: ms.HeapSys},
+	}
+	if d.pool.Status().CrashesInARow >= degradedAfter {
+		h.Status = "degraded"
+	}
+	for _, ev := range d.events.Recent(0) {
+		if ev.Type == EventIgorCrashed || ev.Type == EventToolBroken {
+			msg := ev.Type + ": " + ev.Reason
+			h.LastError = &msg
+		}
+	}
+	return h
+}
+
 // Status is what worker_status answers.
 func (d *Doctor) Status() map[string]any {
 	pool := d.pool.Status()
-	healthy := pool.CrashesInARow < 5
+	health := d.Health()
 	st := map[string]any{
+		"health":       health,
 		"status":       "running",
-		"healthy":      healthy,
+		"healthy":      health.Status == "healthy",
 		"version":      version.Version,
 		"pid":          os.Getpid(),
 		"startedAt":    d.started.UTC().Format(time.RFC3339Nano),

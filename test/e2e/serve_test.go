@@ -102,6 +102,9 @@ func TestStdioListAndCall(t *testing.T) {
 	}
 
 	st := s.mustCall("worker_status", nil)
+	if h, ok := st["health"].(map[string]any); !ok || h["status"] != "healthy" || h["toolCount"].(float64) < 40 {
+		t.Errorf("worker_status health (the seed's shape): %v", st["health"])
+	}
 	igors := st["pool"].(map[string]any)["igors"].([]any)
 	if len(igors) == 0 {
 		t.Fatalf("worker_status shows no Igor after a call: %v", st)
