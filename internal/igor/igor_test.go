@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +35,20 @@ var tools = []tool.Tool{
 		c.Resources.Put(tool.KindPostgres, "main", func() error { return nil })
 		return "opened", nil
 	}),
+	testTool("open_recorded", func(_ context.Context, c *tool.Call) (any, error) {
+		var key string
+		if err := c.Bind(&struct {
+			Key *string `json:"key"`
+		}{&key}); err != nil {
+			return nil, err
+		}
+		c.Resources.Put(tool.KindBrowserPage, key, func() error { closed.Store(key, true); return nil })
+		return "opened", nil
+	}),
 }
+
+// closed records the resources closed by open_recorded, by key.
+var closed sync.Map
 
 // igorUnderTest runs an Igor on pipes and returns its encoder/decoder ends.
 type igorUnderTest struct {
@@ -205,12 +219,19 @@ func TestStdinEOFAndSignalEndRun(t *testing.T) {
 	t.Parallel()
 	u := run(t)
 	u.init(t, nil, wire.InitConfig{})
+	u.send(t, wire.Task{ID: "r", Tool: "open_recorded", Args: json.RawMessage(`{"key":"eof"}`)})
+	u.recv(t)
 	u.stdin.Close()
 	if err := <-u.done; err != nil {
 		t.Fatalf("EOF: %v", err)
 	}
+	if _, ok := closed.Load("eof"); !ok {
+		t.Error("stdin EOF did not close the Igor's resources")
+	}
 	v := run(t)
 	v.init(t, nil, wire.InitConfig{})
+	v.send(t, wire.Task{ID: "r", Tool: "open_recorded", Args: json.RawMessage(`{"key":"signal"}`)})
+	v.recv(t)
 	v.cancel() // what SIGTERM does
 	select {
 	case err := <-v.done:
@@ -219,6 +240,9 @@ func TestStdinEOFAndSignalEndRun(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after the signal")
+	}
+	if _, ok := closed.Load("signal"); !ok {
+		t.Error("SIGTERM did not close the Igor's resources")
 	}
 	_, err := v.dec.Decode()
 	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
