@@ -249,7 +249,9 @@ func (x *dynamicTools) crashed(ctx context.Context) {
 	x.mu.Lock()
 	x.crashes = append(x.crashes, now)
 	x.crashes = slices.DeleteFunc(x.crashes, func(t time.Time) bool { return now.Sub(t) > cfg.RecoveryWindow })
-	trip := len(x.crashes) >= cfg.RecoveryCrashes && len(x.names) > 0
+	// Files count even when none loaded: one whose top level kills every
+	// Igor that loads it never gets registered.
+	trip := len(x.crashes) >= cfg.RecoveryCrashes && (len(x.names) > 0 || len(x.broken) > 0 || x.d.pool.hasDynamic())
 	if trip {
 		x.crashes = nil
 	}

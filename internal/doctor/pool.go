@@ -664,6 +664,13 @@ func (p *Pool) UpdateDynamic(ctx context.Context, set []wire.DynamicTool, descri
 	return r.env.Loaded, nil
 }
 
+// hasDynamic reports whether the Igors are given any dynamic tools.
+func (p *Pool) hasDynamic() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.dynamic) > 0
+}
+
 // release uncounts a finished task and records its outcome.
 func (p *Pool) release(ig *igorConn, r reply) {
 	ok := !r.died && r.env != nil && r.env.Status == wire.StatusSuccess

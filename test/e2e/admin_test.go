@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"net/http"
 	"strings"
 	"testing"
@@ -114,4 +116,27 @@ func TestAutoRecovery(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(st), "pre-rollback_") || !strings.Contains(fmt.Sprint(st), good) {
 		t.Fatalf("snapshots after auto-recovery: %v", st)
 	}
+}
+
+// A tool file whose top level kills every Igor that loads it is rolled
+// back too, though it never loaded.
+func TestAutoRecoveryFromAToolThatNeverLoads(t *testing.T) {
+	t.Parallel()
+	s := startConfigured(t, "tools:\n  recoveryCrashes: 2\nigors:\n  memoryLimit: 96MiB\n  maxWorkers: 1\n  spawnDelay: 10ms\n")
+	s.mustCall("dynamic_tool_create", reverseArgs("return { reversed: (args.text as string).split('').reverse().join('') };"))
+	s.mustCall("worker_snapshot", map[string]any{"name": "good"})
+	bomb := "const a: string[] = [];\nwhile (true) { a.push('x'.repeat((1 << 22) + a.length)); }\nexport const tool = { name: 'never', description: 'd', async handler() { return 1; } };\n"
+	if err := os.WriteFile(filepath.Join(s.dynDir(), "never.ts"), []byte(bomb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Calls keep starting Igors, which load the file and die.
+	waitFor(t, "the bomb file to be rolled back", func() bool {
+		s.call("hash_text", map[string]any{"text": "x"})
+		_, err := os.Stat(filepath.Join(s.dynDir(), "never.ts"))
+		return os.IsNotExist(err)
+	})
+	waitFor(t, "reverse_string to answer again", func() bool {
+		out, isErr := s.call("reverse_string", map[string]any{"text": "ab"})
+		return !isErr && strings.Contains(out, `"ba"`)
+	})
 }
