@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
-	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -87,8 +88,11 @@ func TestAdminAPI(t *testing.T) {
 	go func() { done <- s.cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server did not stop after POST /shutdown")
+	case <-time.After(30 * time.Second):
+		// Ask Go for a goroutine dump on stderr (shown in the test log).
+		_ = syscall.Kill(s.cmd.Process.Pid, syscall.SIGQUIT)
+		<-done
+		t.Fatal("the server did not stop within 30 s of POST /shutdown; goroutine dump above")
 	}
 	s.session = nil // already gone
 }
