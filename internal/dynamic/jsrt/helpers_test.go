@@ -120,3 +120,22 @@ func (l *logBuffer) String() string {
 func (l *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
+
+// wantOutcome checks a call's outcome: the JSON result want when code is
+// empty, otherwise an error with that code whose message contains contains.
+func wantOutcome(t testing.TB, out string, err *tool.Error, want, code, contains string) {
+	t.Helper()
+	if code == "" {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		jsonEq(t, out, want)
+		return
+	}
+	if err == nil {
+		t.Fatalf("no error, result %s", out)
+	}
+	if err.Code != code || !strings.Contains(err.Message, contains) {
+		t.Fatalf("got %s %q, want %s containing %q", err.Code, err.Message, code, contains)
+	}
+}

@@ -76,19 +76,7 @@ func TestFetch(t *testing.T) {
 			t.Parallel()
 			m := mustLoad(t, toolSrc(tc.body, "network"), Options{FetchMaxBytes: 1024})
 			out, err := call(t, m, fmt.Sprintf(`{"base":%q}`, srv.URL))
-			if tc.code == "" {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				jsonEq(t, out, tc.want)
-				return
-			}
-			if err == nil {
-				t.Fatalf("no error, result %s", out)
-			}
-			if err.Code != tc.code || !strings.Contains(err.Message, tc.contains) {
-				t.Fatalf("got %s %q, want %s containing %q", err.Code, err.Message, tc.code, tc.contains)
-			}
+			wantOutcome(t, out, err, tc.want, tc.code, tc.contains)
 		})
 	}
 }
