@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/barrhawk/barrhawk/internal/app"
-	"github.com/barrhawk/barrhawk/internal/front"
 	"github.com/barrhawk/barrhawk/internal/logging"
 	"github.com/spf13/cobra"
 )
@@ -61,7 +60,7 @@ and exits with status 1.
 			res := d.Call(ctx, args[0], raw)
 			d.Close()
 			if res.Err != nil {
-				fmt.Fprintln(os.Stderr, front.ErrorText(res.Err))
+				fmt.Fprintln(os.Stderr, res.Err.Text())
 				os.Exit(1)
 			}
 			var out bytes.Buffer

@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/barrhawk/barrhawk/internal/loopback"
 	"io"
 	"log/slog"
 	"net"
@@ -29,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/barrhawk/barrhawk/internal/loopback"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -270,10 +271,7 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	}
 	res, terr := h.b.Call(r.Context(), name, args)
 	if terr != nil {
-		text := fmt.Sprintf("Tool: %s\nError: %s: %s", name, terr.Code, terr.Message)
-		if terr.Stack != "" {
-			text += "\n\nStack trace:\n" + terr.Stack
-		}
+		text := "Tool: " + name + "\nError: " + terr.Text()
 		writeJSON(w, http.StatusOK, callResult{Content: []content{{Type: "text", Text: text}}, IsError: true})
 		return
 	}

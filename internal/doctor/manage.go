@@ -83,14 +83,17 @@ const degradedAfter = 5
 
 // Health reports the front's health; LastError is the latest Igor crash or
 // broken dynamic tool.
-func (d *Doctor) Health() Health {
+func (d *Doctor) Health() Health { return d.health(d.pool.Status()) }
+
+// health is Health given the pool's status, which Status has already.
+func (d *Doctor) health(pool PoolStatus) Health {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	h := Health{
 		Status: "healthy", Uptime: time.Since(d.started).Milliseconds(), ToolCount: d.reg.Len(),
 		MemoryUsage: MemoryUsage{HeapUsed: ms.HeapAlloc, HeapTotal: ms.HeapSys},
 	}
-	if d.pool.Status().CrashesInARow >= degradedAfter {
+	if pool.CrashesInARow >= degradedAfter {
 		h.Status = "degraded"
 	}
 	for _, ev := range d.events.Recent(0) {
@@ -105,7 +108,7 @@ func (d *Doctor) Health() Health {
 // Status is what worker_status answers.
 func (d *Doctor) Status() map[string]any {
 	pool := d.pool.Status()
-	health := d.Health()
+	health := d.health(pool)
 	st := map[string]any{
 		"health":       health,
 		"status":       "running",

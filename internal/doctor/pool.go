@@ -60,9 +60,8 @@ type Pool struct {
 	dynamic  []wire.DynamicTool     // the dynamic tools every Igor loads
 	all      map[*igorConn]struct{} // every Igor not yet exited, slotted or draining
 
-	seq     atomic.Uint64
-	started time.Time
-	wg      sync.WaitGroup // one per Igor process, until its exit is handled
+	seq atomic.Uint64
+	wg  sync.WaitGroup // one per Igor process, until its exit is handled
 }
 
 type slot struct {
@@ -97,7 +96,6 @@ type igorConn struct {
 	dead    bool
 
 	startedAt   time.Time
-	readyAt     time.Time
 	toolsLoaded int
 	ready       chan struct{} // closed on ready, or on death before it
 	exited      chan struct{} // closed once the exit is handled
@@ -124,7 +122,7 @@ func NewPool(opts PoolOptions) *Pool {
 	if opts.Events == nil {
 		opts.Events = NewEvents(256)
 	}
-	p := &Pool{opts: opts, log: opts.Log, changed: make(chan struct{}), started: time.Now(), all: map[*igorConn]struct{}{}}
+	p := &Pool{opts: opts, log: opts.Log, changed: make(chan struct{}), all: map[*igorConn]struct{}{}}
 	for i := range opts.Igors.MaxWorkers {
 		p.slots = append(p.slots, &slot{id: "igor-" + strconv.Itoa(i+1)})
 	}
@@ -457,7 +455,6 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 			p.mu.Lock()
 			if ig.state == stateStarting {
 				ig.state = stateReady
-				ig.readyAt = time.Now()
 				ig.toolsLoaded = env.ToolsLoaded
 				p.spawnErr = nil
 			}

@@ -26,9 +26,6 @@ import (
 // Instructions are sent to clients at initialize.
 const Instructions = `BarrHawk is a QA and automation toolbox. Every tool runs in a replaceable worker process (an Igor), so a tool that crashes or hangs costs one call, never the connection. Failed calls answer isError with a stable code (INVALID_ARGS, TIMEOUT, WORKER_DIED, ...) and a message saying what was wrong. worker_status shows the workers.`
 
-// maxStack caps the stack trace included in an error result.
-const maxStack = 4 << 10
-
 // Server is the MCP server in front of a Doctor.
 type Server struct {
 	mcp    *mcp.Server
@@ -96,7 +93,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 // text (a string value as itself), or isError with "CODE: message".
 func ToResult(name string, r doctor.Result) *mcp.CallToolResult {
 	if r.Err != nil {
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ErrorText(r.Err)}}}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: r.Err.Text()}}}
 	}
 	text := string(r.Value)
 	if len(r.Value) > 0 && r.Value[0] == '"' {
@@ -106,19 +103,6 @@ func ToResult(name string, r doctor.Result) *mcp.CallToolResult {
 		}
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-}
-
-// ErrorText formats a tool error for people and agents.
-func ErrorText(e *tool.Error) string {
-	text := e.Code + ": " + e.Message
-	if e.Stack != "" {
-		st := e.Stack
-		if len(st) > maxStack {
-			st = st[:maxStack] + "\n..."
-		}
-		text += "\n\nStack trace:\n" + st
-	}
-	return text
 }
 
 // suggestTools answers a call to an unknown tool with the JSON-RPC error

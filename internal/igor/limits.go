@@ -6,10 +6,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"golang.org/x/sys/unix"
 )
@@ -32,7 +31,7 @@ func (w *worker) applyMemoryLimit(limit int64) {
 		return
 	}
 	debug.SetMemoryLimit(limit)
-	if vm := vmSize(); vm > 0 {
+	if vm := proc.VirtualSize(os.Getpid()); vm > 0 {
 		hard := uint64(vm + 8*limit)
 		if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: hard, Max: hard}); err != nil {
 			w.log.Warn("cannot set RLIMIT_AS", "err", err)
@@ -62,19 +61,4 @@ func (w *worker) watchMemory(limit int64) {
 		w.failAll(tool.Errorf(tool.CodeMemoryLimit, "%s", msg))
 		os.Exit(2)
 	}
-}
-
-// vmSize is this process's address space in bytes, from /proc/self/status.
-func vmSize() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmSize:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

@@ -151,15 +151,22 @@ func readStat(path string) (Info, bool) {
 }
 
 // RSS returns the resident set size of pid in bytes, from /proc/PID/statm.
-func RSS(pid int) int64 {
+func RSS(pid int) int64 { return statm(pid, 1) }
+
+// VirtualSize returns the address space of pid in bytes, from
+// /proc/PID/statm.
+func VirtualSize(pid int) int64 { return statm(pid, 0) }
+
+// statm reads field i of /proc/PID/statm, in bytes; 0 when unreadable.
+func statm(pid, i int) int64 {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
 	if err != nil {
 		return 0
 	}
 	f := strings.Fields(string(b))
-	if len(f) < 2 {
+	if len(f) <= i {
 		return 0
 	}
-	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	pages, _ := strconv.ParseInt(f[i], 10, 64)
 	return pages * int64(os.Getpagesize())
 }

@@ -48,6 +48,23 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
+// maxStack caps the stack trace Text includes.
+const maxStack = 4 << 10
+
+// Text formats the error for people and agents: "CODE: message", then the
+// stack trace (capped at 4 KiB) when there is one.
+func (e *Error) Text() string {
+	text := e.Code + ": " + e.Message
+	if e.Stack != "" {
+		st := e.Stack
+		if len(st) > maxStack {
+			st = st[:maxStack] + "\n..."
+		}
+		text += "\n\nStack trace:\n" + st
+	}
+	return text
+}
+
 // Errorf returns an *Error with the given code and formatted message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
