@@ -33,6 +33,7 @@ type Config struct {
 	Tools Tools `koanf:"tools"`
 	Log   Log   `koanf:"log"`
 	Admin Admin `koanf:"admin"`
+	MCP   MCP   `koanf:"mcp"`
 	// Home is where persistent state lives (default ~/.barrhawk).
 	Home string `koanf:"home"`
 
@@ -107,6 +108,14 @@ type Admin struct {
 	Token string `koanf:"token"`
 }
 
+// MCP configures the MCP protocol layer of the front, on every transport.
+type MCP struct {
+	// MaxMessageBytes bounds one incoming JSON-RPC message (a stdio line or
+	// an HTTP body), in bytes or with a unit ("16MiB"). A larger one is
+	// answered with an error and read past. Default 16MiB.
+	MaxMessageBytes int64 `koanf:"maxMessageBytes"`
+}
+
 // Log configures logging. Logs go to stderr, never stdout.
 type Log struct {
 	// Level is debug, info (default), warn or error.
@@ -141,6 +150,7 @@ func Default() Config {
 			DefaultTimeout: 30 * time.Second, EnableDynamic: true, HotReload: true,
 			SnapshotKeep: 20, RecoveryCrashes: 5, RecoveryWindow: time.Minute,
 		},
+		MCP:  MCP{MaxMessageBytes: 16 << 20},
 		Log:  Log{Level: "info", Format: "text"},
 		Home: filepath.Join(home, ".barrhawk"),
 	}
@@ -257,7 +267,7 @@ func (c *Config) fillPaths() {
 
 var durationType = reflect.TypeOf(time.Duration(0))
 
-// sizeHook reads a byte size for igors.memoryLimit: an integer of bytes or
+// sizeHook reads a byte size (igors.memoryLimit, mcp.maxMessageBytes): an integer of bytes or
 // a number with a unit (KiB, MiB, GiB, KB, MB, GB).
 func sizeHook(from, to reflect.Type, data any) (any, error) {
 	s, ok := data.(string)
@@ -342,6 +352,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Igors.MemoryLimit != 0 && c.Igors.MemoryLimit < 64<<20 {
 		bad("igors.memoryLimit", "%d bytes is too small for an Igor; use at least 64MiB, or 0 for no bound", c.Igors.MemoryLimit)
+	}
+	if c.MCP.MaxMessageBytes < 64<<10 || c.MCP.MaxMessageBytes > 1<<30 {
+		bad("mcp.maxMessageBytes", "%d bytes is out of range; use 64KiB to 1GiB", c.MCP.MaxMessageBytes)
 	}
 	if c.Tools.SnapshotKeep < 1 {
 		bad("tools.snapshotKeep", "%d must be at least 1", c.Tools.SnapshotKeep)

@@ -70,6 +70,9 @@ func New(opts Options) (*Doctor, error) {
 	return d, nil
 }
 
+// Config is the configuration the Doctor was built with.
+func (d *Doctor) Config() config.Config { return d.cfg }
+
 // Registry is the set of tools the front offers.
 func (d *Doctor) Registry() *tool.Registry { return d.reg }
 

@@ -9,9 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"sync"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/doctor"
@@ -31,12 +34,15 @@ type Server struct {
 	mcp    *mcp.Server
 	doctor *doctor.Doctor
 	log    *slog.Logger
+
+	mu       sync.RWMutex
+	handlers map[string]mcp.ToolHandler // what the SDK calls for each tool; the hot path calls the same
 }
 
 // New builds the MCP server for d. level, if not nil, follows the client's
 // logging/setLevel.
 func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
-	s := &Server{doctor: d, log: log}
+	s := &Server{doctor: d, log: log, handlers: map[string]mcp.ToolHandler{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "barrhawk", Title: "BarrHawk", Version: version.Version}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       log,
@@ -61,6 +67,11 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 	d.OnToolsChanged(func(added []*tool.Tool, removed []string) {
 		if len(removed) > 0 {
 			s.mcp.RemoveTools(removed...)
+			s.mu.Lock()
+			for _, name := range removed {
+				delete(s.handlers, name)
+			}
+			s.mu.Unlock()
 		}
 		for _, t := range added {
 			s.addTool(t)
@@ -77,7 +88,18 @@ func (s *Server) addTool(t *tool.Tool) {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema does not marshal: %v", t.Name, err)) // caught by any test
 	}
-	s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(input)}, s.handler(t.Name))
+	h := s.handler(t.Name)
+	s.mu.Lock()
+	s.handlers[t.Name] = h
+	s.mu.Unlock()
+	s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(input)}, h)
+}
+
+// toolHandler returns the handler of a tool, or nil for an unknown one.
+func (s *Server) toolHandler(name string) mcp.ToolHandler {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.handlers[name]
 }
 
 // MCP returns the underlying go-sdk server.
@@ -149,12 +171,34 @@ func mcpToSlog(l mcp.LoggingLevel) string {
 // ServeStdio serves one MCP session on stdin and stdout until the client
 // disconnects (once every request read has been answered) or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.mcp.Run(ctx, stdioTransport(ctx))
+	return s.Serve(ctx, os.Stdin, os.Stdout)
+}
+
+// Serve serves one MCP session of newline-delimited JSON-RPC on in and
+// out (see lineConn) until in ends, once every request read has been
+// answered, or ctx ends.
+func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.Writer) error {
+	conn := newLineConn(in, out, int(s.doctor.Config().MCP.MaxMessageBytes), s.log)
+	conn.hot = s.callHot
+	ss, err := s.mcp.Connect(ctx, conn, nil)
+	if err != nil {
+		return fmt.Errorf("mcp session: %w", err)
+	}
+	conn.session.Store(ss)
+	stop := context.AfterFunc(ctx, func() { _ = ss.Close() })
+	defer stop()
+	err = ss.Wait()
+	if ctx.Err() != nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
 }
 
 // HTTPHandler serves MCP over streamable HTTP.
 func (s *Server) HTTPHandler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{Logger: s.log})
+	limit := s.doctor.Config().MCP.MaxMessageBytes
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{Logger: s.log, MaxRequestBodyBytes: limit})
+	return checkFrames(h, int(limit))
 }
 
 // ListenHTTP checks that addr is a loopback address (unless allowRemote) and

@@ -1,0 +1,179 @@
+package front
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The hot path. Most of what an agent sends is tools/call, and the SDK's
+// generic request path spent more CPU on one than the whole call takes
+// elsewhere (docs/PERFORMANCE.md: a 32 KiB decoder per unmarshal, about
+// three unmarshals per request, goroutine hand-offs). On stdio, once the
+// session is initialized, lineConn sends a tools/call here instead: the
+// params are read once, and the very mcp.ToolHandler the SDK would call
+// (Server.toolHandler) answers it, so a tool call has one code path on
+// every transport. What the SDK's path adds is kept: an unknown tool is
+// answered -32602 with the closest names (the same text as suggestTools),
+// nil content becomes [], a cancelled call gets no answer. A request with
+// the 2026-07-28 per-request metadata goes to the SDK.
+//
+// Put per-call behaviour in the tool handler, not in SDK middleware: a
+// receiving middleware does not see hot-path calls.
+
+// callHot answers one tools/call frame with a whole response line, or nil
+// if the call was cancelled.
+func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame) []byte {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if len(f.params) == 0 || f.params[0] != '{' {
+		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: `tools/call needs params {"name": TOOL, "arguments": {...}}`})
+	}
+	if err := json.Unmarshal(f.params, &p); err != nil {
+		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: "tools/call params: " + err.Error()})
+	}
+	if p.Name == "" {
+		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: `tools/call needs "name": the tool to call (tools/list names them)`})
+	}
+	h := s.toolHandler(p.Name)
+	if h == nil {
+		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: s.doctor.UnknownTool(p.Name).Error()})
+	}
+	res, err := h(ctx, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: p.Name, Arguments: p.Arguments}})
+	if ctx.Err() != nil {
+		return nil
+	}
+	if err != nil {
+		code := int64(jsonrpc.CodeInternalError)
+		var we *jsonrpc.Error
+		if errors.As(err, &we) && we.Code != 0 {
+			code = we.Code
+		}
+		return errorLine(&frameError{code: code, id: f.id, msg: err.Error()})
+	}
+	if res.Content == nil {
+		res.Content = []mcp.Content{}
+	}
+	line := make([]byte, 0, resultSize(res)+len(f.id)+64)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = append(line, f.id...)
+	line = append(line, `,"result":`...)
+	if more, ok := appendResult(line, res); ok {
+		line = more
+	} else {
+		body, err := json.Marshal(res)
+		if err != nil {
+			return errorLine(&frameError{code: jsonrpc.CodeInternalError, id: f.id, msg: "encoding the result of " + strconv.Quote(p.Name) + ": " + err.Error()})
+		}
+		line = append(line, body...)
+	}
+	return append(line, '}')
+}
+
+// resultSize estimates the encoded size of res, to allocate once.
+func resultSize(res *mcp.CallToolResult) int {
+	n := 64
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			n += len(t.Text) + len(t.Text)/8 + 32
+		}
+	}
+	if raw, ok := res.StructuredContent.(json.RawMessage); ok {
+		n += len(raw) + 24
+	}
+	return n
+}
+
+// appendResult appends the JSON of res, for the shapes the tool handlers
+// build (text content, raw structured content, isError), as json.Marshal
+// would write it; it reports false for any other shape, which the caller
+// leaves to json.Marshal. The reflection-driven encoder cost a tenth of the
+// front's CPU per call.
+func appendResult(b []byte, res *mcp.CallToolResult) ([]byte, bool) {
+	if res.Meta != nil || res.InputRequests != nil || res.RequestState != "" || res.NeedsInput() {
+		return b, false
+	}
+	b = append(b, `{"content":[`...)
+	for i, c := range res.Content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok || t.Meta != nil || t.Annotations != nil {
+			return b, false
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"text","text":`...)
+		b = appendString(b, t.Text)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	switch sc := res.StructuredContent.(type) {
+	case nil:
+	case json.RawMessage:
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, sc...)
+	default:
+		return b, false
+	}
+	if res.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), true
+}
+
+// appendString appends s as a JSON string: quotes, backslashes and control
+// characters escaped, U+2028 and U+2029 escaped as encoding/json does,
+// invalid UTF-8 replaced by U+FFFD.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
