@@ -192,5 +192,15 @@ func RunIgor(id string) error {
 	out := os.NewFile(uintptr(protoFD), "protocol")
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	// BARRHAWK_IGOR_CPUPROFILE=PREFIX writes each Igor's CPU profile to
+	// PREFIX.<id> (docs/PERFORMANCE.md).
+	if prefix := os.Getenv("BARRHAWK_IGOR_CPUPROFILE"); prefix != "" {
+		if f, err := os.Create(prefix + "." + id); err == nil {
+			defer f.Close()
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	return igor.Run(ctx, igor.Options{In: os.Stdin, Out: out, Log: log, Tools: builtin.Tools()})
 }

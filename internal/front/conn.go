@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/gopool"
+	"github.com/barrhawk/barrhawk/internal/lines"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -38,7 +40,7 @@ import (
 // It is both the mcp.Transport and the mcp.Connection of one session.
 type lineConn struct {
 	in       io.ReadCloser
-	out      *lineWriter
+	out      *lines.Writer
 	maxFrame int
 	log      *slog.Logger
 	// hot answers a tools/call frame with a whole response line, or nil
@@ -72,6 +74,9 @@ type call struct {
 // drainLimit bounds how long the end of input waits for outstanding answers.
 const drainLimit = 10 * time.Minute
 
+// calls runs hot-path calls on reused goroutines.
+var calls = gopool.New(time.Minute)
+
 // cancelled is the notification after which a request is not answered.
 const cancelled = "notifications/cancelled"
 
@@ -84,7 +89,7 @@ func newLineConn(in io.ReadCloser, out io.Writer, maxFrame int, log *slog.Logger
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &lineConn{
-		in: in, out: &lineWriter{w: out}, maxFrame: maxFrame, log: log,
+		in: in, out: lines.NewWriter(out), maxFrame: maxFrame, log: log,
 		ctx: ctx, cancel: cancel,
 		incoming: make(chan jsonrpc.Message), eof: make(chan struct{}), closed: make(chan struct{}),
 		inflight: map[jsonrpc.ID]*call{}, drained: make(chan struct{}),
@@ -128,13 +133,13 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 		if !c.finish(r.ID) {
 			return nil // cancelled: no answer is sent
 		}
-		return c.out.write(line)
+		return c.out.WriteLine(line)
 	}
 	line, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
-	return c.out.write(line)
+	return c.out.WriteLine(line)
 }
 
 // Close ends the connection; pending reads return EOF.
@@ -154,7 +159,7 @@ func (c *lineConn) SessionID() string { return "" }
 func (c *lineConn) readLoop() {
 	r := bufio.NewReaderSize(c.in, 64<<10)
 	for {
-		line, size, err := readFrame(r, c.maxFrame)
+		line, size, err := lines.Read(r, c.maxFrame, idPrefix)
 		if size > c.maxFrame {
 			e := invalidRequest(lenientID(line), "the message is %d bytes; at most %d bytes are accepted (config mcp.maxMessageBytes)", size, c.maxFrame)
 			c.log.Warn("refused an oversized message", "bytes", size, "limit", c.maxFrame)
@@ -175,32 +180,6 @@ func (c *lineConn) readLoop() {
 			return
 		default:
 		}
-	}
-}
-
-// readFrame reads one line, without its line ending. A line longer than
-// limit is read to its end but not kept: size then says how long it was,
-// and line holds its first idPrefix bytes.
-func readFrame(r *bufio.Reader, limit int) (line []byte, size int, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		size += len(chunk)
-		switch {
-		case size <= limit+2: // room for "\r\n"
-			line = append(line, chunk...)
-		case len(line) > idPrefix:
-			line = bytes.Clone(line[:idPrefix]) // let the rest go
-		case len(line) < idPrefix:
-			line = append(line, chunk[:min(len(chunk), idPrefix-len(line))]...)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		if size <= limit+2 {
-			size = len(line)
-		}
-		return line, size, err
 	}
 }
 
@@ -284,13 +263,13 @@ func (c *lineConn) dispatch(f *frame, hot bool) {
 		ctx, cancel := context.WithCancel(c.ctx)
 		cl.cancel = cancel
 		c.mu.Unlock()
-		go func() {
+		calls.Go(func() {
 			defer cancel()
 			line := c.hot(ctx, ss, f)
 			if c.finish(f.jid) && line != nil {
 				c.send(line)
 			}
-		}()
+		})
 		return
 	}
 	c.deliver(f.request())
@@ -304,7 +283,7 @@ func (c *lineConn) deliver(msg jsonrpc.Message) {
 }
 
 func (c *lineConn) send(line []byte) {
-	if err := c.out.write(line); err != nil {
+	if err := c.out.WriteLine(line); err != nil {
 		c.log.Debug("writing stdout", "err", err)
 	}
 }
@@ -415,55 +394,6 @@ func fixErrorCode(err error) error {
 		code = jsonrpc.CodeInvalidRequest
 	}
 	return &jsonrpc.Error{Code: code, Message: msg}
-}
-
-// lineWriter writes lines to the output, coalescing those that arrive
-// while another is being written into one write: under load, answers
-// leave in few system calls.
-type lineWriter struct {
-	waiting atomic.Int32
-	mu      sync.Mutex
-	w       io.Writer
-	buf     []byte
-	err     error
-}
-
-// flushAt is how much is gathered before a write happens regardless.
-const flushAt = 64 << 10
-
-func (l *lineWriter) write(line []byte) error {
-	l.waiting.Add(1)
-	l.mu.Lock()
-	l.waiting.Add(-1)
-	defer l.mu.Unlock()
-	if l.err != nil {
-		return l.err
-	}
-	if len(line) >= flushAt { // a large answer goes out as it is, not copied
-		if len(l.buf) > 0 {
-			_, l.err = l.w.Write(l.buf)
-			l.buf = l.buf[:0]
-		}
-		if l.err == nil {
-			_, l.err = l.w.Write(line)
-		}
-		if l.err == nil {
-			_, l.err = l.w.Write([]byte{'\n'})
-		}
-		return l.err
-	}
-	l.buf = append(l.buf, line...)
-	l.buf = append(l.buf, '\n')
-	if l.waiting.Load() > 0 && len(l.buf) < flushAt {
-		return nil // a writer waiting for the lock writes this too
-	}
-	_, l.err = l.w.Write(l.buf)
-	if cap(l.buf) > 4*flushAt {
-		l.buf = nil
-	} else {
-		l.buf = l.buf[:0]
-	}
-	return l.err
 }
 
 // A batch is one line holding a JSON array of messages, which protocols

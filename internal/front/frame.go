@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/barrhawk/barrhawk/internal/rawjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -68,7 +69,7 @@ func checkSyntax(b []byte) *frameError {
 		e.id = lenientID(b)
 		return e
 	}
-	if d := depth(b); d > maxDepth {
+	if d := rawjson.Depth(b); d > maxDepth {
 		e := invalidRequest(nil, "the message nests %d levels deep; at most %d levels are accepted", d, maxDepth)
 		e.id = lenientID(b)
 		return e
@@ -96,121 +97,16 @@ func invalidUTF8At(b []byte) int {
 	return len(b)
 }
 
-// depth returns how deeply b nests, reading past strings. It does not
-// check syntax.
-func depth(b []byte) int {
-	d, deepest := 0, 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			i = skipString(b, i)
-		case '{', '[':
-			d++
-			deepest = max(deepest, d)
-		case '}', ']':
-			d--
-		}
-	}
-	return deepest
-}
-
-// skipString returns the index of the closing quote of the string that
-// opens at b[i] (len(b) if it does not close).
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the index just past the JSON value starting at b[i]
-// (len(b) if it is cut short). b is known to be valid JSON, or a prefix of
-// it.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i) + 1
-	case '{', '[':
-		d := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-			case '{', '[':
-				d++
-			case '}', ']':
-				d--
-				if d == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-	}
-	return len(b)
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// members calls fn with each top-level member of the object in b, raw key
-// (without quotes) and raw value, until fn returns false. It stops quietly
-// at the end of a cut-short prefix. b must start with '{'.
-func members(b []byte, fn func(key, value []byte) bool) {
-	i := skipSpace(b, 1)
-	for i < len(b) && b[i] == '"' {
-		end := skipString(b, i)
-		if end >= len(b) {
-			return
-		}
-		key := b[i+1 : end]
-		i = skipSpace(b, end+1)
-		if i >= len(b) || b[i] != ':' {
-			return
-		}
-		i = skipSpace(b, i+1)
-		if i >= len(b) {
-			return
-		}
-		vend := skipValue(b, i)
-		if vend >= len(b) && (b[i] == '{' || b[i] == '[' || b[i] == '"') {
-			return // cut short inside this value
-		}
-		if !fn(key, b[i:vend]) {
-			return
-		}
-		i = skipSpace(b, vend)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-	}
-}
-
 // lenientID finds a usable top-level id in a message that is not valid as
 // a whole (bad UTF-8 elsewhere, too deep, or only its first bytes), or
 // returns nil.
 func lenientID(b []byte) json.RawMessage {
-	b = b[skipSpace(b, 0):]
+	b = b[rawjson.SkipSpace(b, 0):]
 	if len(b) == 0 || b[0] != '{' {
 		return nil
 	}
 	var id json.RawMessage
-	members(b, func(key, value []byte) bool {
+	rawjson.Members(b, func(key, value []byte) bool {
 		if string(key) == "id" {
 			if _, err := parseID(value); err == nil && string(value) != "null" {
 				id = bytes.Clone(value)
@@ -268,7 +164,7 @@ func parseMessage(b []byte) (*frame, *frameError) {
 	}
 	f := &frame{raw: b}
 	var version, method []byte
-	members(b, func(key, value []byte) bool {
+	rawjson.Members(b, func(key, value []byte) bool {
 		switch string(key) {
 		case "jsonrpc":
 			version = value
@@ -347,13 +243,13 @@ func kindOf(v []byte) string {
 // splitBatch returns the raw elements of a JSON array that is valid JSON.
 func splitBatch(b []byte) [][]byte {
 	var out [][]byte
-	i := skipSpace(b, 1)
+	i := rawjson.SkipSpace(b, 1)
 	for i < len(b) && b[i] != ']' {
-		end := skipValue(b, i)
+		end := rawjson.SkipValue(b, i)
 		out = append(out, b[i:end])
-		i = skipSpace(b, end)
+		i = rawjson.SkipSpace(b, end)
 		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
+			i = rawjson.SkipSpace(b, i+1)
 		}
 	}
 	return out

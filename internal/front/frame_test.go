@@ -1,13 +1,10 @@
 package front
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,66 +92,6 @@ func TestParseMessageDecodesFields(t *testing.T) {
 	}
 }
 
-func TestReadFrameBoundsLongLines(t *testing.T) {
-	t.Parallel()
-	long := `{"id":"big","pad":"` + strings.Repeat("x", 300<<10) + "\"}\n"
-	r := bufio.NewReaderSize(strings.NewReader("short\r\n"+long+"next\n"+"last"), 64<<10)
-	line, size, err := readFrame(r, 100<<10)
-	if string(line) != "short" || size != 5 || err != nil {
-		t.Fatalf("first: %q %d %v", line, size, err)
-	}
-	line, size, err = readFrame(r, 100<<10)
-	if size != len(long) || len(line) > idPrefix || err != nil || string(lenientID(line)) != `"big"` {
-		t.Fatalf("long: kept %d bytes, size %d, %v", len(line), size, err)
-	}
-	if line, _, err = readFrame(r, 100<<10); string(line) != "next" || err != nil {
-		t.Fatalf("after the long line: %q %v", line, err)
-	}
-	if line, _, err = readFrame(r, 100<<10); string(line) != "last" || err == nil {
-		t.Fatalf("last line without newline: %q %v", line, err)
-	}
-}
-
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"", "plain", `q"b\s`, "tab\tnl\nret\r\x00\x1f", "<html>&", "é ü 😀", "bad \xff\xfe utf8", "\u2028\u2029", strings.Repeat("ab\n", 100)} {
-		got := appendString(nil, s)
-		var back string
-		if err := json.Unmarshal(got, &back); err != nil {
-			t.Fatalf("%q encodes to invalid JSON %s: %v", s, got, err)
-		}
-		if want := perByteReplacement(s); back != want {
-			t.Errorf("%q round-trips to %q", s, back)
-		}
-	}
-}
-
-// perByteReplacement replaces each invalid byte with U+FFFD, as
-// encoding/json does.
-func perByteReplacement(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		b.WriteRune(r)
-		i += n
-	}
-	return b.String()
-}
-
-func FuzzAppendString(f *testing.F) {
-	f.Add("hello \"world\"\n\xff")
-	f.Fuzz(func(t *testing.T, s string) {
-		got := appendString(nil, s)
-		var back string
-		if err := json.Unmarshal(got, &back); err != nil {
-			t.Fatalf("invalid JSON %s: %v", got, err)
-		}
-		if s = perByteReplacement(s); back != s {
-			t.Fatalf("%q round-trips to %q", s, back)
-		}
-	})
-}
-
 func TestAppendResultMatchesSDKEncoding(t *testing.T) {
 	t.Parallel()
 	for _, res := range []*mcp.CallToolResult{
@@ -183,48 +120,5 @@ func TestAppendResultMatchesSDKEncoding(t *testing.T) {
 	}
 	if _, ok := appendResult(nil, &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: []byte("x"), MIMEType: "image/png"}}}); ok {
 		t.Error("appendResult must leave image content to json.Marshal")
-	}
-}
-
-// countingWriter counts the writes that reach it.
-type countingWriter struct {
-	mu     sync.Mutex
-	writes int
-	buf    bytes.Buffer
-}
-
-func (w *countingWriter) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.writes++
-	return w.buf.Write(b)
-}
-
-func TestLineWriterKeepsEveryLineWhole(t *testing.T) {
-	t.Parallel()
-	out := &countingWriter{}
-	lw := &lineWriter{w: out}
-	var wg sync.WaitGroup
-	big := strings.Repeat("z", flushAt*2)
-	for i := range 64 {
-		wg.Go(func() {
-			line := `{"n":` + strings.Repeat("1", i+1) + `}`
-			if i == 10 {
-				line = `{"big":"` + big + `"}`
-			}
-			if err := lw.write([]byte(line)); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	lines := strings.Split(strings.TrimSuffix(out.buf.String(), "\n"), "\n")
-	if len(lines) != 64 {
-		t.Fatalf("want 64 lines, got %d", len(lines))
-	}
-	for _, l := range lines {
-		if !json.Valid([]byte(l)) {
-			t.Fatalf("a line was torn: %.80s", l)
-		}
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/barrhawk/barrhawk/internal/rawjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -110,7 +110,7 @@ func appendResult(b []byte, res *mcp.CallToolResult) ([]byte, bool) {
 			b = append(b, ',')
 		}
 		b = append(b, `{"type":"text","text":`...)
-		b = appendString(b, t.Text)
+		b = rawjson.AppendString(b, t.Text)
 		b = append(b, '}')
 	}
 	b = append(b, ']')
@@ -126,54 +126,4 @@ func appendResult(b []byte, res *mcp.CallToolResult) ([]byte, bool) {
 		b = append(b, `,"isError":true`...)
 	}
 	return append(b, '}'), true
-}
-
-// appendString appends s as a JSON string: quotes, backslashes and control
-// characters escaped, U+2028 and U+2029 escaped as encoding/json does,
-// invalid UTF-8 replaced by U+FFFD.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

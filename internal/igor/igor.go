@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/dynamic/jsrt"
+	"github.com/barrhawk/barrhawk/internal/gopool"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/wire"
@@ -202,6 +203,9 @@ type outcome struct {
 	err   error
 }
 
+// taskRunners runs tasks on reused goroutines (package gopool).
+var taskRunners = gopool.New(time.Minute)
+
 func (w *worker) start(env *wire.Envelope) {
 	if w.reg == nil {
 		w.send(env.ID, time.Now(), outcome{err: tool.Errorf(tool.CodeInternal, "task %s arrived before init", env.ID)})
@@ -209,11 +213,11 @@ func (w *worker) start(env *wire.Envelope) {
 	}
 	w.tasks.Add(1)
 	w.inFlight.Add(1)
-	go func() {
+	taskRunners.Go(func() {
 		defer w.tasks.Done()
 		defer w.inFlight.Add(-1)
 		w.run(env)
-	}()
+	})
 }
 
 func (w *worker) run(env *wire.Envelope) {

@@ -8,46 +8,69 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/barrhawk/barrhawk/internal/lines"
 )
 
 // MaxLine is the longest message the codec accepts: 64 MiB, room for a
 // full-page screenshot in base64.
 const MaxLine = 64 << 20
 
-// Encoder writes messages, one JSON object a line. Safe for concurrent use.
+// Encoder writes messages, one JSON object a line. Safe for concurrent use:
+// messages written at the same moment leave in one system call
+// (lines.Writer). Tasks and task results, the messages of every call, are
+// written without reflection (fast.go).
 type Encoder struct {
-	mu  sync.Mutex
-	w   *bufio.Writer
-	buf bytes.Buffer
-	enc *json.Encoder
+	w    *lines.Writer
+	pool sync.Pool // *[]byte buffers
 }
 
 // NewEncoder returns an encoder writing to w.
 func NewEncoder(w io.Writer) *Encoder {
-	e := &Encoder{w: bufio.NewWriterSize(w, 64<<10)}
-	e.enc = json.NewEncoder(&e.buf)
-	e.enc.SetEscapeHTML(false)
-	return e
+	return &Encoder{w: lines.NewWriter(w)}
 }
 
-// Encode writes v as one line and flushes it.
+// Encode writes v as one line.
 func (e *Encoder) Encode(v any) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil { // Encode appends the newline
+	bp, _ := e.pool.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	b, err := appendMessage((*bp)[:0], v)
+	if err != nil {
 		return fmt.Errorf("wire: encode %T: %w", v, err)
 	}
-	if e.buf.Len() > MaxLine {
-		return fmt.Errorf("wire: %T is %d bytes, over the %d-byte limit", v, e.buf.Len(), MaxLine)
+	if len(b) > MaxLine {
+		return fmt.Errorf("wire: %T is %d bytes, over the %d-byte limit", v, len(b), MaxLine)
 	}
-	if _, err := e.w.Write(e.buf.Bytes()); err != nil {
+	err = e.w.WriteLine(b)
+	if cap(b) <= lines.FlushAt {
+		*bp = b
+		e.pool.Put(bp)
+	}
+	if err != nil {
 		return fmt.Errorf("wire: write: %w", err)
 	}
-	if err := e.w.Flush(); err != nil {
-		return fmt.Errorf("wire: flush: %w", err)
-	}
 	return nil
+}
+
+// appendMessage appends the JSON of v, without a newline.
+func appendMessage(b []byte, v any) ([]byte, error) {
+	switch m := v.(type) {
+	case Task:
+		return appendTask(b, &m)
+	case *Task:
+		return appendTask(b, m)
+	case TaskResult:
+		return appendTaskResult(b, &m)
+	case *TaskResult:
+		return appendTaskResult(b, m)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, data...), nil
 }
 
 // Decoder reads messages, one JSON object a line. Not safe for concurrent use.
@@ -98,10 +121,14 @@ func (d *Decoder) Decode() (*Envelope, error) {
 	}
 }
 
-// Unmarshal decodes one message.
+// Unmarshal decodes one message. The Envelope's raw members (Args,
+// Result, Context) may share line's memory: line must not change after.
 func Unmarshal(line []byte) (*Envelope, error) {
 	if len(line) == 0 || line[0] != '{' {
 		return nil, &SyntaxError{Line: line, Err: errors.New("not a JSON object")}
+	}
+	if env, ok := decodeHot(line); ok {
+		return env, nil
 	}
 	var env Envelope
 	if err := json.Unmarshal(line, &env); err != nil {
@@ -111,31 +138,15 @@ func Unmarshal(line []byte) (*Envelope, error) {
 }
 
 func (d *Decoder) readLine() ([]byte, error) {
-	line, err := d.r.ReadSlice('\n')
-	if err == nil {
-		return line, nil
-	}
-	if errors.Is(err, bufio.ErrBufferFull) {
-		buf := append([]byte(nil), line...)
-		for {
-			more, err := d.r.ReadSlice('\n')
-			if len(buf) <= MaxLine {
-				buf = append(buf, more...)
-			}
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, bufio.ErrBufferFull) {
-				return nil, err
-			}
-		}
-		if len(buf) > MaxLine {
-			return nil, &SyntaxError{Line: buf[:120], Err: ErrTooLong}
-		}
-		return buf, nil
+	line, size, err := lines.Read(d.r, MaxLine, 120)
+	if size > MaxLine {
+		return nil, &SyntaxError{Line: line, Err: ErrTooLong}
 	}
 	if len(line) > 0 && errors.Is(err, io.EOF) {
 		return line, nil // last line without a newline
 	}
-	return nil, err
+	if err != nil {
+		return nil, err
+	}
+	return line, nil
 }

@@ -160,3 +160,57 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHotDecode: the reflection-free reader of tasks and results agrees
+// with encoding/json on every line it accepts.
+func FuzzHotDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"t1","tool":"hash_text","args":{"text":"a\nb"},"timeout":5000}`,
+		`{"id":"t1","status":"success","result":{"hash":"x"},"duration":0.25}`,
+		`{"id":"t\u00322","status":"error","error":{"code":"TIMEOUT","message":"m"},"duration":5001,"resources":{"memory":3}}`,
+		`{"id":"t1","tool":"x","context":{"squadId":"s"},"args":null}`,
+		`{"id":"t1","tool":"x","timeout":1.5}`,
+		`{"ID":"t1","tool":"x"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		hot, ok := decodeHot(line)
+		if !ok {
+			return
+		}
+		var want Envelope
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatalf("decodeHot accepted what encoding/json refuses (%v): %s", err, line)
+		}
+		if !reflect.DeepEqual(*hot, want) {
+			t.Fatalf("decodeHot %+v, encoding/json %+v, for %s", *hot, want, line)
+		}
+	})
+}
+
+func TestHotMessagesEncodeAsEncodingJSONDoes(t *testing.T) {
+	t.Parallel()
+	for _, m := range []any{
+		Task{ID: "t1", Tool: "hash_text", Args: json.RawMessage("{\n  \"text\": \"a\"\n}"), Timeout: 5000},
+		Task{ID: "t\"2", Tool: "x", Context: &tool.ExecContext{}},
+		TaskResult{ID: "t1", Status: StatusSuccess, Result: json.RawMessage(`{"hash":"<x>"}`), Duration: 0.123},
+		TaskResult{ID: "t2", Status: StatusError, Error: &tool.Error{Code: "TIMEOUT", Message: "m"}, Duration: 5001, Resources: &ResourceUsage{Memory: 1}},
+	} {
+		got, err := appendMessage(nil, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(m)
+		var g, w any
+		if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil || !reflect.DeepEqual(g, w) {
+			t.Errorf("wrote %s\nwant  %s", got, want)
+		}
+		if bytes.ContainsAny(got, "\n\r") {
+			t.Errorf("a message spans lines: %q", got)
+		}
+	}
+	if _, err := appendMessage(nil, Task{ID: "t", Tool: "x", Args: json.RawMessage(`{"a":`)}); err == nil {
+		t.Error("invalid raw arguments must be refused, not sent")
+	}
+}
