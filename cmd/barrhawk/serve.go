@@ -32,6 +32,8 @@ until SIGINT or SIGTERM. Logs go to stderr, never stdout.`,
 	cmd.Flags().BoolVar(&opts.AdminAllowRemote, "admin-allow-remote", false, "allow --admin on a non-loopback address")
 	cmd.Flags().StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the front to this file (for docs/PERFORMANCE.md work)")
 	_ = cmd.Flags().MarkHidden("cpuprofile")
+	cmd.Flags().StringVar(&opts.MemProfile, "memprofile", "", "write the front's allocation profile to this file at exit (for docs/PERFORMANCE.md work)")
+	_ = cmd.Flags().MarkHidden("memprofile")
 	return cmd
 }
 

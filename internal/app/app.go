@@ -61,6 +61,9 @@ type ServeOptions struct {
 	Stdio bool
 	// CPUProfile, if set, writes a CPU profile of the front to this file.
 	CPUProfile string
+	// MemProfile, if set, writes the front's allocation profile to this
+	// file when it stops.
+	MemProfile string
 	// Admin, if set, serves the Beta HTTP admin API on this address.
 	Admin            string
 	AdminAllowRemote bool
@@ -103,6 +106,9 @@ func Serve(opts ServeOptions) error {
 			return fmt.Errorf("cpu profile: %w", err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if opts.MemProfile != "" {
+		defer writeAllocs(opts.MemProfile, log)
 	}
 
 	d, err := NewDoctor(opts.Config, log)
@@ -169,6 +175,19 @@ func Serve(opts ServeOptions) error {
 		return err
 	}
 	return nil
+}
+
+// writeAllocs writes the allocation profile to path.
+func writeAllocs(path string, log *slog.Logger) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Warn("memory profile", "err", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		log.Warn("memory profile", "err", err)
+	}
 }
 
 // RunIgor is the Igor process: protocol on the real stdout, which is then

@@ -25,6 +25,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/dynamic/jsrt"
 	"github.com/barrhawk/barrhawk/internal/gopool"
+	"github.com/barrhawk/barrhawk/internal/logging"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/wire"
@@ -263,7 +264,7 @@ func (w *worker) run(env *wire.Envelope) {
 		}
 	})
 	defer overrun.Stop()
-	o := w.call(ctx, t, &tool.Call{Args: env.Args, Resources: w.res, Context: ectx, Log: w.log.With("tool", t.Name, "task", env.ID)})
+	o := w.call(ctx, t, &tool.Call{Args: env.Args, Resources: w.res, Context: ectx, Log: logging.With(w.log, "tool", t.Name, "task", env.ID)})
 	if !answered.CompareAndSwap(false, true) {
 		return
 	}

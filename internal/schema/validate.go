@@ -38,9 +38,9 @@ func Validate(s *jsonschema.Schema, raw json.RawMessage) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		v = map[string]any{}
 	} else {
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		if err := d.Decode(&v); err != nil {
+		// json.Unmarshal, not a Decoder: it refuses trailing data, and a
+		// Decoder's buffers were a fifth of the front's allocations per call.
+		if err := json.Unmarshal(raw, &v); err != nil {
 			return &ValidationError{Message: "arguments are not valid JSON: " + err.Error()}
 		}
 	}

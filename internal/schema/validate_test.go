@@ -26,6 +26,7 @@ func TestValidate(t *testing.T) {
 		{`null`, "text", "is required"},
 		{`[1]`, "", "must be a JSON object, got array"},
 		{`{"text":`, "", "not valid JSON"},
+		{`{"text":"a"} {"text":5}`, "", "not valid JSON"},
 		{`{"text":5}`, "text", "expected string, got number"},
 		{`{"text":""}`, "text", "at least 1 characters"},
 		{`{"text":"héllo!"}`, "text", "at most 5 characters, got 6"},
