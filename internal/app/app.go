@@ -211,15 +211,17 @@ func RunIgor(id string) error {
 	out := os.NewFile(uintptr(protoFD), "protocol")
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	// BARRHAWK_IGOR_CPUPROFILE=PREFIX writes each Igor's CPU profile to
-	// PREFIX.<id> (docs/PERFORMANCE.md).
-	if prefix := os.Getenv("BARRHAWK_IGOR_CPUPROFILE"); prefix != "" {
-		if f, err := os.Create(prefix + "." + id); err == nil {
+	// BARRHAWK_IGOR_PROFILE=PREFIX writes each Igor's CPU profile to
+	// PREFIX.<id>.cpu and its allocation profile to PREFIX.<id>.allocs
+	// (docs/PERFORMANCE.md).
+	if prefix := os.Getenv("BARRHAWK_IGOR_PROFILE"); prefix != "" {
+		if f, err := os.Create(prefix + "." + id + ".cpu"); err == nil {
 			defer f.Close()
 			if pprof.StartCPUProfile(f) == nil {
 				defer pprof.StopCPUProfile()
 			}
 		}
+		defer writeAllocs(prefix+"."+id+".allocs", log)
 	}
 	return igor.Run(ctx, igor.Options{In: os.Stdin, Out: out, Log: log, Tools: builtin.Tools()})
 }
