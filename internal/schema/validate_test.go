@@ -75,3 +75,21 @@ func TestBuilderOrderAndDefaults(t *testing.T) {
 		t.Fatalf("schema JSON keeps order, defaults and required: %s", got)
 	}
 }
+
+func TestEnumComparesJSONValues(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		member, value any
+		equal         bool
+	}{
+		{"a", "a", true}, {"a", "b", false}, {"1", 1.0, false},
+		{1.0, 1.0, true}, {1.0, json.Number("1"), true}, {1, 1.0, true}, {2.5, 2.0, false},
+		{true, true, true}, {true, "true", false}, {nil, nil, true},
+		{map[string]any{"k": []any{1.0}}, map[string]any{"k": []any{1.0}}, true},
+		{[]any{"x"}, []any{"y"}, false},
+	} {
+		if got := jsonEqual(c.member, c.value); got != c.equal {
+			t.Errorf("jsonEqual(%#v, %#v) = %v, want %v", c.member, c.value, got, c.equal)
+		}
+	}
+}
