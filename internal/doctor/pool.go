@@ -130,6 +130,9 @@ func NewPool(opts PoolOptions) *Pool {
 }
 
 func (p *Pool) notifyLocked() {
+	if p.waiting == 0 {
+		return // only acquire waits on changed, and it counts itself in waiting
+	}
 	close(p.changed)
 	p.changed = make(chan struct{})
 }
@@ -201,8 +204,7 @@ func (p *Pool) isClosed() bool {
 // acquire picks an Igor for one task and counts the task against it,
 // spawning or waiting as needed, for at most wait.
 func (p *Pool) acquire(ctx context.Context, avoid *igorConn, wait time.Duration) (*igorConn, *tool.Error) {
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
+	var deadline <-chan time.Time // started at the first wait: most calls find an Igor at once
 	for {
 		p.mu.Lock()
 		if p.closed {
@@ -224,6 +226,11 @@ func (p *Pool) acquire(ctx context.Context, avoid *igorConn, wait time.Duration)
 		ch := p.changed
 		p.waiting++
 		p.mu.Unlock()
+		if deadline == nil {
+			d := time.NewTimer(wait)
+			defer d.Stop()
+			deadline = d.C
+		}
 		var backoff <-chan time.Time
 		var t *time.Timer
 		if retryIn > 0 {
@@ -236,7 +243,7 @@ func (p *Pool) acquire(ctx context.Context, avoid *igorConn, wait time.Duration)
 		case <-backoff:
 		case <-ctx.Done():
 			terr = tool.Errorf(tool.CodeCancelled, "cancelled while waiting for a worker: %v", ctx.Err())
-		case <-deadline.C:
+		case <-deadline:
 			terr = tool.Errorf(tool.CodeWorkerUnavailable, "no worker process (Igor) became free within %s; see worker_status", wait)
 		}
 		if t != nil {
