@@ -259,6 +259,13 @@ func (c *lineConn) dispatch(f *frame, hot bool) {
 	}
 	if ss := c.session.Load(); hot && c.hot != nil && ss != nil && f.method == "tools/call" && f.id != nil && !newProtocol(f.params) {
 		c.mu.Lock()
+		if c.protocol == "" {
+			// initialize is not answered yet: the SDK, which handles
+			// messages in order, takes this call after it.
+			c.mu.Unlock()
+			c.deliver(f.request())
+			return
+		}
 		cl := c.inflight[f.jid]
 		ctx, cancel := context.WithCancel(c.ctx)
 		cl.cancel = cancel
