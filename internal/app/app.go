@@ -73,10 +73,13 @@ type ServeOptions struct {
 const regexMatchTimeout = 5 * time.Second
 
 // gcPercent is the GC target both the front and the Igors run with unless
-// GOGC is set: their live heaps are small, so the default (100) collects so
-// often that GC took a third of the front's CPU under load; 400 doubles the
-// calls per second for a few MB more (docs/PERFORMANCE.md).
-const gcPercent = 400
+// GOGC is set. Their live heaps are a few MB, so the GC target mostly sets
+// the heap's floor (4 MB × GOGC/100) and how often it is collected. 400
+// was chosen when the SDK allocated ~100 KB per call; at ~4 KB per call
+// now, 200 costs one or two microseconds per call against 400 and keeps
+// the peak under load at 59 MiB (PSS, front and two Igors) instead of 83
+// (docs/PERFORMANCE.md).
+const gcPercent = 200
 
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
