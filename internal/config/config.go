@@ -99,6 +99,14 @@ type Tools struct {
 	// are loaded, roll the tools back to the last snapshot. Default 5 in 1m.
 	RecoveryCrashes int           `koanf:"recoveryCrashes"`
 	RecoveryWindow  time.Duration `koanf:"recoveryWindow"`
+	// MaxResultBytes cuts a result larger than this, in bytes or with a
+	// unit ("100KB"), to its first MaxResultBytes with a note saying how to
+	// get the rest: an agent's context has no room for more. Default 100KB.
+	MaxResultBytes int64 `koanf:"maxResultBytes"`
+	// MaxResultHardBytes: a result larger than this is not sent at all; the
+	// call answers RESULT_TOO_LARGE. At most 64MiB (the Igor protocol's
+	// line bound). Default 16MiB.
+	MaxResultHardBytes int64 `koanf:"maxResultHardBytes"`
 }
 
 // Admin configures the Beta HTTP admin API (serve --admin ADDR).
@@ -149,6 +157,7 @@ func Default() Config {
 		Tools: Tools{
 			DefaultTimeout: 30 * time.Second, EnableDynamic: true, HotReload: true,
 			SnapshotKeep: 20, RecoveryCrashes: 5, RecoveryWindow: time.Minute,
+			MaxResultBytes: 100_000, MaxResultHardBytes: 16 << 20,
 		},
 		MCP:  MCP{MaxMessageBytes: 16 << 20},
 		Log:  Log{Level: "info", Format: "text"},
@@ -267,7 +276,8 @@ func (c *Config) fillPaths() {
 
 var durationType = reflect.TypeOf(time.Duration(0))
 
-// sizeHook reads a byte size (igors.memoryLimit, mcp.maxMessageBytes): an integer of bytes or
+// sizeHook reads a byte size (igors.memoryLimit, mcp.maxMessageBytes,
+// tools.maxResult*): an integer of bytes or
 // a number with a unit (KiB, MiB, GiB, KB, MB, GB).
 func sizeHook(from, to reflect.Type, data any) (any, error) {
 	s, ok := data.(string)
@@ -355,6 +365,12 @@ func (c *Config) Validate() error {
 	}
 	if c.MCP.MaxMessageBytes < 64<<10 || c.MCP.MaxMessageBytes > 1<<30 {
 		bad("mcp.maxMessageBytes", "%d bytes is out of range; use 64KiB to 1GiB", c.MCP.MaxMessageBytes)
+	}
+	if c.Tools.MaxResultBytes < 1000 {
+		bad("tools.maxResultBytes", "%d bytes is too small to show anything; use at least 1000", c.Tools.MaxResultBytes)
+	}
+	if c.Tools.MaxResultHardBytes < c.Tools.MaxResultBytes || c.Tools.MaxResultHardBytes > 64<<20 {
+		bad("tools.maxResultHardBytes", "%d bytes is out of range; use tools.maxResultBytes (%d) to 64MiB", c.Tools.MaxResultHardBytes, c.Tools.MaxResultBytes)
 	}
 	if c.Tools.SnapshotKeep < 1 {
 		bad("tools.snapshotKeep", "%d must be at least 1", c.Tools.SnapshotKeep)

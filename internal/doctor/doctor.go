@@ -41,6 +41,7 @@ type Doctor struct {
 	log     *slog.Logger
 	started time.Time
 	dyn     *dynamicTools // nil when dynamic tools are off
+	results tool.ResultLimits
 }
 
 // New builds a Doctor: its registry holds the management tools and opts.Tools.
@@ -50,10 +51,12 @@ func New(opts Options) (*Doctor, error) {
 	}
 	events := NewEvents(1024)
 	events.Subscribe(LogEvents(opts.Log))
-	d := &Doctor{cfg: opts.Config, events: events, log: opts.Log, started: time.Now(), reg: tool.NewRegistry()}
+	d := &Doctor{cfg: opts.Config, events: events, log: opts.Log, started: time.Now(), reg: tool.NewRegistry(),
+		results: tool.ResultLimits{Cut: opts.Config.Tools.MaxResultBytes, Hard: opts.Config.Tools.MaxResultHardBytes}}
 	popts := PoolOptions{
 		Command: opts.IgorCommand, Env: opts.IgorEnv, Igors: opts.Config.Igors,
 		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, Log: opts.Log, Events: events,
+		Results: d.results,
 	}
 	tools := d.managementTools()
 	if opts.Config.Tools.EnableDynamic {
@@ -176,9 +179,9 @@ func (d *Doctor) runLocal(ctx context.Context, t *tool.Tool, args json.RawMessag
 	if err != nil {
 		return Result{Err: tool.AsError(err)}
 	}
-	b, err := json.Marshal(v)
+	b, err := d.results.Encode(v)
 	if err != nil {
-		return Result{Err: tool.Errorf(tool.CodeInternal, "%s: result is not JSON: %v", t.Name, err)}
+		return Result{Err: tool.AsError(err)}
 	}
 	return Result{Value: b}
 }

@@ -33,8 +33,10 @@ type PoolOptions struct {
 	DefaultTimeout time.Duration
 	// FSRoot confines the filesystem permission of dynamic tools.
 	FSRoot string
-	Log    *slog.Logger
-	Events *Events
+	// Results bounds each result; sent to each Igor.
+	Results tool.ResultLimits
+	Log     *slog.Logger
+	Events  *Events
 	// OnCrash, if set, is called (on its own goroutine) after an Igor crashes.
 	OnCrash func()
 }
@@ -383,7 +385,11 @@ func (p *Pool) launch(ig *igorConn) {
 	}
 	ig.p, ig.enc = pr, wire.NewEncoder(stdin)
 	ig.lastPong.Store(time.Now().UnixNano())
-	go p.forwardStderr(ig, errR)
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		p.forwardStderr(ig, errR)
+	}()
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
@@ -399,6 +405,7 @@ func (p *Pool) launch(ig *igorConn) {
 		Config: wire.InitConfig{
 			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: true,
 			MemoryLimit: p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
+			MaxResultBytes: p.opts.Results.Cut, MaxResultHardBytes: p.opts.Results.Hard,
 		},
 	})
 	spawnTimer := time.NewTimer(p.opts.Igors.SpawnTimeout)
@@ -423,6 +430,10 @@ func (p *Pool) launch(ig *igorConn) {
 		<-readerDone
 	}
 	stdin.Close()
+	select { // its last words may say it ran out of memory: read them first
+	case <-stderrDone:
+	case <-time.After(2 * time.Second):
+	}
 	p.exited(ig)
 }
 

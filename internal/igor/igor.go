@@ -9,7 +9,6 @@ package igor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +61,7 @@ type worker struct {
 	bag       []string
 	dyn       dynamicSet
 	jsOpts    jsrt.Options
+	limits    tool.ResultLimits // set at init
 	id        string
 	timeout   time.Duration
 	stopGrace time.Duration
@@ -185,6 +185,8 @@ func (w *worker) init(env *wire.Envelope) error {
 			w.stopGrace = time.Duration(c.StopGrace) * time.Millisecond
 		}
 		w.jsOpts.FSRoot = c.FSRoot
+		w.limits = tool.ResultLimits{Cut: c.MaxResultBytes, Hard: c.MaxResultHardBytes}
+		w.jsOpts.Results = w.limits
 		w.applyMemoryLimit(c.MemoryLimit)
 	}
 	if len(env.DynamicTools) > 0 {
@@ -345,9 +347,9 @@ func (w *worker) failAll(err *tool.Error) {
 func (w *worker) send(id string, began time.Time, o outcome) {
 	r := wire.TaskResult{ID: id, Status: wire.StatusSuccess, Duration: ms(time.Since(began))}
 	if o.err == nil {
-		b, err := json.Marshal(o.value)
+		b, err := w.limits.Encode(o.value)
 		if err != nil {
-			o.err = tool.Errorf(tool.CodeInternal, "the tool's result is not JSON: %v", err)
+			o.err = err
 		} else {
 			r.Result = b
 		}

@@ -35,6 +35,9 @@ const (
 	// CodeMemoryLimit: the Igor running the call went over its memory limit
 	// and was replaced; the call is not retried.
 	CodeMemoryLimit = "MEMORY_LIMIT"
+	// CodeResultTooLarge: the result was over the hard bound
+	// (tools.maxResultHardBytes) and was not sent.
+	CodeResultTooLarge = "RESULT_TOO_LARGE"
 	// CodeInternal: a fault of BarrHawk itself; please report it.
 	CodeInternal = "INTERNAL"
 )

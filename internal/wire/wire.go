@@ -103,6 +103,10 @@ type InitConfig struct {
 	// FSRoot is the directory a dynamic tool with the filesystem permission
 	// is confined to.
 	FSRoot string `json:"fsRoot,omitempty"`
+	// MaxResultBytes and MaxResultHardBytes bound each result
+	// (tools.maxResultBytes, tools.maxResultHardBytes; tool.ResultLimits).
+	MaxResultBytes     int64 `json:"maxResultBytes,omitempty"`
+	MaxResultHardBytes int64 `json:"maxResultHardBytes,omitempty"`
 }
 
 // Ready answers Init.

@@ -152,6 +152,11 @@ func quoteAll(s []string) []string {
 
 // Options configure how a Module's calls reach the outside world.
 type Options struct {
+	// Results bounds a handler's result. A string result is measured
+	// before it leaves JavaScript: one over the hard bound fails with
+	// RESULT_TOO_LARGE and one over the cut is cut, so that a huge string
+	// is never copied out of the runtime.
+	Results tool.ResultLimits
 	// FSRoot is the directory ctx.fs is confined to (through os.Root). If it
 	// is "", a tool declaring "filesystem" loads, but every ctx.fs method
 	// throws an error saying that no filesystem root is configured.

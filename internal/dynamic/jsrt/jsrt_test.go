@@ -2,6 +2,7 @@ package jsrt
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -380,5 +381,25 @@ func TestToolTimeoutMeta(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "tool.timeout must be a whole number of milliseconds") {
 			t.Errorf("timeout %s: want a refusal naming tool.timeout, got %v", bad, err)
 		}
+	}
+}
+
+func TestStringResultsAreBoundedInsideTheRuntime(t *testing.T) {
+	t.Parallel()
+	m := mustLoad(t, toolSrc(`return 'ab'.repeat(args.n);`), Options{Results: tool.ResultLimits{Cut: 1000, Hard: 100_000}})
+	var s string
+	if err := json.Unmarshal([]byte(mustCall(t, m, `{"n":10}`)), &s); err != nil || s != strings.Repeat("ab", 10) {
+		t.Fatalf("a small string: %q %v", s, err)
+	}
+	if err := json.Unmarshal([]byte(mustCall(t, m, `{"n":5000}`)), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(s, strings.Repeat("ab", 500)+"\n\n[BarrHawk cut this result: the first 1000 of 10000 characters") {
+		t.Errorf("a string over the cut: %.200q", s)
+	}
+	_, err := call(t, m, `{"n":60000}`)
+	var te *tool.Error
+	if !errors.As(err, &te) || te.Code != tool.CodeResultTooLarge || !strings.Contains(te.Message, "120000 characters") {
+		t.Errorf("a string over the hard bound: want RESULT_TOO_LARGE, got %v", err)
 	}
 }

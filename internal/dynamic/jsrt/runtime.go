@@ -708,6 +708,9 @@ func (rt *jsRuntime) call(cs *callState, args string) (json.RawMessage, bool, er
 			res = p.Result()
 		}
 	}
+	if str, ok := res.(goja.String); ok {
+		return rt.m.boundString(str)
+	}
 	out, err := rt.jsonStringify(goja.Undefined(), res)
 	if err != nil {
 		var ex *goja.Exception
@@ -722,6 +725,25 @@ func (rt *jsRuntime) call(cs *callState, args string) (json.RawMessage, bool, er
 		return json.RawMessage("null"), true, nil
 	}
 	return json.RawMessage(out.String()), true, nil
+}
+
+// boundString encodes a string result within the module's result limits
+// without copying more of it out of the runtime than is sent. Lengths are
+// in UTF-16 code units, which a UTF-8 text has at most as many of as bytes;
+// the Igor's own bound then measures the bytes of what remains.
+func (m *Module) boundString(s goja.String) (json.RawMessage, bool, error) {
+	l := m.opts.Results
+	n := int64(s.Length())
+	if l.Hard > 0 && n > l.Hard {
+		return nil, true, tool.Errorf(tool.CodeResultTooLarge, "the result is a string of %d characters, over the %d-byte bound (tools.maxResultHardBytes), so it was not sent. Return less: a part of it, or write it to a file with ctx.fs and return the path", n, l.Hard)
+	}
+	if l.Cut > 0 && n > l.Cut {
+		text := s.Substring(0, int(l.Cut)).String() + tool.CutNote(l.Cut, n, "characters")
+		out, err := json.Marshal(text)
+		return out, true, err
+	}
+	out, err := json.Marshal(s.String())
+	return out, true, err
 }
 
 // failure converts an error from running JS into a call error.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,11 +24,8 @@ func Enabled() bool { return os.Getenv(EnvVar) == "1" }
 // Group is the heading these tools are listed under.
 const Group = "Fault injection (tests only)"
 
-func def(name, desc string, input *schema.Prop) tool.Def {
-	in := schema.Object()
-	if input != nil {
-		in = schema.Object(*input)
-	}
+func def(name, desc string, inputs ...schema.Prop) tool.Def {
+	in := schema.Object(inputs...)
 	return tool.Def{Name: name, Description: desc, Group: Group, Category: tool.CategoryTest, Input: in, RequiresWorker: true, Retries: -1}
 }
 
@@ -36,11 +34,11 @@ func Tools() []tool.Tool {
 	code := schema.Integer("code", "Exit status (1 to 125)").Default(3).Min(1).Max(125)
 	return []tool.Tool{
 		{
-			Def: def("fault_panic", "Panics inside the tool.", nil),
+			Def: def("fault_panic", "Panics inside the tool."),
 			Run: func(context.Context, *tool.Call) (any, error) { panic("fault_panic: on purpose") },
 		},
 		{
-			Def: def("fault_hang", "Never returns and ignores its context, like a tool stuck in a loop.", nil),
+			Def: def("fault_hang", "Never returns and ignores its context, like a tool stuck in a loop."),
 			Run: func(context.Context, *tool.Call) (any, error) {
 				for {
 					time.Sleep(time.Hour)
@@ -48,7 +46,7 @@ func Tools() []tool.Tool {
 			},
 		},
 		{
-			Def: def("fault_exit", "Exits the Igor process with the given status.", &code),
+			Def: def("fault_exit", "Exits the Igor process with the given status.", code),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Code int `json:"code"`
 			}, _ *tool.Call) (any, error) {
@@ -60,7 +58,7 @@ func Tools() []tool.Tool {
 			}),
 		},
 		{
-			Def: def("fault_kill", "Sends SIGKILL to its own Igor.", nil),
+			Def: def("fault_kill", "Sends SIGKILL to its own Igor."),
 			Run: func(context.Context, *tool.Call) (any, error) {
 				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 				time.Sleep(time.Hour)
@@ -68,7 +66,24 @@ func Tools() []tool.Tool {
 			},
 		},
 		{
-			Def: def("fault_spawn", "Starts a long-lived child process (sleep 300) and returns its pid, to test that no stray process outlives its Igor.", nil),
+			Def: def("fault_big_result", "Returns a result of about the given size: a string, or an object holding an array of strings.",
+				schema.Integer("bytes", "Size in bytes").Required().Min(1), schema.String("shape", "string or object").Enum("string", "object")),
+			Run: tool.Typed(func(_ context.Context, in struct {
+				Bytes int    `json:"bytes"`
+				Shape string `json:"shape"`
+			}, _ *tool.Call) (any, error) {
+				if in.Shape == "object" {
+					items := make([]string, in.Bytes/100+1)
+					for i := range items {
+						items[i] = strings.Repeat("o", 94)
+					}
+					return map[string]any{"items": items}, nil
+				}
+				return strings.Repeat("s", in.Bytes), nil
+			}),
+		},
+		{
+			Def: def("fault_spawn", "Starts a long-lived child process (sleep 300) and returns its pid, to test that no stray process outlives its Igor."),
 			Run: func(context.Context, *tool.Call) (any, error) {
 				cmd := exec.Command("sleep", "300")
 				if err := cmd.Start(); err != nil {

@@ -1,0 +1,92 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// ResultLimits bound what one call returns, so that a result an agent
+// cannot use costs neither a worker nor the agent's context: a result
+// larger than Cut bytes is cut, with a note saying how much was cut and how
+// to get the rest; one larger than Hard bytes is not built at all and the
+// call answers RESULT_TOO_LARGE.
+type ResultLimits struct {
+	Cut  int64 // tools.maxResultBytes
+	Hard int64 // tools.maxResultHardBytes
+}
+
+// Encode turns what a tool returned into the JSON its call answers, within
+// the limits. A json.RawMessage is taken as already encoded. A string or a
+// value whose JSON is longer than Cut becomes a string: its first Cut bytes
+// and a note. Zero limits mean no bound. (A Go value is encoded whole
+// before it is measured; the Igor's memory bound covers a tool that builds
+// a value too large for that. Dynamic tools' strings are measured before
+// they leave JavaScript: package jsrt.)
+func (l ResultLimits) Encode(v any) (json.RawMessage, error) {
+	switch x := v.(type) {
+	case json.RawMessage:
+		return l.bound(x)
+	case string:
+		if l.Hard > 0 && int64(len(x)) > l.Hard {
+			return nil, l.tooLarge(int64(len(x)), "characters")
+		}
+		if l.Cut > 0 && int64(len(x)) > l.Cut+noteRoom {
+			return json.Marshal(cutString(x, int(l.Cut)) + CutNote(l.Cut, int64(len(x)), "bytes"))
+		}
+		return json.Marshal(x)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, Errorf(CodeInternal, "the tool's result is not JSON: %v", err)
+	}
+	return l.bound(raw)
+}
+
+// bound applies the limits to an encoded result.
+func (l ResultLimits) bound(raw json.RawMessage) (json.RawMessage, error) {
+	n := int64(len(raw))
+	if l.Hard > 0 && n > l.Hard {
+		return nil, l.tooLarge(n, "bytes")
+	}
+	if l.Cut <= 0 || n <= l.Cut+noteRoom {
+		return raw, nil
+	}
+	if raw[0] == '"' { // a string: cut its text, not its JSON
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return l.Encode(s)
+		}
+	}
+	return json.Marshal(cutString(string(raw), int(l.Cut)) + CutNote(l.Cut, n, "bytes of JSON"))
+}
+
+func (l ResultLimits) tooLarge(n int64, unit string) *Error {
+	return Errorf(CodeResultTooLarge, "the result is %d %s, over the %d-byte bound (tools.maxResultHardBytes), so it was not sent. %s", n, unit, l.Hard, askForLess)
+}
+
+// noteRoom is how far past Cut a result may go before it is cut: room for
+// the note of a result cut already (a dynamic tool's string is cut inside
+// its runtime, then measured again here) and its JSON quoting.
+const noteRoom = 1024
+
+// askForLess says how to get a large result in parts.
+const askForLess = "Ask for less: narrow the call (a filter, a limit or an offset argument where the tool has one), or have the tool write the whole to a file (savePath where it has one) and read that in parts."
+
+// CutNote is the note ending a result cut to its first shown of total
+// units.
+func CutNote(shown, total int64, unit string) string {
+	return fmt.Sprintf("\n\n[BarrHawk cut this result: the first %d of %d %s are shown (tools.maxResultBytes). %s]", shown, total, unit, askForLess)
+}
+
+// cutString returns the longest prefix of s of at most n bytes that does
+// not split a UTF-8 sequence.
+func cutString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
