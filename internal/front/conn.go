@@ -58,8 +58,9 @@ type lineConn struct {
 
 	mu       sync.Mutex
 	inflight map[jsonrpc.ID]*call
-	drained  chan struct{} // closed and replaced when inflight becomes empty
-	initRead bool          // an initialize request has been read
+	dropped  map[jsonrpc.ID]struct{} // cancelled calls of the SDK's: an answer is not sent
+	drained  chan struct{}           // closed and replaced when inflight becomes empty
+	initRead bool                    // an initialize request has been read
 	initID   jsonrpc.ID
 	protocol string // the negotiated protocol version, once initialize is answered
 	batches  map[jsonrpc.ID]*batch
@@ -80,6 +81,10 @@ var calls = gopool.New(time.Minute)
 // cancelled is the notification after which a request is not answered.
 const cancelled = "notifications/cancelled"
 
+// listen is the 2026-07-28 request that stays open for the whole session,
+// carrying its notifications.
+const listen = "subscriptions/listen"
+
 // idPrefix is how much of an oversized frame is kept to find its id.
 const idPrefix = 4 << 10
 
@@ -92,7 +97,7 @@ func newLineConn(in io.ReadCloser, out io.Writer, maxFrame int, log *slog.Logger
 		in: in, out: lines.NewWriter(out), maxFrame: maxFrame, log: log,
 		ctx: ctx, cancel: cancel,
 		incoming: make(chan jsonrpc.Message), eof: make(chan struct{}), closed: make(chan struct{}),
-		inflight: map[jsonrpc.ID]*call{}, drained: make(chan struct{}),
+		inflight: map[jsonrpc.ID]*call{}, dropped: map[jsonrpc.ID]struct{}{}, drained: make(chan struct{}),
 	}
 }
 
@@ -227,8 +232,8 @@ func (c *lineConn) admit(f *frame, b *batch) *frameError {
 	} else if !c.initRead && f.isCall() && !beforeInit[f.method] && !newProtocol(f.params) {
 		return invalidRequest(f.id, "%s before initialize: the session starts with an initialize request (then notifications/initialized)", f.method)
 	}
-	if !f.isCall() {
-		return nil
+	if !f.isCall() || f.method == listen {
+		return nil // a listen lasts as long as the session: never waited for
 	}
 	if _, dup := c.inflight[f.jid]; dup {
 		return invalidRequest(f.id, "the id %s is already in use by a request still in flight; give each request its own id", f.id)
@@ -311,12 +316,28 @@ func (c *lineConn) cancelCall(params json.RawMessage) {
 	}
 	c.mu.Lock()
 	cl := c.inflight[id]
+	var b *batch
 	if cl != nil {
 		cl.cancelled = true
+		if cl.cancel == nil {
+			// The SDK's call: it sends no answer to a cancelled request, so
+			// it is answered now as far as draining goes (and its batch);
+			// should an answer come after all, it is dropped.
+			c.finishLocked(id)
+			c.dropped[id] = struct{}{}
+			if b = c.batches[id]; b != nil {
+				delete(c.batches, id)
+			}
+		}
 	}
 	c.mu.Unlock()
 	if cl != nil && cl.cancel != nil {
 		cl.cancel()
+	}
+	if b != nil {
+		if all := b.answer(nil); all != nil {
+			c.send(all)
+		}
 	}
 }
 
@@ -325,16 +346,24 @@ func (c *lineConn) cancelCall(params json.RawMessage) {
 func (c *lineConn) finish(id jsonrpc.ID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if _, ok := c.dropped[id]; ok {
+		delete(c.dropped, id)
+		return false
+	}
 	cl, ok := c.inflight[id]
 	if !ok {
-		return true // not one we track (an answer to a response, say)
+		return true // not one we track (subscriptions/listen, say)
 	}
+	c.finishLocked(id)
+	return !cl.cancelled
+}
+
+func (c *lineConn) finishLocked(id jsonrpc.ID) {
 	delete(c.inflight, id)
 	if len(c.inflight) == 0 {
 		close(c.drained)
 		c.drained = make(chan struct{})
 	}
-	return !cl.cancelled
 }
 
 // waitDrained returns once no request is unanswered, or at the limit.

@@ -355,6 +355,46 @@ func TestStdioSessionRules(t *testing.T) {
 			t.Errorf("reusing a cancelled request's id: %v", r)
 		}
 	})
+	t.Run("end of input does not wait for cancelled calls or a listen", func(t *testing.T) {
+		t.Parallel()
+		// 2026-07-28 requests (per-request _meta) go to the SDK, which
+		// never answers a cancelled call and keeps a listen open.
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"e2e","version":"1"}}`
+		in := strings.Join([]string{
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait_ms","arguments":{"ms":20000},` + meta + `}}`,
+			`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`,
+			`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+		}, "\n") + "\n"
+		cmd := exec.Command(bin, "serve")
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "BARRHAWK_LOG_LEVEL=error")
+		stdin, _ := cmd.StdinPipe()
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(stdin, in)
+		time.Sleep(300 * time.Millisecond)
+		io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`+"\n")
+		stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("serve: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Fatal("serve waited for a cancelled call or a listen after its input ended")
+		}
+		if strings.Contains(out.String(), `"id":1,`) {
+			t.Errorf("the cancelled call was answered: %s", out.String())
+		}
+		if !strings.Contains(out.String(), `"id":3,"result"`) {
+			t.Errorf("the ping was not answered: %s", out.String())
+		}
+	})
 	t.Run("oversized line", func(t *testing.T) {
 		t.Parallel()
 		c := startLines(t, "mcp:\n  maxMessageBytes: 64KiB\n")
