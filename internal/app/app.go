@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -120,34 +121,21 @@ func Serve(opts ServeOptions) error {
 	}
 	defer d.Close()
 	srv := front.New(d, log, level)
-	if err := d.Start(ctx); err != nil {
-		return err
-	}
-	go d.Serve(ctx)
-	log.Info("barrhawk serving", "tools", d.Registry().Len(), "maxIgors", opts.Config.Igors.MaxWorkers, "strategy", opts.Config.Igors.Strategy, "config", opts.Config.File, "stdio", opts.Stdio, "http", opts.HTTP)
 
-	errc := make(chan error, 2)
-	running := 0
+	// Listen before the Igors start: they must know the server's own
+	// addresses, which dynamic tools may not fetch.
+	var own []string
+	var httpLn net.Listener
 	if opts.HTTP != "" {
-		ln, err := front.ListenHTTP(opts.HTTP, opts.AllowRemote)
-		if err != nil {
+		if httpLn, err = front.ListenHTTP(opts.HTTP, opts.AllowRemote); err != nil {
 			return err
 		}
-		log.Info("MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+"/")
-		running++
-		go func() { errc <- srv.ServeHTTP(ctx, ln) }()
+		own = append(own, httpLn.Addr().String())
+		if opts.Config.MCP.Token == "" {
+			log.Warn("MCP over HTTP without a token: any local process can call every tool; set mcp.token or BARRHAWK_MCP_TOKEN")
+		}
 	}
-	if opts.Stdio {
-		running++
-		go func() {
-			err := srv.ServeStdio(ctx)
-			if opts.HTTP != "" {
-				log.Info("stdio client disconnected; still serving HTTP")
-				<-ctx.Done()
-			}
-			errc <- err
-		}()
-	}
+	var adminErr <-chan error
 	if opts.Admin != "" {
 		token := opts.Config.Admin.Token
 		if token == "" {
@@ -160,11 +148,40 @@ func Serve(opts ServeOptions) error {
 		if err != nil {
 			return err
 		}
-		addr, adminErr, err := admin.Serve(ctx, opts.Admin, opts.AdminAllowRemote, h)
+		addr, errs, err := admin.Serve(ctx, opts.Admin, opts.AdminAllowRemote, h)
 		if err != nil {
 			return err
 		}
+		adminErr = errs
+		own = append(own, addr.String())
 		log.Info("admin API", "url", "http://"+addr.String()+"/")
+	}
+	d.SetOwnAddrs(own...)
+	if err := d.Start(ctx); err != nil {
+		return err
+	}
+	go d.Serve(ctx)
+	log.Info("barrhawk serving", "tools", d.Registry().Len(), "maxIgors", opts.Config.Igors.MaxWorkers, "strategy", opts.Config.Igors.Strategy, "config", opts.Config.File, "stdio", opts.Stdio, "http", opts.HTTP)
+
+	errc := make(chan error, 3)
+	running := 0
+	if httpLn != nil {
+		log.Info("MCP over streamable HTTP", "url", "http://"+httpLn.Addr().String()+"/")
+		running++
+		go func() { errc <- srv.ServeHTTP(ctx, httpLn) }()
+	}
+	if opts.Stdio {
+		running++
+		go func() {
+			err := srv.ServeStdio(ctx)
+			if opts.HTTP != "" {
+				log.Info("stdio client disconnected; still serving HTTP")
+				<-ctx.Done()
+			}
+			errc <- err
+		}()
+	}
+	if adminErr != nil {
 		running++
 		go func() { errc <- <-adminErr; <-ctx.Done() }()
 	}

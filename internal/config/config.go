@@ -99,6 +99,10 @@ type Tools struct {
 	// are loaded, roll the tools back to the last snapshot. Default 5 in 1m.
 	RecoveryCrashes int           `koanf:"recoveryCrashes"`
 	RecoveryWindow  time.Duration `koanf:"recoveryWindow"`
+	// Roots are directories the tools that read the machine's files
+	// (plan_read) may read, besides the working directory and the roots
+	// the MCP client declares. Default none.
+	Roots []string `koanf:"roots"`
 	// MaxResultBytes cuts a result larger than this, in bytes or with a
 	// unit ("100KB"), to its first MaxResultBytes with a note saying how to
 	// get the rest: an agent's context has no room for more. Default 100KB.
@@ -122,6 +126,10 @@ type MCP struct {
 	// an HTTP body), in bytes or with a unit ("16MiB"). A larger one is
 	// answered with an error and read past. Default 16MiB.
 	MaxMessageBytes int64 `koanf:"maxMessageBytes"`
+	// Token, when set, is the bearer token every request to the MCP
+	// endpoint over HTTP must carry (env BARRHAWK_MCP_TOKEN). Empty: none
+	// is asked for, and any local process can call every tool.
+	Token string `koanf:"token"`
 }
 
 // Log configures logging. Logs go to stderr, never stdout.
@@ -185,6 +193,7 @@ var EnvVars = []struct{ Name, Key, Doc string }{
 	{"BARRHAWK_DYNAMIC_DIR", "tools.dynamicDir", "dynamic tools directory"},
 	{"BARRHAWK_IGOR_MEMORY_LIMIT", "igors.memoryLimit", "per-Igor memory bound (bytes or 512MiB)"},
 	{"BARRHAWK_ADMIN_TOKEN", "admin.token", "bearer token of the admin API"},
+	{"BARRHAWK_MCP_TOKEN", "mcp.token", "bearer token of the MCP endpoint over HTTP"},
 }
 
 // Load builds the configuration. path names the config file (from --config

@@ -73,6 +73,11 @@ func New(opts Options) (*Doctor, error) {
 	return d, nil
 }
 
+// SetOwnAddrs records the front's listen addresses (host:port), which
+// dynamic tools may not fetch. Call it before Start: Igors learn it when
+// they start.
+func (d *Doctor) SetOwnAddrs(addrs ...string) { d.pool.opts.OwnAddrs = addrs }
+
 // Config is the configuration the Doctor was built with.
 func (d *Doctor) Config() config.Config { return d.cfg }
 

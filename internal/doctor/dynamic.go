@@ -26,6 +26,7 @@ const DynamicGroup = "Dynamic tools"
 const (
 	EventToolsReloaded = "tool:hot-reloaded"
 	EventToolBroken    = "tool:broken"
+	EventSnapshotTaken = "snapshot:taken"
 	EventRolledBack    = "tools:rolled-back"
 )
 
@@ -73,6 +74,43 @@ func (d *Doctor) OnToolsChanged(fn func(added []*tool.Tool, removed []string)) {
 	d.dyn.mu.Unlock()
 }
 
+// DynamicToolFiles lists the dynamic tools' source files (none when
+// dynamic tools are off).
+func (d *Doctor) DynamicToolFiles() ([]dynamic.File, error) {
+	if d.dyn == nil {
+		return nil, nil
+	}
+	return d.dyn.store.List()
+}
+
+// DynamicToolSource returns the source of a dynamic tool file ("name.ts").
+func (d *Doctor) DynamicToolSource(file string) (string, error) {
+	if d.dyn == nil {
+		return "", tool.Errorf(tool.CodeNotFound, "dynamic tools are off (tools.enableDynamic)")
+	}
+	src, _, err := d.dyn.store.Read(file)
+	return src, err
+}
+
+// Snapshots lists the snapshots of the dynamic tools, newest first.
+func (d *Doctor) Snapshots() ([]dynamic.Snapshot, error) {
+	if d.dyn == nil {
+		return nil, nil
+	}
+	return d.dyn.snaps.List()
+}
+
+// SnapshotMetadata returns a snapshot's metadata.json.
+func (d *Doctor) SnapshotMetadata(id string) ([]byte, error) {
+	if d.dyn == nil {
+		return nil, tool.Errorf(tool.CodeNotFound, "dynamic tools are off (tools.enableDynamic)")
+	}
+	return d.dyn.snaps.Metadata(id)
+}
+
+// DynamicEnabled reports whether dynamic tools are on.
+func (d *Doctor) DynamicEnabled() bool { return d.dyn != nil }
+
 // start prepares the directories, takes the initial snapshot and loads the
 // tools.
 func (x *dynamicTools) start(ctx context.Context) error {
@@ -86,6 +124,7 @@ func (x *dynamicTools) start(ctx context.Context) error {
 		return fmt.Errorf("initial snapshot: %w", err)
 	} else if created {
 		x.d.log.Info("took the initial snapshot of the dynamic tools", "dir", x.snaps.Dir)
+		x.d.events.Emit(Event{Type: EventSnapshotTaken, Reason: "initial"})
 	}
 	if files, _ := x.store.List(); len(files) == 0 {
 		return nil // nothing to load: no Igor needed yet
@@ -412,6 +451,7 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 				if err != nil {
 					return nil, asInvalid(err)
 				}
+				x.d.events.Emit(Event{Type: EventSnapshotTaken, Reason: s.ID})
 				return map[string]any{"snapshot": s.ID, "toolCount": s.ToolCount, "message": "Snapshot created: " + s.ID}, nil
 			}),
 		},

@@ -51,12 +51,12 @@ func (d *Doctor) managementTools() []tool.Tool {
 			}),
 		},
 		{
-			Def: mgmt("plan_read", "Read a Markdown file (read-only), such as a plan or a README. Only .md files; paths containing '..' are refused. Relative paths are resolved from the server's working directory. Returns {path, content, bytes}.",
+			Def: mgmt("plan_read", "Read a Markdown file (read-only), such as a plan or a README: only .md files inside the server's working directory, tools.roots or the roots the client declares; paths containing '..' are refused. Relative paths are resolved from the working directory. Returns {path, content, bytes}.",
 				schema.String("path", "Path of the .md file").Required().Min(1)),
-			Run: tool.Typed(func(_ context.Context, in struct {
+			Run: tool.Typed(func(ctx context.Context, in struct {
 				Path string `json:"path"`
 			}, _ *tool.Call) (any, error) {
-				return planRead(in.Path)
+				return planRead(in.Path, d.AllowedRoots(ctx))
 			}),
 		},
 	}
@@ -128,7 +128,7 @@ func (d *Doctor) Status() map[string]any {
 	return st
 }
 
-func planRead(p string) (any, error) {
+func planRead(p string, roots []string) (any, error) {
 	if slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
 		return nil, tool.Errorf(tool.CodeForbidden, "plan_read refuses %q: paths may not contain '..'", p)
 	}
@@ -148,6 +148,13 @@ func planRead(p string) (any, error) {
 	}
 	if !strings.EqualFold(filepath.Ext(real), ".md") {
 		return nil, tool.Errorf(tool.CodeForbidden, "plan_read refuses %q: it links to %q, which is not a .md file", p, real)
+	}
+	if !within(real, roots) {
+		where := real
+		if real != abs {
+			where = abs + " (a link to " + real + ")"
+		}
+		return nil, tool.Errorf(tool.CodeForbidden, "plan_read refuses %s: it is outside the allowed roots %s (the working directory, tools.roots and the roots the MCP client declares)", where, strings.Join(roots, ", "))
 	}
 	f, err := os.Open(real)
 	if err != nil {

@@ -35,8 +35,11 @@ type PoolOptions struct {
 	FSRoot string
 	// Results bounds each result; sent to each Igor.
 	Results tool.ResultLimits
-	Log     *slog.Logger
-	Events  *Events
+	// OwnAddrs are the front's listen addresses, which dynamic tools'
+	// ctx.fetch refuses; sent to each Igor.
+	OwnAddrs []string
+	Log      *slog.Logger
+	Events   *Events
 	// OnCrash, if set, is called (on its own goroutine) after an Igor crashes.
 	OnCrash func()
 }
@@ -405,7 +408,7 @@ func (p *Pool) launch(ig *igorConn) {
 		Config: wire.InitConfig{
 			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: true,
 			MemoryLimit: p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
-			MaxResultBytes: p.opts.Results.Cut, MaxResultHardBytes: p.opts.Results.Hard,
+			MaxResultBytes: p.opts.Results.Cut, MaxResultHardBytes: p.opts.Results.Hard, OwnAddrs: p.opts.OwnAddrs,
 		},
 	})
 	spawnTimer := time.NewTimer(p.opts.Igors.SpawnTimeout)

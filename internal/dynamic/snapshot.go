@@ -516,6 +516,22 @@ func (s *Snapshots) resolve(id string) (Snapshot, error) {
 	return Snapshot{}, tool.Errorf(tool.CodeNotFound, "snapshot %q not found; available: %s", id, avail)
 }
 
+// Metadata returns the metadata.json of the snapshot with this exact id:
+// its name, time, tool count and each file's SHA-256.
+func (s *Snapshots) Metadata(id string) ([]byte, error) {
+	if !snapshotIDRE.MatchString(id) {
+		return nil, tool.Errorf(tool.CodeNotFound, "%q is not a snapshot id (name_unixms)", id)
+	}
+	b, err := os.ReadFile(filepath.Join(s.Dir, id, "metadata.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, tool.Errorf(tool.CodeNotFound, "snapshot %q not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	return b, nil
+}
+
 // EnsureInitial creates the "initial" snapshot when there is no snapshot at
 // all, and reports whether it did.
 func (s *Snapshots) EnsureInitial() (created bool, err error) {

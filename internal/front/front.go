@@ -37,6 +37,7 @@ type Server struct {
 
 	mu       sync.RWMutex
 	handlers map[string]mcp.ToolHandler // what the SDK calls for each tool; the hot path calls the same
+	res      resourceSet
 }
 
 // New builds the MCP server for d. level, if not nil, follows the client's
@@ -46,12 +47,7 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "barrhawk", Title: "BarrHawk", Version: version.Version}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       log,
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
-			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
-			Logging:   &mcp.LoggingCapabilities{},
-		},
+		Capabilities: capabilities(d),
 	})
 	// Order: unknown tools are answered before anything else looks at the
 	// call; the log level follows the client's setLevel.
@@ -61,6 +57,9 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 	}
 	for _, t := range d.Registry().List() {
 		s.addTool(t)
+	}
+	if d.DynamicEnabled() {
+		s.watchResources()
 	}
 	// Dynamic tools come and go; the SDK tells clients with
 	// notifications/tools/list_changed.
@@ -78,6 +77,20 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 		}
 	})
 	return s
+}
+
+// capabilities advertises only what is served: tools, logging, and the
+// dynamic tools' sources and snapshots as resources when dynamic tools are
+// on. There are no prompts.
+func capabilities(d *doctor.Doctor) *mcp.ServerCapabilities {
+	c := &mcp.ServerCapabilities{
+		Tools:   &mcp.ToolCapabilities{ListChanged: true},
+		Logging: &mcp.LoggingCapabilities{},
+	}
+	if d.DynamicEnabled() {
+		c.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+	}
+	return c
 }
 
 // addTool registers t with the SDK. The schema is marshalled once, here:
@@ -107,13 +120,50 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return ToResult(name, s.doctor.Call(ctx, name, req.Params.Arguments)), nil
+		if roots := clientRoots(req.Session); roots != nil {
+			ctx = doctor.WithClientRoots(ctx, roots)
+		}
+		return ToResult(s.doctor.Call(ctx, name, req.Params.Arguments), structured(req.Session)), nil
 	}
 }
 
+// clientRoots asks the session's client for its roots, if it declared
+// that it has them.
+func clientRoots(ss *mcp.ServerSession) doctor.ClientRoots {
+	if ss == nil {
+		return nil
+	}
+	if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
+		return nil
+	}
+	return func(ctx context.Context) ([]string, error) {
+		res, err := ss.ListRoots(ctx, nil)
+		if err != nil {
+			return nil, fmt.Errorf("roots/list: %w", err)
+		}
+		uris := make([]string, 0, len(res.Roots))
+		for _, r := range res.Roots {
+			uris = append(uris, r.URI)
+		}
+		return uris, nil
+	}
+}
+
+// structured reports whether the session's protocol has structuredContent
+// (2025-06-18 and later).
+func structured(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2025-06-18"
+}
+
 // ToResult turns a Doctor result into an MCP tool result: the value as JSON
-// text (a string value as itself), or isError with "CODE: message".
-func ToResult(name string, r doctor.Result) *mcp.CallToolResult {
+// text (a string value as itself), or isError with "CODE: message". With
+// withStructured, a JSON object value is also the structuredContent, for
+// clients that read it; the text stays for those that do not.
+func ToResult(r doctor.Result, withStructured bool) *mcp.CallToolResult {
 	if r.Err != nil {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: r.Err.Text()}}}
 	}
@@ -124,7 +174,11 @@ func ToResult(name string, r doctor.Result) *mcp.CallToolResult {
 			text = s
 		}
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	if withStructured && len(r.Value) > 0 && r.Value[0] == '{' {
+		res.StructuredContent = r.Value
+	}
+	return res
 }
 
 // suggestTools answers a call to an unknown tool with the JSON-RPC error
@@ -194,11 +248,13 @@ func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.Writer) err
 	return err
 }
 
-// HTTPHandler serves MCP over streamable HTTP.
+// HTTPHandler serves MCP over streamable HTTP. In order: the bearer token
+// (mcp.token) is checked first, so that nothing of a request without it is
+// read; then the message's frame (checkFrames); then the SDK.
 func (s *Server) HTTPHandler() http.Handler {
-	limit := s.doctor.Config().MCP.MaxMessageBytes
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{Logger: s.log, MaxRequestBodyBytes: limit})
-	return checkFrames(h, int(limit))
+	cfg := s.doctor.Config().MCP
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{Logger: s.log, MaxRequestBodyBytes: cfg.MaxMessageBytes})
+	return requireToken(checkFrames(h, int(cfg.MaxMessageBytes)), cfg.Token)
 }
 
 // ListenHTTP checks that addr is a loopback address (unless allowRemote) and

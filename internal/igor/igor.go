@@ -187,6 +187,7 @@ func (w *worker) init(env *wire.Envelope) error {
 		w.jsOpts.FSRoot = c.FSRoot
 		w.limits = tool.ResultLimits{Cut: c.MaxResultBytes, Hard: c.MaxResultHardBytes}
 		w.jsOpts.Results = w.limits
+		w.jsOpts.OwnAddrs = c.OwnAddrs
 		w.applyMemoryLimit(c.MemoryLimit)
 	}
 	if len(env.DynamicTools) > 0 {

@@ -107,6 +107,9 @@ type InitConfig struct {
 	// (tools.maxResultBytes, tools.maxResultHardBytes; tool.ResultLimits).
 	MaxResultBytes     int64 `json:"maxResultBytes,omitempty"`
 	MaxResultHardBytes int64 `json:"maxResultHardBytes,omitempty"`
+	// OwnAddrs are the front's listen addresses (MCP over HTTP, admin API),
+	// which ctx.fetch refuses.
+	OwnAddrs []string `json:"ownAddrs,omitempty"`
 }
 
 // Ready answers Init.

@@ -90,12 +90,13 @@ func TestStdioListAndCall(t *testing.T) {
 		t.Errorf("unknown tool: want a JSON-RPC error suggesting hash_text, got %v", err)
 	}
 
-	// Resources and prompts are empty lists, not errors.
-	if r, err := s.session.ListResources(ctx, nil); err != nil || len(r.Resources) != 0 {
+	// Resources are the dynamic tools' snapshots and sources (the initial
+	// snapshot here); prompts are not served, nor advertised.
+	if r, err := s.session.ListResources(ctx, nil); err != nil || len(r.Resources) != 1 || !strings.HasPrefix(r.Resources[0].URI, "barrhawk://snapshots/initial_") {
 		t.Errorf("resources/list: %v %v", r, err)
 	}
-	if p, err := s.session.ListPrompts(ctx, nil); err != nil || len(p.Prompts) != 0 {
-		t.Errorf("prompts/list: %v %v", p, err)
+	if c := s.session.InitializeResult().Capabilities; c.Prompts != nil {
+		t.Errorf("prompts advertised, but none are served: %+v", c)
 	}
 	if err := s.session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 		t.Errorf("logging/setLevel: %v", err)

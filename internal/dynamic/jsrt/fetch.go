@@ -16,7 +16,11 @@ import (
 )
 
 // httpClient serves every ctx.fetch; it shares connections across calls.
-var httpClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+var httpClient = &http.Client{Transport: func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = dialGuarded
+	return t
+}()}
 
 const fetchUserAgent = "barrhawk-dynamic-tool"
 
@@ -62,6 +66,9 @@ func (rt *jsRuntime) fetch(call goja.FunctionCall) goja.Value {
 	cs.prepareAsync()
 	cs.pending++
 	rctx := cs.requestCtx()
+	if len(m.own) > 0 {
+		rctx = context.WithValue(rctx, ownAddrsKey{}, m.own)
+	}
 	maxBytes := m.opts.FetchMaxBytes
 	go func() {
 		res := doFetch(rctx, req, maxBytes)

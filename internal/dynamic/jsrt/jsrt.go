@@ -152,6 +152,10 @@ func quoteAll(s []string) []string {
 
 // Options configure how a Module's calls reach the outside world.
 type Options struct {
+	// OwnAddrs are the listen addresses (host:port) of the server running
+	// the tool, its MCP endpoint and admin API: ctx.fetch refuses to
+	// connect to them (ownaddr.go).
+	OwnAddrs []string
 	// Results bounds a handler's result. A string result is measured
 	// before it leaves JavaScript: one over the hard bound fails with
 	// RESULT_TOO_LARGE and one over the cut is cut, so that a huge string
@@ -223,6 +227,8 @@ type Module struct {
 	fsErr     string
 
 	pool sync.Pool // of *jsRuntime
+
+	own ownAddrs // addresses ctx.fetch refuses (Options.OwnAddrs)
 }
 
 var toolNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
@@ -253,7 +259,11 @@ func Load(file, js string, opts Options) (*Module, error) {
 		})
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: fmt.Sprintf("%s: does not compile: %s", file, msg)}
 	}
-	m := &Module{file: file, prog: prog, opts: opts}
+	own, err := parseOwnAddrs(opts.OwnAddrs)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeInternal, "%s: %v", file, err)
+	}
+	m := &Module{file: file, prog: prog, opts: opts, own: own}
 	m.log = opts.Log.With("file", file)
 
 	rt, err := m.newRuntime(context.Background(), true)

@@ -1,0 +1,257 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestStructuredContent: an object result also comes as structuredContent
+// from protocol 2025-06-18 on, beside its text; before it, text only.
+func TestStructuredContent(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		protocol string
+		want     bool
+	}{{"2025-06-18", true}, {"2025-11-25", true}, {"2025-03-26", false}} {
+		t.Run(c.protocol, func(t *testing.T) {
+			t.Parallel()
+			lc := startLines(t, "")
+			lc.initialize(c.protocol)
+			lc.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hash_text","arguments":{"text":"a","algorithm":"md5"}}}`)
+			lc.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hash_text","arguments":{"text":1}}}`)
+			r := lc.await("1")
+			text, _ := toolText(t, "object result", r)
+			res := r["result"].(map[string]any)
+			sc, has := res["structuredContent"].(map[string]any)
+			if has != c.want || has && sc["hash"] != "0cc175b9c0f1b6a831c399e269772661" {
+				t.Errorf("structuredContent: want present=%v, got %v", c.want, res)
+			}
+			if !strings.Contains(text, "0cc175b9c0f1b6a831c399e269772661") {
+				t.Errorf("the text part must stay: %v", res)
+			}
+			errRes := lc.await("2")["result"].(map[string]any)
+			if _, has := errRes["structuredContent"]; has || errRes["isError"] != true {
+				t.Errorf("an error result must be isError with text only: %v", errRes)
+			}
+		})
+	}
+}
+
+// TestResourcesAreTheDynamicToolsAndSnapshots: initialize advertises
+// resources and no prompts; the resources are the tools' sources and the
+// snapshots, kept current with list_changed.
+func TestResourcesAreTheDynamicToolsAndSnapshots(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	caps := s.session.InitializeResult().Capabilities
+	if caps.Prompts != nil || caps.Resources == nil || !caps.Resources.ListChanged {
+		t.Errorf("capabilities: want resources with listChanged and no prompts, got %+v", caps)
+	}
+	list := func() map[string]*mcp.Resource {
+		res, err := s.session.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatalf("resources/list: %v", err)
+		}
+		m := map[string]*mcp.Resource{}
+		for _, r := range res.Resources {
+			m[r.URI] = r
+		}
+		return m
+	}
+	snaps := 0
+	for uri := range list() {
+		if strings.HasPrefix(uri, "barrhawk://snapshots/initial_") {
+			snaps++
+		}
+	}
+	if snaps != 1 {
+		t.Errorf("want the initial snapshot listed, got %v", list())
+	}
+	s.mustCall("dynamic_tool_create", reverseArgs("return { reversed: (args.text as string).split('').reverse().join('') };"))
+	waitFor(t, "the new tool's source among the resources", func() bool { return list()["barrhawk://dynamic-tools/reverse_string.ts"] != nil })
+	rr, err := s.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "barrhawk://dynamic-tools/reverse_string.ts"})
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "reverse()") || rr.Contents[0].MIMEType != "text/typescript" {
+		t.Fatalf("resources/read of the source: %v %+v", err, rr)
+	}
+	snap := s.mustCall("worker_snapshot", map[string]any{"name": "with_reverse"})
+	uri := "barrhawk://snapshots/" + snap["snapshot"].(string)
+	waitFor(t, "the new snapshot among the resources", func() bool { return list()[uri] != nil })
+	rr, err = s.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil || !strings.Contains(rr.Contents[0].Text, `"reverse_string.ts"`) || !strings.Contains(rr.Contents[0].Text, "sha256") {
+		t.Fatalf("resources/read of the snapshot: %v %+v", err, rr)
+	}
+	if _, err := s.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "barrhawk://dynamic-tools/nope.ts"}); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("reading a missing resource: %v", err)
+	}
+	s.mustCall("dynamic_tool_delete", map[string]any{"name": "reverse_string"})
+	waitFor(t, "the deleted tool's source gone from the resources", func() bool { return list()["barrhawk://dynamic-tools/reverse_string.ts"] == nil })
+}
+
+// TestHTTPBearerToken: with mcp.token set, the MCP endpoint over HTTP asks
+// for it.
+func TestHTTPBearerToken(t *testing.T) {
+	t.Parallel()
+	addr := freePort(t)
+	home := t.TempDir()
+	cmd := exec.Command(bin, "serve", "--http", addr, "--stdio=false")
+	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_LOG_LEVEL=warn", "BARRHAWK_MCP_TOKEN=s3cret-token")
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
+	url := "http://" + addr + "/"
+	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	post := func(auth string) (*http.Response, string) {
+		t.Helper()
+		var resp *http.Response
+		var err error
+		for range 100 {
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initBody))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if auth != "" {
+				req.Header.Set("Authorization", auth)
+			}
+			if resp, err = http.DefaultClient.Do(req); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	for _, auth := range []string{"", "Bearer wrong", "Basic czNjcmV0"} {
+		resp, body := post(auth)
+		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") ||
+			!strings.Contains(body, `"code":-32600`) || !strings.Contains(body, "BARRHAWK_MCP_TOKEN") {
+			t.Errorf("Authorization %q: want 401 with a JSON-RPC error naming the token, got %d %s", auth, resp.StatusCode, body)
+		}
+	}
+	if resp, body := post("Bearer s3cret-token"); resp.StatusCode != http.StatusOK || !strings.Contains(body, "protocolVersion") {
+		t.Errorf("with the token: %d %s", resp.StatusCode, body)
+	}
+	// A client passing the header works end to end.
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-token", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	hc := &http.Client{Transport: headerTransport{"Authorization": "Bearer s3cret-token"}}
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatalf("connect with the token: %v", err)
+	}
+	defer session.Close()
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "hash_text", Arguments: map[string]any{"text": "hello", "algorithm": "md5"}})
+	if err != nil || !strings.Contains(text(res), "5d41402abc4b2a76b9719d911017c592") {
+		t.Fatalf("call with the token: %v %v", err, res)
+	}
+}
+
+type headerTransport map[string]string
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestFetchRefusesTheServersOwnAddresses: a dynamic tool with the network
+// permission cannot reach this server's MCP endpoint or admin API, by any
+// name, while other loopback services stay reachable.
+func TestFetchRefusesTheServersOwnAddresses(t *testing.T) {
+	t.Parallel()
+	mcpAddr, adminAddr := freePort(t), freePort(t)
+	s := startWith(t, []string{"--http", mcpAddr, "--admin", adminAddr}, "", "BARRHAWK_ADMIN_TOKEN=adm")
+	s.mustCall("dynamic_tool_create", map[string]any{
+		"name": "probe_url", "description": "GET a URL", "permissions": []string{"network"},
+		"schema": map[string]any{"type": "object", "properties": map[string]any{"url": map[string]any{"type": "string"}}, "required": []string{"url"}},
+		"code":   "const r = await ctx.fetch(args.url as string); return { status: r.status };",
+	})
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) }))
+	defer app.Close()
+	if got := s.mustCall("probe_url", map[string]any{"url": app.URL}); got["status"] != 418.0 {
+		t.Errorf("another loopback service: %v", got)
+	}
+	_, mcpPort, _ := strings.Cut(mcpAddr, ":")
+	_, adminPort, _ := strings.Cut(adminAddr, ":")
+	for _, u := range []string{
+		"http://" + mcpAddr + "/", "http://localhost:" + mcpPort + "/", "http://127.0.0.2:" + mcpPort + "/",
+		"http://0.0.0.0:" + mcpPort + "/", "http://[::1]:" + mcpPort + "/", "http://" + adminAddr + "/health",
+		"http://localhost:" + adminPort + "/health",
+	} {
+		s.mustFail("probe_url", map[string]any{"url": u}, "own MCP or admin address")
+	}
+	// A redirect from an allowed service to the server is refused too.
+	redirect := httptest.NewServer(http.RedirectHandler("http://"+mcpAddr+"/", http.StatusFound))
+	defer redirect.Close()
+	s.mustFail("probe_url", map[string]any{"url": redirect.URL}, "own MCP or admin address")
+}
+
+// TestPlanReadRoots: plan_read reads inside the working directory,
+// tools.roots and the client's roots, and refuses elsewhere naming them.
+func TestPlanReadRoots(t *testing.T) {
+	t.Parallel()
+	configured, clientDir, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, d := range []string{configured, clientDir, outside} {
+		if err := os.WriteFile(filepath.Join(d, "PLAN.md"), []byte("# in "+d+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "barrhawk.yaml"), []byte("tools:\n  roots: ["+configured+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "PLAN.md"), filepath.Join(home, "escape.md")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_LOG_LEVEL=warn")
+	cmd.Dir = home
+	cmd.Stderr = testWriter{t}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-roots", Version: "1"}, nil)
+	client.AddRoots(&mcp.Root{Name: "project", URI: "file://" + clientDir})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	read := func(p string) (string, bool) {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "plan_read", Arguments: map[string]any{"path": p}})
+		if err != nil {
+			t.Fatalf("plan_read %s: %v", p, err)
+		}
+		return text(res), res.IsError
+	}
+	for _, d := range []string{configured, clientDir} {
+		if out, isErr := read(filepath.Join(d, "PLAN.md")); isErr || !strings.Contains(out, "# in "+d) {
+			t.Errorf("plan_read inside %s: %s", d, out)
+		}
+	}
+	for _, p := range []string{filepath.Join(outside, "PLAN.md"), filepath.Join(home, "escape.md")} {
+		out, isErr := read(p)
+		if !isErr || !strings.Contains(out, "FORBIDDEN") || !strings.Contains(out, "outside the allowed roots") ||
+			!strings.Contains(out, configured) || !strings.Contains(out, clientDir) {
+			t.Errorf("plan_read %s: want FORBIDDEN naming the roots, got %s", p, out)
+		}
+	}
+}
