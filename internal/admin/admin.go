@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/loopback"
+	"github.com/barrhawk/barrhawk/internal/rawjson"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -305,7 +306,7 @@ func parseCall(body io.Reader) (name string, args json.RawMessage, status int, m
 		return bad("request body is not valid JSON (%v)", err)
 	}
 	if data[0] != '{' {
-		return bad("request body must be a JSON object, got %s", jsonKind(data))
+		return bad("request body must be a JSON object, got %s", rawjson.Kind(data))
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
@@ -326,7 +327,7 @@ func parseCall(body io.Reader) (name string, args json.RawMessage, status int, m
 		return bad(`missing field "tool"`)
 	}
 	if err := json.Unmarshal(rawTool, &name); err != nil || rawTool[0] != '"' {
-		return bad(`field "tool" must be a string, got %s`, jsonKind(rawTool))
+		return bad(`field "tool" must be a string, got %s`, rawjson.Kind(rawTool))
 	}
 	if strings.TrimSpace(name) == "" {
 		return bad(`field "tool" is empty`)
@@ -336,31 +337,9 @@ func parseCall(body io.Reader) (name string, args json.RawMessage, status int, m
 	case len(args) == 0 || string(args) == "null":
 		args = json.RawMessage("{}")
 	case args[0] != '{':
-		return bad(`field "args" must be a JSON object, got %s`, jsonKind(args))
+		return bad(`field "args" must be a JSON object, got %s`, rawjson.Kind(args))
 	}
 	return name, args, 0, ""
-}
-
-// jsonKind names the type of a valid JSON value from its first byte.
-func jsonKind(v []byte) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	default:
-		return "a number"
-	}
 }
 
 func (h *handler) reload(w http.ResponseWriter, r *http.Request) {

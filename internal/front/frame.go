@@ -160,7 +160,7 @@ func parseID(raw []byte) (jsonrpc.ID, error) {
 func parseMessage(b []byte) (*frame, *frameError) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
-		return nil, invalidRequest(nil, "a message must be a JSON object, not %s", kindOf(b))
+		return nil, invalidRequest(nil, "a message must be a JSON object, not %s", rawjson.Kind(b))
 	}
 	f := &frame{raw: b}
 	var version, method []byte
@@ -204,7 +204,7 @@ func parseMessage(b []byte) (*frame, *frameError) {
 		return nil, invalidRequest(answerID, `the message has no "method"; a request needs a non-empty "method" string`)
 	}
 	if len(method) == 0 || method[0] != '"' {
-		return nil, invalidRequest(answerID, `"method" is %s; it must be a non-empty string`, kindOf(method))
+		return nil, invalidRequest(answerID, `"method" is %s; it must be a non-empty string`, rawjson.Kind(method))
 	}
 	if bytes.IndexByte(method, '\\') < 0 {
 		f.method = string(method[1 : len(method)-1])
@@ -215,29 +215,9 @@ func parseMessage(b []byte) (*frame, *frameError) {
 		return nil, invalidRequest(answerID, `"method" is empty; it must name a method`)
 	}
 	if f.params != nil && f.params[0] != '{' && f.params[0] != '[' && string(f.params) != "null" {
-		return nil, invalidRequest(answerID, `"params" is %s; it must be an object`, kindOf(f.params))
+		return nil, invalidRequest(answerID, `"params" is %s; it must be an object`, rawjson.Kind(f.params))
 	}
 	return f, nil
-}
-
-// kindOf names the JSON type of a raw value, for error messages.
-func kindOf(v []byte) string {
-	if len(v) == 0 {
-		return "empty"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // splitBatch returns the raw elements of a JSON array that is valid JSON.

@@ -5,7 +5,10 @@
 // it); nothing here validates.
 package rawjson
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // Depth returns how deeply b nests, reading past strings. It does not
 // check syntax.
@@ -162,4 +165,27 @@ func AppendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// Kind names the JSON type of a raw value from its first byte, for error
+// messages: "an object", "an array", "a string", "a boolean", "null", "a
+// number", or "nothing" when v is empty.
+func Kind(v []byte) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }

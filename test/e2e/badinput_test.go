@@ -126,45 +126,41 @@ func (c *lineClient) send(line string) {
 // await waits for the answer to id (raw JSON, such as `7` or `"a"`).
 func (c *lineClient) await(id string) map[string]any {
 	c.t.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		c.mu.Lock()
+	return c.awaitOne("an answer for id "+id, func() json.RawMessage {
 		line, ok := c.byID[id]
 		if ok {
 			delete(c.byID, id)
 		}
-		c.mu.Unlock()
-		if ok {
-			var v map[string]any
-			if err := json.Unmarshal(line, &v); err != nil {
-				c.t.Fatalf("answer %s: %v", id, err)
-			}
-			return v
-		}
-		select {
-		case <-c.arrived:
-		case <-time.After(20 * time.Millisecond):
-		case <-deadline:
-			c.t.Fatalf("no answer for id %s within 30 s (the server may have stopped reading)", id)
-		}
-	}
+		return line
+	})
 }
 
 // awaitNull waits for one answer with id null.
 func (c *lineClient) awaitNull() map[string]any {
 	c.t.Helper()
+	return c.awaitOne("an answer with id null", func() json.RawMessage {
+		if len(c.nullIDs) == 0 {
+			return nil
+		}
+		line := c.nullIDs[0]
+		c.nullIDs = c.nullIDs[1:]
+		return line
+	})
+}
+
+// awaitOne waits up to 30 s for take (called with c.mu held) to return an
+// answer, and decodes it.
+func (c *lineClient) awaitOne(what string, take func() json.RawMessage) map[string]any {
+	c.t.Helper()
 	deadline := time.After(30 * time.Second)
 	for {
 		c.mu.Lock()
-		var line json.RawMessage
-		if len(c.nullIDs) > 0 {
-			line, c.nullIDs = c.nullIDs[0], c.nullIDs[1:]
-		}
+		line := take()
 		c.mu.Unlock()
 		if line != nil {
 			var v map[string]any
 			if err := json.Unmarshal(line, &v); err != nil {
-				c.t.Fatal(err)
+				c.t.Fatalf("%s: %v", what, err)
 			}
 			return v
 		}
@@ -172,7 +168,7 @@ func (c *lineClient) awaitNull() map[string]any {
 		case <-c.arrived:
 		case <-time.After(20 * time.Millisecond):
 		case <-deadline:
-			c.t.Fatal("no answer with id null within 30 s")
+			c.t.Fatalf("no %s within 30 s (the server may have stopped reading)", what)
 		}
 	}
 }
@@ -458,25 +454,16 @@ func TestHTTPMalformedInputBattery(t *testing.T) {
 	url := "http://" + addr + "/"
 	post := func(session, body string) (int, map[string]any, string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		var resp *http.Response
-		var err error
-		for range 100 { // the server may still be starting
-			if resp, err = http.DefaultClient.Do(req); err == nil {
-				break
+		resp := doUntilUp(t, func() *http.Request {
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if session != "" {
+				req.Header.Set("Mcp-Session-Id", session)
+				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 			}
-			time.Sleep(50 * time.Millisecond)
-			req.Body = io.NopCloser(strings.NewReader(body))
-		}
-		if err != nil {
-			t.Fatalf("POST: %v", err)
-		}
+			return req
+		})
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(resp.Body)
 		payload := raw

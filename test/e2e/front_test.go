@@ -116,23 +116,15 @@ func TestHTTPBearerToken(t *testing.T) {
 	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	post := func(auth string) (*http.Response, string) {
 		t.Helper()
-		var resp *http.Response
-		var err error
-		for range 100 {
+		resp := doUntilUp(t, func() *http.Request {
 			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initBody))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			if auth != "" {
 				req.Header.Set("Authorization", auth)
 			}
-			if resp, err = http.DefaultClient.Do(req); err == nil {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+			return req
+		})
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
 		return resp, string(b)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,4 +191,20 @@ func (s *server) igorPIDs() []int {
 
 func callParams(name string, args any) *mcp.CallToolParams {
 	return &mcp.CallToolParams{Name: name, Arguments: args}
+}
+
+// doUntilUp sends the request newReq makes, again every 50 ms for up to
+// 5 s while the server is not listening yet.
+func doUntilUp(t testing.TB, newReq func() *http.Request) *http.Response {
+	t.Helper()
+	var err error
+	for range 100 {
+		var resp *http.Response
+		if resp, err = http.DefaultClient.Do(newReq()); err == nil {
+			return resp
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the server did not answer over HTTP: %v", err)
+	return nil
 }

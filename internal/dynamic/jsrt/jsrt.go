@@ -73,6 +73,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/rawjson"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/dop251/goja"
 )
@@ -374,20 +375,7 @@ func normalizeArgs(args json.RawMessage) (string, error) {
 		return "{}", nil
 	}
 	if trimmed[0] != '{' {
-		kind := "a JSON value"
-		switch trimmed[0] {
-		case '[':
-			kind = "an array"
-		case '"':
-			kind = "a string"
-		case 't', 'f':
-			kind = "a boolean"
-		default:
-			if (trimmed[0] >= '0' && trimmed[0] <= '9') || trimmed[0] == '-' {
-				kind = "a number"
-			}
-		}
-		return "", tool.Errorf(tool.CodeInvalidArgs, "arguments must be a JSON object, got %s", kind)
+		return "", tool.Errorf(tool.CodeInvalidArgs, "arguments must be a JSON object, got %s", rawjson.Kind(trimmed))
 	}
 	return string(trimmed), nil
 }
