@@ -122,3 +122,49 @@ func TestAppendResultMatchesSDKEncoding(t *testing.T) {
 		t.Error("appendResult must leave image content to json.Marshal")
 	}
 }
+
+// FuzzFrames: any line is either refused with a JSON-RPC error or accepted
+// as a message the SDK reads the same way (method, id).
+func FuzzFrames(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}`,
+		`{"jsonrpc":"2.0","id":"x","result":{}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"a"}]`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"\\u0070ing\"}",
+		`{"id":{"a":[1,{"b":"}"}]},"method":"x"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if e := checkSyntax(line); e != nil {
+			if !json.Valid(errorLine(e)) {
+				t.Fatalf("error answer is not JSON: %s", errorLine(e))
+			}
+			return
+		}
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) {
+			splitBatch(line)
+			return
+		}
+		fr, e := parseMessage(line)
+		if e != nil {
+			if !json.Valid(errorLine(e)) {
+				t.Fatalf("error answer is not JSON: %s", errorLine(e))
+			}
+			return
+		}
+		if !fr.hasMethod {
+			return
+		}
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			t.Fatalf("accepted %s, which the SDK refuses: %v", line, err)
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok || req.Method != fr.method || req.ID != fr.jid {
+			t.Fatalf("read %q id %v, the SDK %+v", fr.method, fr.jid, msg)
+		}
+	})
+}
