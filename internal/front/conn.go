@@ -25,7 +25,7 @@ import (
 // at the first malformed line (go-sdk issue 1209) and drops answers when
 // stdin ends right after the requests (go-sdk issue 1061). Here:
 //
-//   - every line is an independent frame, checked by parseFrame's rules;
+//   - every line is an independent frame, checked by checkSyntax and parseMessage;
 //     a bad one is answered (-32700, -32600) and the session goes on;
 //   - a line over maxFrame bytes is answered with an error and read past,
 //     keeping only its first bytes (to find its id);

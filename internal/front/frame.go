@@ -13,10 +13,10 @@ import (
 )
 
 // A frame is one JSON-RPC message as it arrives, checked before anything
-// else reads it: every transport runs a frame through parseFrame first, so
-// malformed input gets the JSON-RPC answer it calls for (and the session
-// goes on) instead of reaching the SDK, whose stdio reader cannot
-// resynchronise after a bad line (go-sdk issue 1209).
+// else reads it: every transport runs it through checkSyntax and
+// parseMessage first, so malformed input gets the JSON-RPC answer it calls
+// for (and the session goes on) instead of reaching the SDK, whose stdio
+// reader cannot resynchronise after a bad line (go-sdk issue 1209).
 type frame struct {
 	// raw is the whole message.
 	raw []byte
