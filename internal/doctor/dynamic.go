@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,12 +76,16 @@ func (d *Doctor) OnToolsChanged(fn func(added []*tool.Tool, removed []string)) {
 }
 
 // DynamicToolFiles lists the dynamic tools' source files (none when
-// dynamic tools are off).
+// dynamic tools are off, or before Start made their directory).
 func (d *Doctor) DynamicToolFiles() ([]dynamic.File, error) {
 	if d.dyn == nil {
 		return nil, nil
 	}
-	return d.dyn.store.List()
+	files, err := d.dyn.store.List()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return files, err
 }
 
 // DynamicToolSource returns the source of a dynamic tool file ("name.ts").
