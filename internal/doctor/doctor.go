@@ -12,11 +12,13 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/dynamic"
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/search"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -42,6 +44,7 @@ type Doctor struct {
 	started time.Time
 	dyn     *dynamicTools // nil when dynamic tools are off
 	results tool.ResultLimits
+	index   atomic.Pointer[search.Index] // tool_search's, nil after a change
 }
 
 // New builds a Doctor: its registry holds the management tools and opts.Tools.
@@ -58,7 +61,7 @@ func New(opts Options) (*Doctor, error) {
 		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, Log: opts.Log, Events: events,
 		Results: d.results,
 	}
-	tools := d.managementTools()
+	tools := append(d.managementTools(), d.searchTools()...)
 	if opts.Config.Tools.EnableDynamic {
 		d.dyn = newDynamicTools(d)
 		popts.OnCrash = func() { d.dyn.crashed(context.Background()) }
@@ -70,6 +73,7 @@ func New(opts Options) (*Doctor, error) {
 			return nil, err
 		}
 	}
+	d.OnToolsChanged(func([]*tool.Tool, []string) { d.index.Store(nil) }) // rebuilt on the next search
 	return d, nil
 }
 
@@ -207,14 +211,19 @@ func (d *Doctor) UnknownTool(name string) *tool.Error {
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int { return a.dist - b.dist })
 	msg := fmt.Sprintf("no tool named %q", name)
-	if len(cands) > 0 {
-		var names []string
-		for _, c := range cands[:min(3, len(cands))] {
-			names = append(names, c.name)
-		}
+	var names []string
+	for _, c := range cands[:min(3, len(cands))] {
+		names = append(names, c.name)
+	}
+	if len(names) > 0 {
 		msg += "; did you mean " + strings.Join(names, ", ") + "?"
+	} else if hits := d.Search(strings.ReplaceAll(name, "_", " "), 3, ""); len(hits) > 0 {
+		for _, h := range hits {
+			names = append(names, h.Tool.Name)
+		}
+		msg += "; tools that may do it: " + strings.Join(names, ", ") + " (tool_search finds more)"
 	} else {
-		msg += "; tools/list shows the tools there are"
+		msg += "; tool_search finds tools by what they do"
 	}
 	return &tool.Error{Code: tool.CodeUnknownTool, Message: msg}
 }

@@ -247,3 +247,30 @@ func TestPlanReadRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestToolSearchReachesEveryTool: a client that keeps the first tool list
+// it saw (and ignores list_changed) still finds and calls a tool created
+// later, through tool_search and tool_call.
+func TestToolSearchReachesEveryTool(t *testing.T) {
+	t.Parallel()
+	lc := startLines(t, "")
+	lc.initialize("2025-06-18")
+	lc.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"dynamic_tool_create","arguments":{"name":"reverse_string","description":"Reverse a string","schema":{"type":"object","properties":{"text":{"type":"string","description":"Text to reverse"}},"required":["text"]},"code":"return { reversed: (args.text as string).split('').reverse().join('') };"}}}`)
+	if text, isErr := toolText(t, "create", lc.await("1")); isErr {
+		t.Fatalf("dynamic_tool_create: %s", text)
+	}
+	lc.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tool_search","arguments":{"query":"reverse the characters of a string","limit":3}}}`)
+	r := lc.await("2")["result"].(map[string]any)
+	results := r["structuredContent"].(map[string]any)["results"].([]any)
+	if len(results) == 0 || results[0].(map[string]any)["name"] != "reverse_string" {
+		t.Fatalf("tool_search did not put the new tool first: %v", results)
+	}
+	lc.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"tool_call","arguments":{"name":"reverse_string","arguments":{"text":"abc"}}}}`)
+	if text, isErr := toolText(t, "tool_call", lc.await("3")); isErr || !strings.Contains(text, `"reversed":"cba"`) {
+		t.Fatalf("tool_call reverse_string: %s", text)
+	}
+	lc.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"tool_call","arguments":{"name":"reverse_strng","arguments":{}}}}`)
+	if text, isErr := toolText(t, "tool_call typo", lc.await("4")); !isErr || !strings.Contains(text, "did you mean reverse_string") {
+		t.Fatalf("tool_call of a misspelt name: %s", text)
+	}
+}

@@ -1,0 +1,109 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/search"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// Finding tools: tool_search ranks every tool for a request in words
+// (package search) and returns the best with their input schemas, ready to
+// call; tool_call calls any tool by name, listed or not, through the same
+// validation and dispatch as a direct call, for clients that keep the tool
+// list they saw first.
+
+// searchIndex returns the index of the registry's tools, built on first
+// use after each change.
+func (d *Doctor) searchIndex() *search.Index {
+	if ix := d.index.Load(); ix != nil {
+		return ix
+	}
+	ix := search.New(d.reg.List())
+	d.index.Store(ix)
+	return ix
+}
+
+// Search ranks the tools for query (see package search).
+func (d *Doctor) Search(query string, limit int, category tool.Category) []search.Hit {
+	return d.searchIndex().Search(query, limit, category)
+}
+
+// searchLimit bounds tool_search's answer.
+const searchLimit = 20
+
+func (d *Doctor) searchTools() []tool.Tool {
+	var cats []any
+	for _, c := range []tool.Category{tool.CategoryUtility, tool.CategoryMeta, tool.CategoryOrchestration, tool.CategoryBrowser, tool.CategoryDatabase, tool.CategoryFilesystem, tool.CategoryGitHub, tool.CategoryDocker} {
+		cats = append(cats, string(c))
+	}
+	return []tool.Tool{
+		{
+			Def: mgmt("tool_search", "Find tools by what you want done, described in words, among all tools, listed or not. Returns the best matches with their input schemas; call one by name or with tool_call.",
+				schema.String("query", "The task in words, as you would ask a colleague").Required().Min(1),
+				schema.Integer("limit", "How many tools to return").Default(5).Min(1).Max(searchLimit),
+				schema.String("category", "Only tools of this category").Enum(cats...)),
+			Run: tool.Typed(func(_ context.Context, in struct {
+				Query    string `json:"query"`
+				Limit    int    `json:"limit"`
+				Category string `json:"category"`
+			}, _ *tool.Call) (any, error) {
+				if in.Limit == 0 {
+					in.Limit = 5
+				}
+				hits := d.Search(in.Query, in.Limit, tool.Category(in.Category))
+				results := make([]map[string]any, 0, len(hits))
+				for _, h := range hits {
+					input, _ := json.Marshal(h.Tool.Input) // a registered schema always marshals
+					results = append(results, map[string]any{
+						"name": h.Tool.Name, "description": h.Tool.Description, "category": h.Tool.Category,
+						"score": math.Round(h.Score*100) / 100, "inputSchema": json.RawMessage(input),
+					})
+				}
+				out := map[string]any{"query": in.Query, "results": results}
+				if len(results) == 0 {
+					out["hint"] = "No tool matched; try other words, or fewer."
+				} else {
+					out["hint"] = "Call a tool by its name, or with tool_call {name, arguments} if your tool list does not show it."
+				}
+				return out, nil
+			}),
+		},
+		{
+			Def: tool.Def{
+				Name:        "tool_call",
+				Description: "Call any tool by name with its arguments, listed or not (tool_search finds tools and shows their arguments). The answer is the tool's own.",
+				Group:       ManagementGroup, Category: tool.CategoryMeta,
+				Input: schema.Object(
+					schema.String("name", "The tool's name").Required().Min(1),
+					schema.Any("arguments", "The tool's arguments, an object").Types("object", "null"),
+				),
+				Timeout: maxToolCallTimeout, // the called tool's own timeout applies
+			},
+			Run: tool.Typed(func(ctx context.Context, in struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			}, _ *tool.Call) (any, error) {
+				if in.Name == "tool_call" {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "tool_call cannot call itself; name the tool to call")
+				}
+				if _, ok := d.reg.Get(in.Name); !ok {
+					return nil, d.UnknownTool(in.Name)
+				}
+				r := d.Call(ctx, in.Name, in.Arguments)
+				if r.Err != nil {
+					return nil, r.Err
+				}
+				return r.Value, nil
+			}),
+		},
+	}
+}
+
+// maxToolCallTimeout is tool_call's own bound: the called tool's timeout
+// is what limits a call.
+const maxToolCallTimeout = 24 * time.Hour

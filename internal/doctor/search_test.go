@@ -1,0 +1,156 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/config"
+	"github.com/barrhawk/barrhawk/internal/tools/builtin"
+)
+
+func newSearchDoctor(t testing.TB) *Doctor {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Home = t.TempDir()
+	cfg.Tools.DynamicDir, cfg.Tools.SnapshotsDir, cfg.Tools.FSRoot = "", "", ""
+	d, err := New(Options{Config: cfg, Tools: builtin.Tools()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	return d
+}
+
+// searchQueries are requests as agents and people write them, each with a
+// tool that answers it. The search must put that tool in its top three for
+// at least 90 % of them (the tool search issue's bar); tools still to come
+// add their queries here.
+var searchQueries = []struct{ query, want string }{
+	{"checksum of a string", "hash_text"},
+	{"compute the sha256 of some text", "hash_text"},
+	{"md5 hash", "hash_text"},
+	{"generate fake users", "data_generate"},
+	{"make up realistic test data like emails and names", "data_generate"},
+	{"mock data for a signup form", "data_generate"},
+	{"sql injection and xss payloads to try on a form", "data_edge_cases"},
+	{"nasty inputs for validation testing", "data_edge_cases"},
+	{"create example objects that satisfy a json schema", "data_from_schema"},
+	{"which tests are flaky", "test_flaky_detect"},
+	{"find intermittent failures in CI history", "test_flaky_detect"},
+	{"what tests should I run first", "test_prioritize"},
+	{"find duplicate tests", "test_deduplicate"},
+	{"what kinds of tests is my suite missing", "test_coverage_gaps"},
+	{"summarize test results", "report_summary"},
+	{"pass rate of the last run", "report_summary"},
+	{"why did these tests fail", "report_failures"},
+	{"slowest tests", "report_timing"},
+	{"did the page get slower than the baseline", "performance_regression"},
+	{"compare LCP and bundle size with the previous build", "performance_regression"},
+	{"diff two texts", "string_diff"},
+	{"compare two json objects", "object_diff"},
+	{"test a regular expression", "regex_test"},
+	{"fill placeholders in a template", "template_render"},
+	{"base64 decode", "base64_encode"},
+	{"pretty print json", "json_format"},
+	{"minify a JSON document", "json_format"},
+	{"sort and dedupe a list", "array_operations"},
+	{"check that a value is valid against a schema", "assert_json_schema"},
+	{"assert two values are equal", "assert_equals"},
+	{"check the response contains a word", "assert_contains"},
+	{"make sure a number is between 1 and 10", "assert_range"},
+	{"check the type of a value", "assert_type"},
+	{"what time is it now", "timestamp_now"},
+	{"add 3 days to a date", "date_utils"},
+	{"pause for two seconds", "wait_ms"},
+	{"average and median of numbers", "math_stats"},
+	{"split a url into host path and query", "url_parse"},
+	{"what does http status 418 mean", "http_status_info"},
+	{"pick a random item", "random_choice"},
+	{"runtime environment info", "env_info"},
+	{"say hello", "hello_world"},
+	{"are the workers healthy", "worker_status"},
+	{"restart the worker processes", "worker_restart"},
+	{"read the plan markdown file", "plan_read"},
+	{"write a new tool in typescript", "dynamic_tool_create"},
+	{"undo my last change to the dynamic tools", "worker_rollback"},
+	{"back up the dynamic tools", "worker_snapshot"},
+	{"call a tool by name", "tool_call"},
+}
+
+func TestToolSearchFindsWhatUsersAskFor(t *testing.T) {
+	t.Parallel()
+	d := newSearchDoctor(t)
+	missed := 0
+	for _, q := range searchQueries {
+		if _, ok := d.Registry().Get(q.want); !ok {
+			t.Fatalf("%q: the expected tool %s does not exist", q.query, q.want)
+		}
+		hits := d.Search(q.query, 3, "")
+		var names []string
+		found := false
+		for _, h := range hits {
+			names = append(names, h.Tool.Name)
+			found = found || h.Tool.Name == q.want
+		}
+		if !found {
+			missed++
+			t.Logf("%q: want %s in the top 3, got %v", q.query, q.want, names)
+		}
+	}
+	if rate := 1 - float64(missed)/float64(len(searchQueries)); len(searchQueries) < 40 || rate < 0.9 {
+		t.Errorf("%d queries, %.0f%% found in the top 3; want at least 40 queries and 90%%", len(searchQueries), rate*100)
+	}
+}
+
+func TestToolSearchAndToolCall(t *testing.T) {
+	t.Parallel()
+	d := newSearchDoctor(t)
+	ctx := context.Background()
+	r := d.Call(ctx, "tool_search", json.RawMessage(`{"query":"checksum","limit":2}`))
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	var out struct {
+		Results []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(r.Value, &out); err != nil || len(out.Results) == 0 || len(out.Results) > 2 ||
+		out.Results[0].Name != "hash_text" || !strings.Contains(string(out.Results[0].InputSchema), `"algorithm"`) {
+		t.Fatalf("tool_search: %s", r.Value)
+	}
+	r = d.Call(ctx, "tool_search", json.RawMessage(`{"query":"status","category":"meta"}`))
+	if r.Err != nil || strings.Contains(string(r.Value), "http_status_info") || !strings.Contains(string(r.Value), "worker_status") {
+		t.Errorf("a category filter: %s %v", r.Value, r.Err)
+	}
+	// tool_call reaches a front tool through the same validation.
+	r = d.Call(ctx, "tool_call", json.RawMessage(`{"name":"tool_search","arguments":{"query":"flaky tests"}}`))
+	if r.Err != nil || !strings.Contains(string(r.Value), "test_flaky_detect") {
+		t.Errorf("tool_call of tool_search: %s %v", r.Value, r.Err)
+	}
+	r = d.Call(ctx, "tool_call", json.RawMessage(`{"name":"tool_search","arguments":{"query":5}}`))
+	if r.Err == nil || r.Err.Code != "INVALID_ARGS" || !strings.Contains(r.Err.Message, `"query"`) {
+		t.Errorf("tool_call with wrong arguments: want INVALID_ARGS naming the field, got %v", r.Err)
+	}
+	for name, want := range map[string]string{
+		"hash_txt":        "did you mean hash_text",
+		"make_fake_users": "data_generate",
+		"tool_call":       "cannot call itself",
+	} {
+		r = d.Call(ctx, "tool_call", json.RawMessage(`{"name":"`+name+`","arguments":{}}`))
+		if r.Err == nil || !strings.Contains(r.Err.Message, want) {
+			t.Errorf("tool_call %s: want an error mentioning %q, got %v", name, want, r.Err)
+		}
+	}
+}
+
+func BenchmarkToolSearch(b *testing.B) {
+	d := newSearchDoctor(b)
+	d.Search("warm", 5, "")
+	for b.Loop() {
+		d.Search("generate fake users for a signup form", 5, "")
+	}
+}
