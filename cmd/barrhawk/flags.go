@@ -19,6 +19,9 @@ func loadConfig(cmd *cobra.Command) (config.Config, error) {
 			set[key] = f.Value.String()
 		}
 	}
+	if all, err := fs.GetBool("all-tools"); err == nil && all {
+		set["tools.listProfile"] = "all"
+	}
 	path, _ := fs.GetString("config")
 	return config.Load(path, set)
 }

@@ -28,6 +28,7 @@ until SIGINT or SIGTERM. Logs go to stderr, never stdout.`,
 	cmd.Flags().StringVar(&opts.HTTP, "http", "", "also serve MCP over streamable HTTP on this loopback address, such as 127.0.0.1:8765")
 	cmd.Flags().BoolVar(&opts.AllowRemote, "allow-remote", false, "allow --http on a non-loopback address (tools run on this machine: think twice)")
 	cmd.Flags().BoolVar(&opts.Stdio, "stdio", true, "serve a session on stdin/stdout")
+	cmd.Flags().Bool("all-tools", false, "list every tool in tools/list (tools.listProfile: all); by default a compact profile, the rest found with tool_search")
 	cmd.Flags().StringVar(&opts.Admin, "admin", "", "serve the HTTP admin API (GET /health, GET /tools, POST /call, POST /reload, DELETE /tools/NAME, POST /shutdown) on this loopback address; token from admin.token or BARRHAWK_ADMIN_TOKEN")
 	cmd.Flags().BoolVar(&opts.AdminAllowRemote, "admin-allow-remote", false, "allow --admin on a non-loopback address")
 	cmd.Flags().StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the front to this file (for docs/PERFORMANCE.md work)")

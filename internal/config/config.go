@@ -99,6 +99,16 @@ type Tools struct {
 	// are loaded, roll the tools back to the last snapshot. Default 5 in 1m.
 	RecoveryCrashes int           `koanf:"recoveryCrashes"`
 	RecoveryWindow  time.Duration `koanf:"recoveryWindow"`
+	// ListProfile is what tools/list shows a new session (its list bag,
+	// not the Igor tool bag igors.toolBag): a profile of Profiles or the
+	// built-in ones (core, qa, data, text, browser), or "all". Every tool
+	// stays callable whatever is listed. Default "core"; serve --all-tools
+	// sets "all".
+	ListProfile string `koanf:"listProfile"`
+	// Profiles adds tool list profiles (or replaces a built-in one): a name
+	// and its members, tool names, globs ("assert_*") or categories
+	// ("category:meta").
+	Profiles map[string][]string `koanf:"profiles"`
 	// Roots are directories the tools that read the machine's files
 	// (plan_read) may read, besides the working directory and the roots
 	// the MCP client declares. Default none.
@@ -142,6 +152,10 @@ type Log struct {
 	File string `koanf:"file"`
 }
 
+// BuiltinProfiles are the tool list profiles every configuration has
+// (package toolbag defines them).
+var BuiltinProfiles = []string{"browser", "core", "data", "qa", "text"}
+
 // Strategies are the dispatch strategies this build supports.
 var Strategies = []string{"round-robin", "single"}
 
@@ -165,7 +179,7 @@ func Default() Config {
 		Tools: Tools{
 			DefaultTimeout: 30 * time.Second, EnableDynamic: true, HotReload: true,
 			SnapshotKeep: 20, RecoveryCrashes: 5, RecoveryWindow: time.Minute,
-			MaxResultBytes: 100_000, MaxResultHardBytes: 16 << 20,
+			MaxResultBytes: 100_000, MaxResultHardBytes: 16 << 20, ListProfile: "core",
 		},
 		MCP:  MCP{MaxMessageBytes: 16 << 20},
 		Log:  Log{Level: "info", Format: "text"},
@@ -380,6 +394,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Tools.MaxResultHardBytes < c.Tools.MaxResultBytes || c.Tools.MaxResultHardBytes > 64<<20 {
 		bad("tools.maxResultHardBytes", "%d bytes is out of range; use tools.maxResultBytes (%d) to 64MiB", c.Tools.MaxResultHardBytes, c.Tools.MaxResultBytes)
+	}
+	if p := c.Tools.ListProfile; p != "all" && p != "" {
+		if _, ok := c.Tools.Profiles[p]; !ok && !slices.Contains(BuiltinProfiles, p) {
+			bad("tools.listProfile", "%q is not a profile; use all, one of %s, or one defined in tools.profiles", p, strings.Join(BuiltinProfiles, ", "))
+		}
 	}
 	if c.Tools.SnapshotKeep < 1 {
 		bad("tools.snapshotKeep", "%d must be at least 1", c.Tools.SnapshotKeep)

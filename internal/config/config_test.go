@@ -57,11 +57,18 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"igors:\n  maxWorkrs: 3\n", "maxWorkrs"},
 		{"log:\n  level: loud\n", "log.level"},
 		{"igors: [\n", "barrhawk.yaml"},
+		{"tools:\n  listProfile: everything\n", "tools.listProfile"},
+		{"tools:\n  maxResultBytes: 10\n", "tools.maxResultBytes"},
+		{"tools:\n  maxResultHardBytes: 1GiB\n", "tools.maxResultHardBytes"},
+		{"mcp:\n  maxMessageBytes: 1KB\n", "mcp.maxMessageBytes"},
 	} {
 		_, err := Load(writeFile(t, tc.body), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: want an error mentioning %q, got %v", tc.body, tc.want, err)
 		}
+	}
+	if c, err := Load(writeFile(t, "tools:\n  listProfile: mine\n  profiles:\n    mine: [hash_text, \"assert_*\"]\n"), nil); err != nil || c.Tools.Profiles["mine"][1] != "assert_*" {
+		t.Errorf("a profile of one's own: %v %v", c.Tools.Profiles, err)
 	}
 	if _, err := Load("/nonexistent/barrhawk.yaml", nil); err == nil || !strings.Contains(err.Error(), "/nonexistent/barrhawk.yaml") {
 		t.Errorf("missing file: %v", err)

@@ -61,7 +61,7 @@ func New(opts Options) (*Doctor, error) {
 		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, Log: opts.Log, Events: events,
 		Results: d.results,
 	}
-	tools := append(d.managementTools(), d.searchTools()...)
+	tools := append(append(d.managementTools(), d.searchTools()...), d.bagTools()...)
 	if opts.Config.Tools.EnableDynamic {
 		d.dyn = newDynamicTools(d)
 		popts.OnCrash = func() { d.dyn.crashed(context.Background()) }

@@ -119,6 +119,7 @@ func (d *Doctor) Status() map[string]any {
 		"uptime":       time.Since(d.started).Milliseconds(),
 		"restartCount": pool.Restarts,
 		"toolCount":    d.reg.Len(),
+		"toolList":     d.toolListStatus(),
 		"memory":       proc.RSS(os.Getpid()),
 		"pool":         pool,
 	}

@@ -33,12 +33,15 @@ func (d *Doctor) Search(query string, limit int, category tool.Category) []searc
 	return d.searchIndex().Search(query, limit, category)
 }
 
+// searchCategories are the categories a search or a list bag can name.
+var searchCategories = []tool.Category{tool.CategoryUtility, tool.CategoryMeta, tool.CategoryOrchestration, tool.CategoryBrowser, tool.CategoryDatabase, tool.CategoryFilesystem, tool.CategoryGitHub, tool.CategoryDocker}
+
 // searchLimit bounds tool_search's answer.
 const searchLimit = 20
 
 func (d *Doctor) searchTools() []tool.Tool {
 	var cats []any
-	for _, c := range []tool.Category{tool.CategoryUtility, tool.CategoryMeta, tool.CategoryOrchestration, tool.CategoryBrowser, tool.CategoryDatabase, tool.CategoryFilesystem, tool.CategoryGitHub, tool.CategoryDocker} {
+	for _, c := range searchCategories {
 		cats = append(cats, string(c))
 	}
 	return []tool.Tool{

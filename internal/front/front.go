@@ -21,6 +21,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/logging"
 	"github.com/barrhawk/barrhawk/internal/loopback"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/toolbag"
 	"github.com/barrhawk/barrhawk/internal/version"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,21 +38,25 @@ type Server struct {
 
 	mu       sync.RWMutex
 	handlers map[string]mcp.ToolHandler // what the SDK calls for each tool; the hot path calls the same
+	tools    map[string]*mcp.Tool       // as registered, to re-register one when a list bag changes
 	res      resourceSet
+	bags     sessionBags
 }
 
 // New builds the MCP server for d. level, if not nil, follows the client's
 // logging/setLevel.
 func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
-	s := &Server{doctor: d, log: log, handlers: map[string]mcp.ToolHandler{}}
+	s := &Server{doctor: d, log: log, handlers: map[string]mcp.ToolHandler{}, tools: map[string]*mcp.Tool{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "barrhawk", Title: "BarrHawk", Version: version.Version}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       log,
 		Capabilities: capabilities(d),
 	})
 	// Order: unknown tools are answered before anything else looks at the
-	// call; the log level follows the client's setLevel.
-	s.mcp.AddReceivingMiddleware(s.suggestTools)
+	// call; tools/list shows the session's list bag; the log level follows
+	// the client's setLevel. (tools/call on stdio takes the hot path, which
+	// no middleware sees: see hot.go.)
+	s.mcp.AddReceivingMiddleware(s.suggestTools, s.filterToolsList)
 	if level != nil {
 		s.mcp.AddReceivingMiddleware(followLogLevel(level))
 	}
@@ -69,6 +74,7 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 			s.mu.Lock()
 			for _, name := range removed {
 				delete(s.handlers, name)
+				delete(s.tools, name)
 			}
 			s.mu.Unlock()
 		}
@@ -102,10 +108,12 @@ func (s *Server) addTool(t *tool.Tool) {
 		panic(fmt.Sprintf("tool %s: input schema does not marshal: %v", t.Name, err)) // caught by any test
 	}
 	h := s.handler(t.Name)
+	mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(input)}
 	s.mu.Lock()
 	s.handlers[t.Name] = h
+	s.tools[t.Name] = mt
 	s.mu.Unlock()
-	s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(input)}, h)
+	s.mcp.AddTool(mt, h)
 }
 
 // toolHandler returns the handler of a tool, or nil for an unknown one.
@@ -122,6 +130,9 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if roots := clientRoots(req.Session); roots != nil {
 			ctx = doctor.WithClientRoots(ctx, roots)
+		}
+		if req.Session != nil {
+			ctx = toolbag.With(ctx, &toolbag.Session{Bag: s.bagOf(req.Session), Changed: s.toolListChanged})
 		}
 		return ToResult(s.doctor.Call(ctx, name, req.Params.Arguments), structured(req.Session)), nil
 	}

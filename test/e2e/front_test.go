@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -272,5 +273,72 @@ func TestToolSearchReachesEveryTool(t *testing.T) {
 	lc.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"tool_call","arguments":{"name":"reverse_strng","arguments":{}}}}`)
 	if text, isErr := toolText(t, "tool_call typo", lc.await("4")); !isErr || !strings.Contains(text, "did you mean reverse_string") {
 		t.Fatalf("tool_call of a misspelt name: %s", text)
+	}
+}
+
+// TestListBags: tools/list shows a compact profile by default, well under
+// 8,000 tokens, and tool_bag widens or narrows this session's list,
+// telling the client with list_changed.
+func TestListBags(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list := func() (map[string]bool, int) {
+		res, err := s.session.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]bool{}
+		size := 0
+		for _, tl := range res.Tools {
+			names[tl.Name] = true
+			b, _ := json.Marshal(tl)
+			size += len(b)
+		}
+		return names, size / 4
+	}
+	names, tokens := list()
+	if tokens > 8000 || !names["tool_search"] || !names["tool_call"] || !names["tool_bag"] || !names["worker_status"] || names["test_prioritize"] {
+		t.Errorf("default list: %d tokens, %v", tokens, names)
+	}
+	st := s.mustCall("worker_status", nil)["toolList"].(map[string]any)
+	if st["profile"] != "core" || st["listedTokens"].(float64) > 8000 || st["allTokens"].(float64) <= st["listedTokens"].(float64) {
+		t.Errorf("worker_status toolList: %v", st)
+	}
+	drain(s.listChanged)
+	got := s.mustCall("tool_bag", map[string]any{"action": "load", "tools": []string{"test_*", "url_parse"}})
+	if loaded := got["loaded"].([]any); len(loaded) != 5 {
+		t.Errorf("tool_bag load: %v", got)
+	}
+	select {
+	case <-s.listChanged:
+	case <-time.After(10 * time.Second):
+		t.Error("no tools/list_changed after tool_bag load")
+	}
+	if names, _ = list(); !names["test_prioritize"] || !names["url_parse"] || names["report_summary"] {
+		t.Errorf("after loading test_* and url_parse: %v", names)
+	}
+	s.mustCall("tool_bag", map[string]any{"action": "load", "category": "utility"})
+	if names, _ = list(); !names["report_summary"] {
+		t.Errorf("after loading the utility category: %v", names)
+	}
+	s.mustCall("tool_bag", map[string]any{"action": "unload", "tools": []string{"test_prioritize"}})
+	if names, _ = list(); names["test_prioritize"] || !names["test_flaky_detect"] {
+		t.Errorf("after unloading test_prioritize: %v", names)
+	}
+	s.mustCall("tool_bag", map[string]any{"action": "load", "profile": "all"})
+	if names, _ = list(); !names["report_summary"] || !names["test_prioritize"] {
+		t.Errorf("after loading all: %v", names)
+	}
+	s.mustFail("tool_bag", map[string]any{"action": "load", "profile": "nope"}, "INVALID_ARGS", "no profile", "core")
+	s.mustFail("tool_bag", map[string]any{"action": "load", "tools": []string{"no_such_*"}}, "nothing matches", "tool_search")
+	// Whatever is listed, every tool answers by name.
+	s.mustCall("tool_bag", map[string]any{"action": "unload", "profile": "all"})
+	if names, _ = list(); names["hash_text"] {
+		t.Errorf("after unloading all: %v", names)
+	}
+	if got := s.mustCall("hash_text", map[string]any{"text": "a", "algorithm": "md5"}); got["hash"] != "0cc175b9c0f1b6a831c399e269772661" {
+		t.Errorf("an unlisted tool by name: %v", got)
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 func TestStdioListAndCall(t *testing.T) {
 	t.Parallel()
-	s := start(t)
+	s := startWith(t, []string{"--all-tools"}, "")
 	ctx := context.Background()
 	if err := s.session.Ping(ctx, nil); err != nil {
 		t.Fatalf("ping: %v", err)

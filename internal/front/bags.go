@@ -1,0 +1,76 @@
+package front
+
+import (
+	"context"
+	"sync"
+
+	"github.com/barrhawk/barrhawk/internal/doctor"
+	"github.com/barrhawk/barrhawk/internal/toolbag"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sessionBags holds each session's list bag (package toolbag): what its
+// tools/list shows.
+type sessionBags struct {
+	mu sync.Mutex
+	m  map[*mcp.ServerSession]*toolbag.Bag
+}
+
+// bagOf returns the session's bag, made from tools.listProfile on first
+// use and forgotten when the session ends.
+func (s *Server) bagOf(ss *mcp.ServerSession) *toolbag.Bag {
+	s.bags.mu.Lock()
+	defer s.bags.mu.Unlock()
+	if s.bags.m == nil {
+		s.bags.m = map[*mcp.ServerSession]*toolbag.Bag{}
+	}
+	if b, ok := s.bags.m[ss]; ok {
+		return b
+	}
+	b := s.doctor.NewBag()
+	s.bags.m[ss] = b
+	go func() {
+		_ = ss.Wait()
+		s.bags.mu.Lock()
+		delete(s.bags.m, ss)
+		s.bags.mu.Unlock()
+	}()
+	return b
+}
+
+// filterToolsList shows a session only the tools in its list bag.
+func (s *Server) filterToolsList(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/list" || err != nil {
+			return res, err
+		}
+		list, ok := res.(*mcp.ListToolsResult)
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		if !ok || ss == nil {
+			return res, err
+		}
+		bag := s.bagOf(ss)
+		kept := list.Tools[:0:0]
+		for _, t := range list.Tools {
+			rt, _ := s.doctor.Registry().Get(t.Name)
+			if bag.Shows(t.Name, rt != nil && doctor.IsDynamic(rt)) {
+				kept = append(kept, t)
+			}
+		}
+		list.Tools = kept
+		return list, nil
+	}
+}
+
+// toolListChanged tells clients their tool list changed. The SDK notifies
+// every session or none, so one tool is registered again as it is: other
+// sessions list again and find theirs unchanged.
+func (s *Server) toolListChanged() {
+	s.mu.RLock()
+	mt, h := s.tools["tool_bag"], s.handlers["tool_bag"]
+	s.mu.RUnlock()
+	if mt != nil && h != nil {
+		s.mcp.AddTool(mt, h)
+	}
+}
