@@ -94,15 +94,10 @@ func performanceRegression() tool.Tool {
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "performance_regression",
-			Description: "Compare performance metrics (load time, LCP, bundle size, memory, ...) of a current run with a baseline. " +
-				"For every metric in both: change = current - baseline and changePercent = change / |baseline| × 100; with " +
-				"lowerIsBetter (the default) a rise of more than the metric's threshold percent is a regression and a fall of more " +
-				"than it an improvement, anything within it unchanged (reversed when lowerIsBetter is false). A baseline of 0 gives " +
-				"changePercent null and any change in the worse direction counts as a regression. Returns {lowerIsBetter, metrics: " +
-				"[{name, baseline, current, change, changePercent, thresholdPercent, verdict: regression|improvement|unchanged}] " +
-				"(in baseline order), missingInCurrent, missingInBaseline (metric names on one side only; never counted as " +
-				"regressions), overall: {regressed, compared, regressions, improvements}, warnings (such as a perMetric threshold " +
-				"naming no metric)}.",
+			Description: "Compare performance metrics (load time, LCP, bundle size, memory, ...) of a current run with a " +
+				"baseline: a change beyond the metric's threshold percent in the worse direction (up, unless lowerIsBetter is " +
+				"false) is a regression, in the better one an improvement. Returns {metrics: [{name, baseline, current, change, " +
+				"changePercent, verdict}], missingInCurrent, missingInBaseline, overall: {regressed, regressions, improvements}, warnings}.",
 			Group:    PerformanceGroup,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -64,15 +64,10 @@ func prioritize() tool.Tool {
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "test_prioritize",
-			Description: "Rank tests by risk, to decide what to run first, from a CI run history. Each test gets five " +
-				"factors in [0,1]: failureRate (failures/(passes+failures)); recency (0.5^k where k is the number of " +
-				"runs since its last failure: 1 when the latest run failed, 0 when it never failed); flakiness (the " +
-				"test_flaky_detect score); duration (faster tests rank higher: (fastest average + 1)/(its average + 1) " +
-				"in milliseconds, 0.5 when it has no durations); changedFiles (1 when any run says it covers changed " +
-				"files). score = sum(weight*factor)/sum(weights). Default weights: failureRate 0.35, recency 0.25, " +
-				"flakiness 0.15, duration 0.1, changedFiles 0.15. Returns {ranked:[{rank, name, score, runs, " +
-				"lastStatus, avgDuration?, factors:{name: {value, weight, contribution}}}] highest score first, " +
-				"weights, count}.",
+			Description: "Rank tests by risk, from a CI run history, to decide what to run first. Score = weighted mean of five " +
+				"factors in [0,1]: failureRate; recency (0.5^runs since the last failure); flakiness (test_flaky_detect's score); " +
+				"duration (faster ranks higher); changedFiles (covers changed files). Returns {ranked:[{rank, name, score, runs, " +
+				"lastStatus, avgDuration?, factors}], weights, count}, highest score first.",
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

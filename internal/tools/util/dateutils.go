@@ -63,15 +63,10 @@ func dateUtils(now func() time.Time) tool.Tool {
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "date_utils",
-			Description: "Date arithmetic and formatting. Dates are ISO 8601 / RFC 3339 (\"2024-01-15T10:30:00Z\", offsets kept), " +
-				"\"YYYY-MM-DD\" or a local date-time (read in timezone), or unix seconds (a number, or a string of digits); date defaults to now. " +
-				"Results are in timezone (default UTC), as ISO 8601 with milliseconds. Operations: " +
-				"add/subtract (amount, unit) → {result, unixMs, clamped}: milliseconds..hours are exact durations, days and weeks are calendar days " +
-				"(wall-clock time kept across DST), months and years clamp to the month end (Jan 31 + 1 month = Feb 28, or Feb 29 in a leap year; clamped:true says so); " +
-				"diff (date2) → date2 − date as {milliseconds, seconds, minutes, hours, days, weeks (elapsed time, fractional), calendarDays, months, years (whole, truncated)} and value in unit if given; " +
-				"format (format) → {result}; parse → {iso, unix, unixMs, year, month, day, hour, minute, second, millisecond, dayOfWeek, isoWeekday, dayOfYear, isoWeek, isoWeekYear, isLeapYear, daysInMonth, utcOffset} (format, if given, is the layout to read date with); " +
-				"startOf/endOf (unit) → {result, unixMs} (weeks start on Monday; endOf is the last millisecond); isWeekend → {isWeekend, dayOfWeek}; dayOfWeek → {dayOfWeek, isoWeekday (Monday=1..Sunday=7)}. " +
-				"Every result also has operation, date (the input as ISO) and timezone.",
+			Description: "Date arithmetic and formatting. Dates: ISO 8601 / RFC 3339, YYYY-MM-DD, a local date-time (read in " +
+				"timezone) or unix seconds; default now. Results are ISO 8601 in timezone (default UTC). Operations: add/subtract " +
+				"(amount, unit; days and weeks are calendar days, months and years clamp to the month end), diff (date2 − date), " +
+				"format (format), parse, startOf/endOf (unit; weeks start on Monday), isWeekend, dayOfWeek.",
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
