@@ -77,6 +77,9 @@ var searchQueries = []struct{ query, want string }{
 	{"undo my last change to the dynamic tools", "worker_rollback"},
 	{"back up the dynamic tools", "worker_snapshot"},
 	{"call a tool by name", "tool_call"},
+	{"send a POST request to an API endpoint", "http_request"},
+	{"check what my REST API returns", "http_request"},
+	{"show fewer tools in the list", "tool_bag"},
 }
 
 func TestToolSearchFindsWhatUsersAskFor(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tools/text"
 	"github.com/barrhawk/barrhawk/internal/tools/transform"
 	"github.com/barrhawk/barrhawk/internal/tools/util"
+	"github.com/barrhawk/barrhawk/internal/tools/web"
 )
 
 // Tools returns every built-in tool that runs in an Igor, family by family,
@@ -26,6 +27,7 @@ func Tools() []tool.Tool {
 		report.Tools(),
 		text.Tools(),
 		transform.Tools(),
+		web.Tools(),
 	} {
 		out = append(out, family...)
 	}
