@@ -61,7 +61,10 @@ func New(opts Options) (*Doctor, error) {
 		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, Log: opts.Log, Events: events,
 		Results: d.results,
 	}
-	tools := append(append(d.managementTools(), d.searchTools()...), d.bagTools()...)
+	var tools []tool.Tool
+	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools()} {
+		tools = append(tools, family...)
+	}
 	if opts.Config.Tools.EnableDynamic {
 		d.dyn = newDynamicTools(d)
 		popts.OnCrash = func() { d.dyn.crashed(context.Background()) }

@@ -3,8 +3,13 @@ package doctor
 import (
 	"context"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // Event types (doctor-spec.md, Events Emitted).
@@ -88,4 +93,70 @@ func LogEvents(log *slog.Logger) func(Event) {
 		}
 		log.Log(context.Background(), level, ev.Type, "igor", ev.Igor, "task", ev.Task, "tool", ev.Tool, "reason", ev.Reason)
 	}
+}
+
+// eventsLimit bounds events_recent's answer (the ring holds 1024).
+const eventsLimit = 1024
+
+// eventTools are the tools that read the bus.
+func (d *Doctor) eventTools() []tool.Tool {
+	return []tool.Tool{{
+		Def: mgmt("events_recent", "Recent events of the front, oldest first: Igors spawned, terminated and crashed, failed tasks, dynamic tools reloaded or broken, snapshots taken. Clients that set a log level also receive them as log notifications.",
+			schema.String("since", "Only events after this time: RFC 3339 (2026-11-24T10:00:00Z) or Unix milliseconds"),
+			schema.Array("types", "Only these event types; a trailing * matches a prefix, as igor:*", schema.StringItems()),
+			schema.Integer("limit", "How many events at most (the latest)").Default(50).Min(1).Max(eventsLimit)),
+		Run: tool.Typed(func(_ context.Context, in struct {
+			Since string   `json:"since"`
+			Types []string `json:"types"`
+			Limit int      `json:"limit"`
+		}, _ *tool.Call) (any, error) {
+			var since time.Time
+			if in.Since != "" {
+				t, err := parseSince(in.Since)
+				if err != nil {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"since\": %q is neither RFC 3339 (2026-11-24T10:00:00Z) nor Unix milliseconds", in.Since)
+				}
+				since = t
+			}
+			if in.Limit == 0 {
+				in.Limit = 50
+			}
+			var out []Event
+			for _, ev := range d.events.Recent(0) {
+				if ev.Time.After(since) && matchesType(ev.Type, in.Types) {
+					out = append(out, ev)
+				}
+			}
+			if len(out) > in.Limit {
+				out = out[len(out)-in.Limit:]
+			}
+			if out == nil {
+				out = []Event{}
+			}
+			return map[string]any{"events": out, "count": len(out)}, nil
+		}),
+	}}
+}
+
+func parseSince(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	ms, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(ms), nil
+}
+
+func matchesType(typ string, types []string) bool {
+	if len(types) == 0 {
+		return true
+	}
+	for _, t := range types {
+		if p, ok := strings.CutSuffix(t, "*"); ok && strings.HasPrefix(typ, p) || t == typ {
+			return true
+		}
+	}
+	return false
 }

@@ -80,6 +80,7 @@ var searchQueries = []struct{ query, want string }{
 	{"send a POST request to an API endpoint", "http_request"},
 	{"check what my REST API returns", "http_request"},
 	{"show fewer tools in the list", "tool_bag"},
+	{"what happened to the workers recently", "events_recent"},
 }
 
 func TestToolSearchFindsWhatUsersAskFor(t *testing.T) {

@@ -66,6 +66,7 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 	if d.DynamicEnabled() {
 		s.watchResources()
 	}
+	s.forwardEvents()
 	// Dynamic tools come and go; the SDK tells clients with
 	// notifications/tools/list_changed.
 	d.OnToolsChanged(func(added []*tool.Tool, removed []string) {

@@ -51,6 +51,7 @@ var synonyms = map[string][]string{
 	"health": {"worker status"}, "worker": {"worker"}, "igor": {"worker"}, "restart": {"restart"}, "reboot": {"restart"},
 	"markdown": {"plan read"}, "readme": {"plan read markdown"}, "plan": {"plan read"},
 	"backup": {"snapshot"}, "back": {"snapshot"}, "checkpoint": {"snapshot"}, "undo": {"rollback"}, "revert": {"rollback"}, "restore": {"rollback"},
+	"happen": {"events recent"}, "recently": {"recent events"}, "log": {"events"}, "history": {"events recent"},
 	"reload": {"reload"}, "refresh": {"reload"},
 	"write": {"create dynamic"}, "new": {"create"}, "custom": {"dynamic create"}, "typescript": {"dynamic"},
 	"remove": {"delete"},

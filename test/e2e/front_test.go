@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -340,5 +341,64 @@ func TestListBags(t *testing.T) {
 	}
 	if got := s.mustCall("hash_text", map[string]any{"text": "a", "algorithm": "md5"}); got["hash"] != "0cc175b9c0f1b6a831c399e269772661" {
 		t.Errorf("an unlisted tool by name: %v", got)
+	}
+}
+
+// TestEventsReachTheClient: the front's events come back from
+// events_recent, and as log notifications to a client that set a level.
+func TestEventsReachTheClient(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_LOG_LEVEL=warn")
+	cmd.Dir = home
+	cmd.Stderr = testWriter{t}
+	logs := make(chan *mcp.LoggingMessageParams, 100)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-events", Version: "1"}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			select {
+			case logs <- r.Params:
+			default:
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	if err := session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	call := func(name string, args any) string {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", name, err, text(res))
+		}
+		return text(res)
+	}
+	call("hash_text", map[string]any{"text": "a"}) // an Igor starts
+	call("worker_restart", map[string]any{})
+	deadline := time.After(15 * time.Second)
+	for seen := false; !seen; {
+		select {
+		case p := <-logs:
+			seen = p.Logger == "barrhawk.events" && strings.Contains(fmt.Sprint(p.Data), "igor:")
+		case <-deadline:
+			t.Fatal("no igor event arrived as a log notification")
+		}
+	}
+	out := call("events_recent", map[string]any{"types": []string{"igor:*"}, "limit": 5})
+	if !strings.Contains(out, `"igor:spawned"`) || !strings.Contains(out, `"igor:terminated"`) || strings.Contains(out, "tool:") {
+		t.Errorf("events_recent of igor:*: %s", out)
+	}
+	if out = call("events_recent", map[string]any{"since": time.Now().Add(time.Hour).Format(time.RFC3339)}); !strings.Contains(out, `"count":0`) {
+		t.Errorf("events_recent since a future time: %s", out)
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "events_recent", Arguments: map[string]any{"since": "yesterday"}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), "RFC 3339") {
+		t.Errorf("a bad since: %v %v", err, text(res))
 	}
 }
