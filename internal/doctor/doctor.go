@@ -62,7 +62,7 @@ func New(opts Options) (*Doctor, error) {
 		Results: d.results,
 	}
 	var tools []tool.Tool
-	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools()} {
+	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools(), d.swarmTools()} {
 		tools = append(tools, family...)
 	}
 	if opts.Config.Tools.EnableDynamic {
@@ -153,6 +153,8 @@ func (d *Doctor) Close() { d.pool.Close() }
 type Result struct {
 	Value json.RawMessage
 	Err   *tool.Error
+	// Igor is the Igor that answered; empty for the front's own tools.
+	Igor string
 }
 
 // Call validates the arguments and runs the tool: the front's own tools
@@ -172,8 +174,8 @@ func (d *Doctor) Call(ctx context.Context, name string, args json.RawMessage) Re
 	if !t.RequiresWorker {
 		return d.runLocal(ctx, t, args, timeout)
 	}
-	v, terr := d.pool.Call(ctx, name, args, timeout, t.MaxRetries())
-	return Result{Value: v, Err: terr}
+	v, igor, terr := d.pool.CallWhere(ctx, name, args, timeout, t.MaxRetries())
+	return Result{Value: v, Err: terr, Igor: igor}
 }
 
 // runLocal runs one of the front's own tools; a panic is caught and

@@ -146,6 +146,12 @@ func (p *Pool) notifyLocked() {
 // before answering, the call is sent to another Igor up to retries times,
 // then fails with WORKER_DIED.
 func (p *Pool) Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration, retries int) (json.RawMessage, *tool.Error) {
+	v, _, err := p.CallWhere(ctx, name, args, timeout, retries)
+	return v, err
+}
+
+// CallWhere is Call that also says which Igor answered ("" when none did).
+func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage, timeout time.Duration, retries int) (json.RawMessage, string, *tool.Error) {
 	var avoid *igorConn
 	var deaths []string
 	for attempt := 0; ; attempt++ {
@@ -154,13 +160,13 @@ func (p *Pool) Call(ctx context.Context, name string, args json.RawMessage, time
 			if len(deaths) > 0 {
 				terr.Message += " (after the Igor running it died: " + strings.Join(deaths, "; ") + ")"
 			}
-			return nil, terr
+			return nil, "", terr
 		}
 		task := wire.Task{ID: "t" + strconv.FormatUint(p.seq.Add(1), 10), Tool: name, Args: args, Timeout: timeout.Milliseconds()}
 		r := p.runOn(ctx, ig, task, timeout)
 		p.release(ig, r)
 		if r.died && r.oom {
-			return nil, tool.Errorf(tool.CodeMemoryLimit, "the worker process (Igor %s) running %s %s; it was replaced, and the call is not retried", ig.id, name, r.reason)
+			return nil, ig.id, tool.Errorf(tool.CodeMemoryLimit, "the worker process (Igor %s) running %s %s; it was replaced, and the call is not retried", ig.id, name, r.reason)
 		}
 		if r.died {
 			deaths = append(deaths, ig.id+": "+r.reason)
@@ -170,7 +176,7 @@ func (p *Pool) Call(ctx context.Context, name string, args json.RawMessage, time
 				continue
 			}
 			if p.isClosed() {
-				return nil, tool.Errorf(tool.CodeCancelled, "%s was cut short: the server is shutting down", name)
+				return nil, ig.id, tool.Errorf(tool.CodeCancelled, "%s was cut short: the server is shutting down", name)
 			}
 			msg := fmt.Sprintf("the worker process (Igor) running %s died before answering: %s", name, strings.Join(deaths, "; then "))
 			if retries > 0 {
@@ -178,24 +184,24 @@ func (p *Pool) Call(ctx context.Context, name string, args json.RawMessage, time
 			} else {
 				msg += " (not retried: this tool is not safe to run twice)"
 			}
-			return nil, &tool.Error{Code: tool.CodeWorkerDied, Message: msg}
+			return nil, ig.id, &tool.Error{Code: tool.CodeWorkerDied, Message: msg}
 		}
 		if r.env == nil { // cancelled, or the Igor stopped answering
-			return nil, tool.Errorf(tool.CodeInternal, "%s: no result", name)
+			return nil, ig.id, tool.Errorf(tool.CodeInternal, "%s: no result", name)
 		}
 		switch r.env.Status {
 		case wire.StatusSuccess:
-			return r.env.Result, nil
+			return r.env.Result, ig.id, nil
 		case wire.StatusTimeout:
 			if r.env.Error != nil {
-				return nil, &tool.Error{Code: tool.CodeTimeout, Message: r.env.Error.Message}
+				return nil, ig.id, &tool.Error{Code: tool.CodeTimeout, Message: r.env.Error.Message}
 			}
-			return nil, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s", name, timeout)
+			return nil, ig.id, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s", name, timeout)
 		default:
 			if r.env.Error == nil {
-				return nil, tool.Errorf(tool.CodeToolError, "%s failed without saying why", name)
+				return nil, ig.id, tool.Errorf(tool.CodeToolError, "%s failed without saying why", name)
 			}
-			return nil, r.env.Error
+			return nil, ig.id, r.env.Error
 		}
 	}
 }

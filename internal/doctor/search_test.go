@@ -81,6 +81,8 @@ var searchQueries = []struct{ query, want string }{
 	{"check what my REST API returns", "http_request"},
 	{"show fewer tools in the list", "tool_bag"},
 	{"what happened to the workers recently", "events_recent"},
+	{"run many tool calls in parallel", "swarm_run"},
+	{"fetch 20 URLs at once and combine the answers", "swarm_run"},
 }
 
 func TestToolSearchFindsWhatUsersAskFor(t *testing.T) {

@@ -52,6 +52,8 @@ var synonyms = map[string][]string{
 	"markdown": {"plan read"}, "readme": {"plan read markdown"}, "plan": {"plan read"},
 	"backup": {"snapshot"}, "back": {"snapshot"}, "checkpoint": {"snapshot"}, "undo": {"rollback"}, "revert": {"rollback"}, "restore": {"rollback"},
 	"happen": {"events recent"}, "recently": {"recent events"}, "log": {"events"}, "history": {"events recent"},
+	"parallel": {"swarm"}, "concurrent": {"swarm parallel"}, "batch": {"swarm"}, "combine": {"reduce swarm"},
+	"fan": {"swarm map"}, "once": {"swarm parallel"}, "many": {"swarm"},
 	"reload": {"reload"}, "refresh": {"reload"},
 	"write": {"create dynamic"}, "new": {"create"}, "custom": {"dynamic create"}, "typescript": {"dynamic"},
 	"remove": {"delete"},

@@ -260,3 +260,24 @@ func benchTool(key string) string {
 };
 `
 }
+
+// BenchmarkSwarm100: swarm_run of 100 hash_text subtasks over 8 Igors,
+// end to end through the go-sdk client.
+func BenchmarkSwarm100(b *testing.B) {
+	s := startConfigured(b, "igors:\n  maxWorkers: 8\n")
+	var subtasks []any
+	for i := range 100 {
+		subtasks = append(subtasks, map[string]any{"id": fmt.Sprintf("t%d", i), "tool": "hash_text", "args": map[string]any{"text": fmt.Sprint(i)}})
+	}
+	args := map[string]any{"subtasks": subtasks}
+	s.mustCall("swarm_run", args) // warm: the Igors start
+	var lat []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if got := s.mustCall("swarm_run", args); got["status"] != "succeeded" {
+			b.Fatalf("swarm: %v", got)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	reportLatencies(b, lat)
+}
