@@ -76,6 +76,9 @@ type Igors struct {
 	// ("512MiB"); a tool that goes over it costs its Igor, and its call
 	// answers MEMORY_LIMIT. 0 turns the bound off. Default 512MiB.
 	MemoryLimit int64 `koanf:"memoryLimit"`
+	// SquadIdleTimeout dissolves a squad that has run nothing for this
+	// long. Default 30m.
+	SquadIdleTimeout time.Duration `koanf:"squadIdleTimeout"`
 }
 
 // Tools configures tool calls and dynamic tools.
@@ -175,6 +178,7 @@ func Default() Config {
 			ShutdownGrace:     3 * time.Second,
 			StopGrace:         time.Second,
 			MemoryLimit:       512 << 20,
+			SquadIdleTimeout:  30 * time.Minute,
 		},
 		Tools: Tools{
 			DefaultTimeout: 30 * time.Second, EnableDynamic: true, HotReload: true,
@@ -376,7 +380,7 @@ func (c *Config) Validate() error {
 		"igors.idleTimeout": c.Igors.IdleTimeout, "igors.heartbeatInterval": c.Igors.HeartbeatInterval,
 		"igors.spawnDelay": c.Igors.SpawnDelay, "igors.backoffMax": c.Igors.BackoffMax,
 		"igors.spawnTimeout": c.Igors.SpawnTimeout, "igors.shutdownGrace": c.Igors.ShutdownGrace,
-		"igors.stopGrace": c.Igors.StopGrace, "tools.defaultTimeout": c.Tools.DefaultTimeout,
+		"igors.stopGrace": c.Igors.StopGrace, "igors.squadIdleTimeout": c.Igors.SquadIdleTimeout, "tools.defaultTimeout": c.Tools.DefaultTimeout,
 		"tools.recoveryWindow": c.Tools.RecoveryWindow,
 	} {
 		if d <= 0 {

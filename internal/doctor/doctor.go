@@ -19,6 +19,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/dynamic"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/search"
+	"github.com/barrhawk/barrhawk/internal/squad"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -45,6 +46,7 @@ type Doctor struct {
 	dyn     *dynamicTools // nil when dynamic tools are off
 	results tool.ResultLimits
 	index   atomic.Pointer[search.Index] // tool_search's, nil after a change
+	squads  squad.Registry
 }
 
 // New builds a Doctor: its registry holds the management tools and opts.Tools.
@@ -55,14 +57,15 @@ func New(opts Options) (*Doctor, error) {
 	events := NewEvents(1024)
 	events.Subscribe(LogEvents(opts.Log))
 	d := &Doctor{cfg: opts.Config, events: events, log: opts.Log, started: time.Now(), reg: tool.NewRegistry(),
-		results: tool.ResultLimits{Cut: opts.Config.Tools.MaxResultBytes, Hard: opts.Config.Tools.MaxResultHardBytes}}
+		results: tool.ResultLimits{Cut: opts.Config.Tools.MaxResultBytes, Hard: opts.Config.Tools.MaxResultHardBytes},
+		squads:  squad.Registry{Idle: opts.Config.Igors.SquadIdleTimeout}}
 	popts := PoolOptions{
 		Command: opts.IgorCommand, Env: opts.IgorEnv, Igors: opts.Config.Igors,
 		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, Log: opts.Log, Events: events,
 		Results: d.results,
 	}
 	var tools []tool.Tool
-	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools(), d.swarmTools()} {
+	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools(), d.swarmTools(), d.squadTools()} {
 		tools = append(tools, family...)
 	}
 	if opts.Config.Tools.EnableDynamic {

@@ -19,6 +19,8 @@ const (
 	EventIgorCrashed    = "igor:crashed"
 	EventTaskFailed     = "task:failed"
 	EventToolRegistered = "tool:registered"
+	EventSquadCreated   = "squad:created"
+	EventSquadDissolved = "squad:dissolved"
 )
 
 // Event is one thing that happened in the front.

@@ -120,6 +120,7 @@ func (d *Doctor) Status() map[string]any {
 		"restartCount": pool.Restarts,
 		"toolCount":    d.reg.Len(),
 		"toolList":     d.toolListStatus(),
+		"squads":       d.squads.Status(),
 		"memory":       proc.RSS(os.Getpid()),
 		"pool":         pool,
 	}

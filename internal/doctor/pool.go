@@ -162,7 +162,8 @@ func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage,
 			}
 			return nil, "", terr
 		}
-		task := wire.Task{ID: "t" + strconv.FormatUint(p.seq.Add(1), 10), Tool: name, Args: args, Timeout: timeout.Milliseconds()}
+		ec := tool.ExecContextFrom(ctx)
+		task := wire.Task{ID: "t" + strconv.FormatUint(p.seq.Add(1), 10), Tool: name, Args: args, Timeout: timeout.Milliseconds(), Context: ec}
 		r := p.runOn(ctx, ig, task, timeout)
 		p.release(ig, r)
 		if r.died && r.oom {
@@ -191,6 +192,9 @@ func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage,
 		}
 		switch r.env.Status {
 		case wire.StatusSuccess:
+			if ec != nil && len(r.env.Shared) > 0 {
+				ec.Updates = r.env.Shared
+			}
 			return r.env.Result, ig.id, nil
 		case wire.StatusTimeout:
 			if r.env.Error != nil {

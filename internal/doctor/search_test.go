@@ -83,6 +83,8 @@ var searchQueries = []struct{ query, want string }{
 	{"what happened to the workers recently", "events_recent"},
 	{"run many tool calls in parallel", "swarm_run"},
 	{"fetch 20 URLs at once and combine the answers", "swarm_run"},
+	{"share a value between workers", "context_set"},
+	{"create a team of workers", "squad_create"},
 }
 
 func TestToolSearchFindsWhatUsersAskFor(t *testing.T) {

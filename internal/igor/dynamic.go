@@ -99,7 +99,7 @@ func dynamicTool(name string, mod *jsrt.Module) *tool.Tool {
 	return &tool.Tool{
 		Def: tool.Def{Name: name, Description: "dynamic", Group: "Dynamic", Category: tool.CategoryUtility, Input: schema.Object(), RequiresWorker: true},
 		Run: func(ctx context.Context, c *tool.Call) (any, error) {
-			out, err := mod.Call(ctx, c.Args)
+			out, err := mod.CallIn(ctx, c.Args, c.Context)
 			if err != nil {
 				return nil, err
 			}

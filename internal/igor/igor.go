@@ -9,6 +9,7 @@ package igor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -203,8 +204,9 @@ func (w *worker) init(env *wire.Envelope) error {
 }
 
 type outcome struct {
-	value any
-	err   error
+	value  any
+	err    error
+	shared map[string]json.RawMessage // squad values the tool set
 }
 
 // taskRunners runs tasks on reused goroutines (package gopool).
@@ -268,6 +270,9 @@ func (w *worker) run(env *wire.Envelope) {
 	})
 	defer overrun.Stop()
 	o := w.call(ctx, t, &tool.Call{Args: env.Args, Resources: w.res, Context: ectx, Log: logging.With(w.log, "tool", t.Name, "task", env.ID)})
+	if ectx != nil {
+		o.shared = ectx.Updates
+	}
 	if !answered.CompareAndSwap(false, true) {
 		return
 	}
@@ -290,7 +295,7 @@ func (w *worker) call(ctx context.Context, t *tool.Tool, c *tool.Call) (o outcom
 		}
 	}()
 	v, err := t.Run(ctx, c)
-	return outcome{v, err}
+	return outcome{value: v, err: err}
 }
 
 // lookup finds a built-in tool of the bag, or a dynamic tool.
@@ -352,7 +357,7 @@ func (w *worker) send(id string, began time.Time, o outcome) {
 		if err != nil {
 			o.err = err
 		} else {
-			r.Result = b
+			r.Result, r.Shared = b, o.shared
 		}
 	}
 	if o.err != nil {

@@ -54,6 +54,7 @@ var synonyms = map[string][]string{
 	"happen": {"events recent"}, "recently": {"recent events"}, "log": {"events"}, "history": {"events recent"},
 	"parallel": {"swarm"}, "concurrent": {"swarm parallel"}, "batch": {"swarm"}, "combine": {"reduce swarm"},
 	"fan": {"swarm map"}, "once": {"swarm parallel"}, "many": {"swarm"},
+	"team": {"squad"}, "group": {"squad"}, "share": {"squad context shared"},
 	"reload": {"reload"}, "refresh": {"reload"},
 	"write": {"create dynamic"}, "new": {"create"}, "custom": {"dynamic create"}, "typescript": {"dynamic"},
 	"remove": {"delete"},

@@ -103,6 +103,23 @@ type ExecContext struct {
 	SharedVars     map[string]any `json:"sharedVars,omitempty"`
 	BrowserContext string         `json:"browserContext,omitempty"`
 	DBConnection   string         `json:"dbConnection,omitempty"`
+	// Updates are the shared values the task set (a dynamic tool's
+	// ctx.squad.set), carried back to the front with its result.
+	Updates map[string]json.RawMessage `json:"-"`
+}
+
+type execContextKey struct{}
+
+// WithExecContext returns ctx carrying the squad context a call runs
+// with; the pool sends it with the task and fills in its Updates.
+func WithExecContext(ctx context.Context, ec *ExecContext) context.Context {
+	return context.WithValue(ctx, execContextKey{}, ec)
+}
+
+// ExecContextFrom returns the squad context ctx carries, or nil.
+func ExecContextFrom(ctx context.Context) *ExecContext {
+	ec, _ := ctx.Value(execContextKey{}).(*ExecContext)
+	return ec
 }
 
 // Bind decodes the arguments into v. A decoding failure is an INVALID_ARGS

@@ -70,6 +70,14 @@ func appendTaskResult(b []byte, r *TaskResult) ([]byte, error) {
 	}
 	b = append(b, `,"duration":`...)
 	b = strconv.AppendFloat(b, r.Duration, 'f', -1, 64)
+	if r.Shared != nil {
+		data, err := json.Marshal(r.Shared)
+		if err != nil {
+			return b, fmt.Errorf("shared: %w", err)
+		}
+		b = append(b, `,"shared":`...)
+		b = append(b, data...)
+	}
 	if r.Resources != nil {
 		data, err := json.Marshal(r.Resources)
 		if err != nil {

@@ -140,6 +140,8 @@ type TaskResult struct {
 	// Duration is the execution time in milliseconds.
 	Duration  float64        `json:"duration"`
 	Resources *ResourceUsage `json:"resources,omitempty"`
+	// Shared are the squad values the task set, to store in the front.
+	Shared map[string]json.RawMessage `json:"shared,omitempty"`
 }
 
 // Ping is the Doctor's heartbeat.
@@ -225,11 +227,12 @@ type Envelope struct {
 	Args    json.RawMessage `json:"args,omitempty"`
 	Timeout int64           `json:"timeout,omitempty"`
 
-	Status    string          `json:"status,omitempty"`
-	Result    json.RawMessage `json:"result,omitempty"`
-	Error     *tool.Error     `json:"error,omitempty"`
-	Duration  float64         `json:"duration,omitempty"`
-	Resources *ResourceUsage  `json:"resources,omitempty"`
+	Status    string                     `json:"status,omitempty"`
+	Result    json.RawMessage            `json:"result,omitempty"`
+	Error     *tool.Error                `json:"error,omitempty"`
+	Duration  float64                    `json:"duration,omitempty"`
+	Resources *ResourceUsage             `json:"resources,omitempty"`
+	Shared    map[string]json.RawMessage `json:"shared,omitempty"`
 
 	DynamicTools []DynamicTool `json:"dynamicTools,omitempty"`
 	Describe     bool          `json:"describe,omitempty"`

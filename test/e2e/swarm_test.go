@@ -86,3 +86,56 @@ func TestSwarmPipelineAndFailurePolicies(t *testing.T) {
 	}
 	s.mustFail("swarm_run", map[string]any{"subtasks": []any{map[string]any{"id": "a", "tool": "swarm_run"}}}, "cannot run swarm_run")
 }
+
+// TestSquadSharesValuesAcrossIgors: a value one Igor sets in a squad,
+// another Igor of the squad reads; the front's context tools see it too.
+func TestSquadSharesValuesAcrossIgors(t *testing.T) {
+	t.Parallel()
+	s := startConfigured(t, "igors:\n  maxWorkers: 3\n  maxTasksPerIgor: 1\n")
+	s.mustCall("dynamic_tool_create", map[string]any{
+		"name": "squad_note", "description": "Set or read a squad value",
+		"schema": map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string"}, "value": map[string]any{}, "set": map[string]any{"type": "boolean"}}, "required": []string{"key"}},
+		"code": "await new Promise(r => setTimeout(r, 200));\n" +
+			"if (args.set) ctx.squad.set(args.key as string, args.value);\n" +
+			"return { squad: ctx.squad ? ctx.squad.id : null, value: ctx.squad ? ctx.squad.get(args.key as string) : null };",
+	})
+	s.mustCall("squad_create", map[string]any{"name": "alpha", "size": 2})
+	set := s.mustCall("squad_dispatch", map[string]any{"name": "alpha", "tasks": []any{
+		map[string]any{"tool": "squad_note", "args": map[string]any{"key": "userId", "value": 123, "set": true}},
+	}})
+	setter := set["results"].([]any)[0].(map[string]any)
+	if setter["status"] != "succeeded" || setter["igor"] == "" {
+		t.Fatalf("set: %v", set)
+	}
+	read := s.mustCall("squad_dispatch", map[string]any{"name": "alpha", "tasks": []any{
+		map[string]any{"tool": "squad_note", "args": map[string]any{"key": "userId"}},
+		map[string]any{"tool": "squad_note", "args": map[string]any{"key": "userId"}},
+	}})
+	other := false
+	for _, r := range read["results"].([]any) {
+		r := r.(map[string]any)
+		res, _ := r["result"].(map[string]any)
+		if r["status"] != "succeeded" || res["squad"] != "alpha" || res["value"] != 123.0 {
+			t.Errorf("read: %v", r)
+		}
+		other = other || r["igor"] != setter["igor"]
+	}
+	if !other {
+		t.Errorf("want another Igor than the setter %v to read the value: %v", setter["igor"], read)
+	}
+	if got := s.mustCall("context_get", map[string]any{"squad": "alpha", "key": "userId"}); got["value"] != 123.0 {
+		t.Errorf("context_get: %v", got)
+	}
+	s.mustCall("squad_dispatch", map[string]any{"name": "alpha", "tool": "context_set", "args": map[string]any{"key": "plan", "value": "B"}})
+	if got := s.mustCall("squad_dispatch", map[string]any{"name": "alpha", "tool": "squad_note", "args": map[string]any{"key": "plan"}}); got["value"] != "B" {
+		t.Errorf("a value set by context_set inside the squad: %v", got)
+	}
+	if sq := s.mustCall("worker_status", nil)["squads"].([]any); len(sq) != 1 || sq[0].(map[string]any)["name"] != "alpha" {
+		t.Errorf("worker_status squads: %v", sq)
+	}
+	s.mustCall("squad_create", map[string]any{"name": "narrow", "toolBag": []string{"hash_*"}})
+	s.mustFail("squad_dispatch", map[string]any{"name": "narrow", "tool": "wait_ms", "args": map[string]any{"ms": 1}}, "FORBIDDEN", "hash_*")
+	s.mustFail("context_get", map[string]any{"key": "x"}, "INVALID_ARGS", "squad")
+	s.mustCall("squad_dissolve", map[string]any{"name": "alpha"})
+	s.mustFail("squad_dispatch", map[string]any{"name": "alpha", "tool": "hash_text", "args": map[string]any{"text": "a"}}, "NOT_FOUND", "narrow")
+}

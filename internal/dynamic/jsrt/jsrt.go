@@ -327,6 +327,13 @@ func (m *Module) Permissions() Permissions { return m.perms }
 // the filesystem root), CodeTimeout when ctx's deadline passed, CodeCancelled
 // when ctx was cancelled, CodeInternal for a fault in the runtime.
 func (m *Module) Call(ctx context.Context, args json.RawMessage) (result json.RawMessage, err error) {
+	return m.CallIn(ctx, args, nil)
+}
+
+// CallIn is Call for a task of a squad: ctx.squad shows the squad's id
+// and shared values (ec.SharedVars), and ctx.squad.set(key, value) shares
+// a value back, recorded in ec.Updates.
+func (m *Module) CallIn(ctx context.Context, args json.RawMessage, ec *tool.ExecContext) (result json.RawMessage, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, m.ctxError(ctx)
 	}
@@ -343,6 +350,7 @@ func (m *Module) Call(ctx context.Context, args json.RawMessage) (result json.Ra
 	}
 
 	cs := newCallState(ctx)
+	cs.squad = ec
 	rt.cur = cs
 	stop := context.AfterFunc(ctx, func() { rt.vm.Interrupt(errInterrupted) })
 	healthy := false

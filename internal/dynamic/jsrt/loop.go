@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/dop251/goja"
 )
 
@@ -30,6 +31,8 @@ type callState struct {
 
 	fetchCtx context.Context
 	cancel   context.CancelFunc
+
+	squad *tool.ExecContext // the call's squad context, or nil
 }
 
 func newCallState(ctx context.Context) *callState { return &callState{ctx: ctx} }

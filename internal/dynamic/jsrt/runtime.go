@@ -671,6 +671,9 @@ func (rt *jsRuntime) call(cs *callState, args string) (json.RawMessage, bool, er
 	_ = ctxObj.Set("log", rt.logFn)
 	_ = ctxObj.Set("fetch", rt.fetchFn)
 	_ = ctxObj.Set("fs", rt.fsObj)
+	if sq := rt.squadObject(cs); sq != nil {
+		_ = ctxObj.Set("squad", sq)
+	}
 
 	res, err := rt.handler(rt.toolObj, argv, ctxObj)
 	if err != nil {
@@ -725,6 +728,41 @@ func (rt *jsRuntime) call(cs *callState, args string) (json.RawMessage, bool, er
 		return json.RawMessage("null"), true, nil
 	}
 	return json.RawMessage(out.String()), true, nil
+}
+
+// squadObject is ctx.squad for a task of a squad: {id, vars, get(key),
+// set(key, value)}; set shares a JSON value with the squad (recorded in the
+// ExecContext's Updates, which travel back with the result).
+func (rt *jsRuntime) squadObject(cs *callState) *goja.Object {
+	ec := cs.squad
+	if ec == nil || ec.SquadID == "" {
+		return nil
+	}
+	vm := rt.vm
+	varsJSON, err := json.Marshal(ec.SharedVars)
+	if err != nil || ec.SharedVars == nil {
+		varsJSON = []byte("{}")
+	}
+	vars, err := rt.jsonParse(goja.Undefined(), vm.ToValue(string(varsJSON)))
+	if err != nil {
+		return nil
+	}
+	o := vm.NewObject()
+	_ = o.Set("id", ec.SquadID)
+	_ = o.Set("vars", vars)
+	_ = o.Set("get", func(key string) goja.Value { return vars.ToObject(vm).Get(key) })
+	_ = o.Set("set", func(key string, value goja.Value) {
+		s, err := rt.jsonStringify(goja.Undefined(), value)
+		if err != nil || s == nil || goja.IsUndefined(s) {
+			panic(rt.newError("ctx.squad.set: the value of " + key + " is not JSON-serialisable"))
+		}
+		if ec.Updates == nil {
+			ec.Updates = map[string]json.RawMessage{}
+		}
+		ec.Updates[key] = json.RawMessage(s.String())
+		_ = vars.ToObject(vm).Set(key, value)
+	})
+	return o
 }
 
 // boundString encodes a string result within the module's result limits
