@@ -34,6 +34,8 @@ type Config struct {
 	Log   Log   `koanf:"log"`
 	Admin Admin `koanf:"admin"`
 	MCP   MCP   `koanf:"mcp"`
+	// Intent configures intent analysis (doctor-spec.md).
+	Intent Intent `koanf:"intent"`
 	// Home is where persistent state lives (default ~/.barrhawk).
 	Home string `koanf:"home"`
 
@@ -133,6 +135,14 @@ type Admin struct {
 	Token string `koanf:"token"`
 }
 
+// Intent configures intent analysis (intent_analyze).
+type Intent struct {
+	// Enabled turns intent_analyze on. Default true.
+	Enabled bool `koanf:"enabled"`
+	// CacheResults keeps analyses of the same input. Default true.
+	CacheResults bool `koanf:"cacheResults"`
+}
+
 // MCP configures the MCP protocol layer of the front, on every transport.
 type MCP struct {
 	// MaxMessageBytes bounds one incoming JSON-RPC message (a stdio line or
@@ -185,9 +195,10 @@ func Default() Config {
 			SnapshotKeep: 20, RecoveryCrashes: 5, RecoveryWindow: time.Minute,
 			MaxResultBytes: 100_000, MaxResultHardBytes: 16 << 20, ListProfile: "core",
 		},
-		MCP:  MCP{MaxMessageBytes: 16 << 20},
-		Log:  Log{Level: "info", Format: "text"},
-		Home: filepath.Join(home, ".barrhawk"),
+		MCP:    MCP{MaxMessageBytes: 16 << 20},
+		Intent: Intent{Enabled: true, CacheResults: true},
+		Log:    Log{Level: "info", Format: "text"},
+		Home:   filepath.Join(home, ".barrhawk"),
 	}
 	c.fillPaths()
 	return c
@@ -208,6 +219,7 @@ var EnvVars = []struct{ Name, Key, Doc string }{
 	{"BARRHAWK_LOG_FILE", "log.file", "also log to this file"},
 	{"BARRHAWK_HOME", "home", "state directory (default ~/.barrhawk)"},
 	{"DOCTOR_ENABLE_HOT_RELOAD", "tools.hotReload", "watch the dynamic tools directory"},
+	{"DOCTOR_ENABLE_INTENT_ANALYSIS", "intent.enabled", "intent analysis (intent_analyze)"},
 	{"BARRHAWK_DYNAMIC_DIR", "tools.dynamicDir", "dynamic tools directory"},
 	{"BARRHAWK_IGOR_MEMORY_LIMIT", "igors.memoryLimit", "per-Igor memory bound (bytes or 512MiB)"},
 	{"BARRHAWK_ADMIN_TOKEN", "admin.token", "bearer token of the admin API"},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/dynamic"
+	"github.com/barrhawk/barrhawk/internal/intent"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/search"
 	"github.com/barrhawk/barrhawk/internal/squad"
@@ -47,6 +48,7 @@ type Doctor struct {
 	results tool.ResultLimits
 	index   atomic.Pointer[search.Index] // tool_search's, nil after a change
 	squads  squad.Registry
+	intent  *intent.Analyzer
 }
 
 // New builds a Doctor: its registry holds the management tools and opts.Tools.
@@ -65,7 +67,7 @@ func New(opts Options) (*Doctor, error) {
 		Results: d.results,
 	}
 	var tools []tool.Tool
-	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools(), d.swarmTools(), d.squadTools()} {
+	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools(), d.swarmTools(), d.squadTools(), d.intentTools()} {
 		tools = append(tools, family...)
 	}
 	if opts.Config.Tools.EnableDynamic {
@@ -79,7 +81,11 @@ func New(opts Options) (*Doctor, error) {
 			return nil, err
 		}
 	}
-	d.OnToolsChanged(func([]*tool.Tool, []string) { d.index.Store(nil) }) // rebuilt on the next search
+	d.intent = d.newAnalyzer()
+	d.OnToolsChanged(func([]*tool.Tool, []string) { // rebuilt on the next use
+		d.index.Store(nil)
+		d.intent.Reset()
+	})
 	return d, nil
 }
 

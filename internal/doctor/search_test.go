@@ -84,6 +84,8 @@ var searchQueries = []struct{ query, want string }{
 	{"run many tool calls in parallel", "swarm_run"},
 	{"fetch 20 URLs at once and combine the answers", "swarm_run"},
 	{"share a value between workers", "context_set"},
+	{"fetch a web page's HTML", "http_request"},
+	{"what is this request really asking for", "intent_analyze"},
 	{"create a team of workers", "squad_create"},
 }
 

@@ -62,4 +62,5 @@ var synonyms = map[string][]string{
 	"screenshot": {"browser screenshot"}, "screen": {"browser screenshot"}, "click": {"browser click"},
 	"page": {"browser"}, "website": {"browser url"}, "sql": {"database query"}, "postgres": {"database"},
 	"request": {"http request"}, "api": {"http request"}, "endpoint": {"http request"},
+	"fetch": {"http request"}, "download": {"http request"},
 }

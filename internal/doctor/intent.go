@@ -1,0 +1,46 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/barrhawk/barrhawk/internal/intent"
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/search"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// newAnalyzer builds the Doctor's intent analyzer over its registry and
+// tool search.
+func (d *Doctor) newAnalyzer() *intent.Analyzer {
+	return &intent.Analyzer{
+		Tools:  d.reg.List,
+		Search: func(q string, limit int) []search.Hit { return d.Search(q, limit, "") },
+		Cache:  d.cfg.Intent.CacheResults,
+	}
+}
+
+func (d *Doctor) intentTools() []tool.Tool {
+	if !d.cfg.Intent.Enabled {
+		return nil
+	}
+	return []tool.Tool{{
+		Def: mgmt("intent_analyze", "Analyse what a request in words, or a tool call, is after: primaryDomain, secondaryDomains, complexity (simple, compound, swarm), suggestedTools (and those not available yet), parallelizable, estimatedSteps.",
+			schema.String("text", "A request in words"),
+			schema.String("tool", "A tool name, known or not (test_login_flow)"),
+			schema.Any("args", "The call's arguments").Types("object", "null")),
+		Run: tool.Typed(func(_ context.Context, in struct {
+			Text string          `json:"text"`
+			Tool string          `json:"tool"`
+			Args json.RawMessage `json:"args"`
+		}, _ *tool.Call) (any, error) {
+			switch {
+			case in.Tool != "":
+				return d.intent.Call(in.Tool, in.Args), nil
+			case in.Text != "":
+				return d.intent.Text(in.Text), nil
+			}
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "give text (a request in words) or tool (with args)")
+		}),
+	}}
+}
