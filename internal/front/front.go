@@ -134,8 +134,18 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		}
 		if req.Session != nil {
 			ctx = toolbag.With(ctx, &toolbag.Session{Bag: s.bagOf(req.Session), Changed: s.toolListChanged})
+			if token := req.Params.GetProgressToken(); token != nil {
+				ctx = tool.WithProgress(ctx, progressTo(ctx, req.Session, token))
+			}
 		}
 		return ToResult(s.doctor.Call(ctx, name, req.Params.Arguments), structured(req.Session)), nil
+	}
+}
+
+// progressTo sends a call's progress to its client.
+func progressTo(ctx context.Context, ss *mcp.ServerSession, token any) tool.Progress {
+	return func(done, total float64, message string) {
+		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: message}) // a client gone is not the call's failure
 	}
 }
 

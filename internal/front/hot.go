@@ -30,6 +30,7 @@ import (
 // if the call was cancelled.
 func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame) []byte {
 	var p struct {
+		Meta      mcp.Meta        `json:"_meta"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
@@ -46,7 +47,7 @@ func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame) [
 	if h == nil {
 		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: s.doctor.UnknownTool(p.Name).Error()})
 	}
-	res, err := h(ctx, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: p.Name, Arguments: p.Arguments}})
+	res, err := h(ctx, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Meta: p.Meta, Name: p.Name, Arguments: p.Arguments}})
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -342,6 +342,8 @@ func run(ctx context.Context, tasks []task, spec Spec, call Caller) *Report {
 	for i := range done {
 		done[i] = make(chan struct{})
 	}
+	progress := tool.ProgressFrom(ctx)
+	finished := 0
 	var wg sync.WaitGroup
 	for i := range tasks {
 		wg.Go(func() {
@@ -354,6 +356,9 @@ func run(ctx context.Context, tasks []task, spec Spec, call Caller) *Report {
 				if out.Status == Succeeded {
 					results[t.ID] = out.Result
 				}
+				finished++
+				// under the lock, so that progress only ever grows
+				progress(float64(finished), float64(len(tasks)), fmt.Sprintf("subtask %s (%s): %s", t.ID, t.Tool, out.Status))
 				mu.Unlock()
 			}()
 			for _, d := range t.deps {

@@ -108,6 +108,27 @@ type ExecContext struct {
 	Updates map[string]json.RawMessage `json:"-"`
 }
 
+// Progress reports how far a long call is: done of total (0: unknown),
+// with a message. The front sends it to a client that asked, as
+// notifications/progress.
+type Progress func(done, total float64, message string)
+
+type progressKey struct{}
+
+// WithProgress returns ctx carrying how to report progress.
+func WithProgress(ctx context.Context, p Progress) context.Context {
+	return context.WithValue(ctx, progressKey{}, p)
+}
+
+// ProgressFrom returns how to report progress: a no-op when the caller
+// asked for none.
+func ProgressFrom(ctx context.Context) Progress {
+	if p, ok := ctx.Value(progressKey{}).(Progress); ok && p != nil {
+		return p
+	}
+	return func(float64, float64, string) {}
+}
+
 type execContextKey struct{}
 
 // WithExecContext returns ctx carrying the squad context a call runs

@@ -1,11 +1,18 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestSwarmMapReduceOverIgors: a map-reduce of http_request over 20 URLs
@@ -138,4 +145,56 @@ func TestSquadSharesValuesAcrossIgors(t *testing.T) {
 	s.mustFail("context_get", map[string]any{"key": "x"}, "INVALID_ARGS", "squad")
 	s.mustCall("squad_dissolve", map[string]any{"name": "alpha"})
 	s.mustFail("squad_dispatch", map[string]any{"name": "alpha", "tool": "hash_text", "args": map[string]any{"text": "a"}}, "NOT_FOUND", "narrow")
+}
+
+// TestSwarmReportsProgress: a client that sends a progress token hears as
+// each subtask ends.
+func TestSwarmReportsProgress(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_LOG_LEVEL=warn")
+	cmd.Dir = home
+	cmd.Stderr = testWriter{t}
+	var mu sync.Mutex
+	var seen []float64
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-progress", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			seen = append(seen, r.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	var subtasks []any
+	for i := range 5 {
+		subtasks = append(subtasks, map[string]any{"id": fmt.Sprintf("s%d", i), "tool": "wait_ms", "args": map[string]any{"ms": 20 * i}})
+	}
+	params := &mcp.CallToolParams{Name: "swarm_run", Arguments: map[string]any{"subtasks": subtasks}}
+	params.SetProgressToken("swarm-1")
+	res, err := session.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("swarm_run: %v %v", err, text(res))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(seen)
+		mu.Unlock()
+		if n >= 5 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 5 || !slices.IsSorted(seen) || seen[4] != 5 {
+		t.Errorf("want progress 1..5 in order, got %v", seen)
+	}
 }
