@@ -216,19 +216,11 @@ func TestPlanReadRoots(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "PLAN.md"), filepath.Join(home, "escape.md")); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_LOG_LEVEL=warn")
-	cmd.Dir = home
-	cmd.Stderr = testWriter{t}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-roots", Version: "1"}, nil)
 	client.AddRoots(&mcp.Root{Name: "project", URI: "file://" + clientDir})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
+	session := connect(t, client, home, "2025-11-25")
 	read := func(p string) (string, bool) {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "plan_read", Arguments: map[string]any{"path": p}})
 		if err != nil {
@@ -349,10 +341,6 @@ func TestListBags(t *testing.T) {
 func TestEventsReachTheClient(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_LOG_LEVEL=warn")
-	cmd.Dir = home
-	cmd.Stderr = testWriter{t}
 	logs := make(chan *mcp.LoggingMessageParams, 100)
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-events", Version: "1"}, &mcp.ClientOptions{
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
@@ -364,11 +352,7 @@ func TestEventsReachTheClient(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
+	session := connect(t, client, home, "2025-11-25")
 	if err := session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}

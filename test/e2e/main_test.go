@@ -208,3 +208,22 @@ func doUntilUp(t testing.TB, newReq func() *http.Request) *http.Response {
 	t.Fatalf("the server did not answer over HTTP: %v", err)
 	return nil
 }
+
+// connect starts `barrhawk serve` in home (its working directory and
+// HOME) with a client of the test's own, speaking protocol, and closes it
+// at the end of the test.
+func connect(t testing.TB, client *mcp.Client, home, protocol string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_LOG_LEVEL=warn")
+	cmd.Dir = home
+	cmd.Stderr = testWriter{t}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = session.Close() })
+	return session
+}

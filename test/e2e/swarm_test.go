@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"slices"
 	"sync"
 	"testing"
@@ -152,10 +150,6 @@ func TestSquadSharesValuesAcrossIgors(t *testing.T) {
 func TestSwarmReportsProgress(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_LOG_LEVEL=warn")
-	cmd.Dir = home
-	cmd.Stderr = testWriter{t}
 	var mu sync.Mutex
 	var seen []float64
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-progress", Version: "1"}, &mcp.ClientOptions{
@@ -167,11 +161,7 @@ func TestSwarmReportsProgress(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
+	session := connect(t, client, home, "2025-11-25")
 	var subtasks []any
 	for i := range 5 {
 		subtasks = append(subtasks, map[string]any{"id": fmt.Sprintf("s%d", i), "tool": "wait_ms", "args": map[string]any{"ms": 20 * i}})
