@@ -141,22 +141,30 @@ func planRead(p string, roots []string) (any, error) {
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "path %q: %v", p, err)
 	}
+	outside := func(where string) error {
+		return tool.Errorf(tool.CodeForbidden, "plan_read refuses %s: it is outside the allowed roots %s (the working directory, tools.roots and the roots the MCP client declares)", where, strings.Join(roots, ", "))
+	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
+		// Outside the roots a missing file is refused like any other, so
+		// that plan_read does not tell which files exist there.
+		if dir, derr := filepath.EvalSymlinks(filepath.Dir(abs)); derr != nil && !within(abs, roots) || derr == nil && !within(dir, roots) {
+			return nil, outside(abs)
+		}
 		if os.IsNotExist(err) {
 			return nil, tool.Errorf(tool.CodeNotFound, "no file at %s", abs)
 		}
 		return nil, tool.Errorf(tool.CodeToolError, "plan_read %s: %v", abs, err)
-	}
-	if !strings.EqualFold(filepath.Ext(real), ".md") {
-		return nil, tool.Errorf(tool.CodeForbidden, "plan_read refuses %q: it links to %q, which is not a .md file", p, real)
 	}
 	if !within(real, roots) {
 		where := real
 		if real != abs {
 			where = abs + " (a link to " + real + ")"
 		}
-		return nil, tool.Errorf(tool.CodeForbidden, "plan_read refuses %s: it is outside the allowed roots %s (the working directory, tools.roots and the roots the MCP client declares)", where, strings.Join(roots, ", "))
+		return nil, outside(where)
+	}
+	if !strings.EqualFold(filepath.Ext(real), ".md") {
+		return nil, tool.Errorf(tool.CodeForbidden, "plan_read refuses %q: it links to %q, which is not a .md file", p, real)
 	}
 	f, err := os.Open(real)
 	if err != nil {

@@ -138,7 +138,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 				ctx = tool.WithProgress(ctx, progressTo(ctx, req.Session, token))
 			}
 		}
-		return ToResult(s.doctor.Call(ctx, name, req.Params.Arguments), structured(req.Session)), nil
+		return ToResult(s.doctor.Call(ctx, name, req.Params.Arguments), Structured(req.ProtocolVersion())), nil
 	}
 }
 
@@ -150,12 +150,13 @@ func progressTo(ctx context.Context, ss *mcp.ServerSession, token any) tool.Prog
 }
 
 // clientRoots asks the session's client for its roots, if it declared
-// that it has them.
+// that it has them. From protocol 2026-07-28 on a server may not send
+// roots/list (SEP-2322), so such a session has none to ask.
 func clientRoots(ss *mcp.ServerSession) doctor.ClientRoots {
 	if ss == nil {
 		return nil
 	}
-	if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
+	if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil || p.ProtocolVersion >= noServerRequests {
 		return nil
 	}
 	return func(ctx context.Context) ([]string, error) {
@@ -171,15 +172,21 @@ func clientRoots(ss *mcp.ServerSession) doctor.ClientRoots {
 	}
 }
 
-// structured reports whether the session's protocol has structuredContent
-// (2025-06-18 and later).
-func structured(ss *mcp.ServerSession) bool {
-	if ss == nil {
-		return false
-	}
-	p := ss.InitializeParams()
-	return p != nil && p.ProtocolVersion >= "2025-06-18"
-}
+// Protocol versions that change what the front sends. MCP versions are
+// dates, so they compare as strings.
+const (
+	// withStructuredContent is the first version whose tool results have
+	// structuredContent.
+	withStructuredContent = "2025-06-18"
+	// noServerRequests is the first version in which a server may not send
+	// requests (roots/list) of its own.
+	noServerRequests = "2026-07-28"
+)
+
+// Structured reports whether a request of protocol version (the one the
+// session negotiated, or the request's own from 2026-07-28 on:
+// mcp.ServerRequest.ProtocolVersion) has structuredContent in tool results.
+func Structured(version string) bool { return version >= withStructuredContent }
 
 // ToResult turns a Doctor result into an MCP tool result: the value as JSON
 // text (a string value as itself), or isError with "CODE: message". With

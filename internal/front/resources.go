@@ -24,16 +24,21 @@ const (
 // resourceSet is the resources registered with the SDK, by URI.
 type resourceSet struct {
 	mu   sync.Mutex
-	uris map[string]bool
+	uris map[string]*mcp.Resource
 }
 
 // syncResources makes the registered resources match the dynamic tools'
-// files and snapshots.
+// files and snapshots. It holds the set's lock from listing to
+// registering: two syncs that overlapped could otherwise apply an older
+// listing after a newer one, leaving a deleted tool listed.
 func (s *Server) syncResources() {
+	s.res.mu.Lock()
+	defer s.res.mu.Unlock()
 	want := map[string]*mcp.Resource{}
 	files, err := s.doctor.DynamicToolFiles()
+	filesListed := err == nil
 	if err != nil {
-		s.log.Warn("listing dynamic tools for resources", "err", err)
+		s.log.Warn("listing dynamic tools for resources; keeping the sources listed before", "err", err)
 	}
 	for _, f := range files {
 		file := f.Name + f.Ext
@@ -47,8 +52,9 @@ func (s *Server) syncResources() {
 		}
 	}
 	snaps, err := s.doctor.Snapshots()
+	snapsListed := err == nil
 	if err != nil {
-		s.log.Warn("listing snapshots for resources", "err", err)
+		s.log.Warn("listing snapshots for resources; keeping the snapshots listed before", "err", err)
 	}
 	for _, sn := range snaps {
 		want[snapshotPrefix+sn.ID] = &mcp.Resource{
@@ -57,11 +63,13 @@ func (s *Server) syncResources() {
 		}
 	}
 
-	s.res.mu.Lock()
-	defer s.res.mu.Unlock()
 	var gone []string
 	for uri := range s.res.uris {
-		if want[uri] == nil {
+		listed := filesListed
+		if strings.HasPrefix(uri, snapshotPrefix) {
+			listed = snapsListed
+		}
+		if want[uri] == nil && listed {
 			gone = append(gone, uri)
 			delete(s.res.uris, uri)
 		}
@@ -70,9 +78,11 @@ func (s *Server) syncResources() {
 		s.mcp.RemoveResources(gone...)
 	}
 	for uri, r := range want {
-		if !s.res.uris[uri] {
+		// A source edited in place changes size: register it again, so
+		// that resources/list shows the new one.
+		if old := s.res.uris[uri]; old == nil || old.Size != r.Size || old.Description != r.Description {
 			s.mcp.AddResource(r, s.readResource)
-			s.res.uris[uri] = true
+			s.res.uris[uri] = r
 		}
 	}
 }
@@ -104,7 +114,7 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 
 // watchResources keeps the resources in step with the Doctor's events.
 func (s *Server) watchResources() {
-	s.res.uris = map[string]bool{}
+	s.res.uris = map[string]*mcp.Resource{}
 	s.doctor.Events().Subscribe(func(ev doctor.Event) {
 		switch ev.Type {
 		case doctor.EventToolsReloaded, doctor.EventSnapshotTaken:

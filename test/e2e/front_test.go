@@ -18,19 +18,27 @@ import (
 )
 
 // TestStructuredContent: an object result also comes as structuredContent
-// from protocol 2025-06-18 on, beside its text; before it, text only.
+// from protocol 2025-06-18 on, beside its text; before it, text only. A
+// 2026-07-28 request, which names its version in _meta and needs no
+// initialize, gets it too.
 func TestStructuredContent(t *testing.T) {
 	t.Parallel()
+	const meta2026 = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"e2e","version":"1"}}`
 	for _, c := range []struct {
 		protocol string
 		want     bool
-	}{{"2025-06-18", true}, {"2025-11-25", true}, {"2025-03-26", false}} {
+	}{{"2025-06-18", true}, {"2025-11-25", true}, {"2025-03-26", false}, {"2026-07-28", true}} {
 		t.Run(c.protocol, func(t *testing.T) {
 			t.Parallel()
 			lc := startLines(t, "")
-			lc.initialize(c.protocol)
-			lc.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hash_text","arguments":{"text":"a","algorithm":"md5"}}}`)
-			lc.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hash_text","arguments":{"text":1}}}`)
+			meta := ""
+			if c.protocol >= "2026-07-28" {
+				meta = meta2026
+			} else {
+				lc.initialize(c.protocol)
+			}
+			lc.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hash_text","arguments":{"text":"a","algorithm":"md5"}` + meta + `}}`)
+			lc.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hash_text","arguments":{"text":1}` + meta + `}}`)
 			r := lc.await("1")
 			text, _ := toolText(t, "object result", r)
 			res := r["result"].(map[string]any)
@@ -81,7 +89,13 @@ func TestResourcesAreTheDynamicToolsAndSnapshots(t *testing.T) {
 	if snaps != 1 {
 		t.Errorf("want the initial snapshot listed, got %v", list())
 	}
+	drain(s.resourcesChanged)
 	s.mustCall("dynamic_tool_create", reverseArgs("return { reversed: (args.text as string).split('').reverse().join('') };"))
+	select {
+	case <-s.resourcesChanged:
+	case <-ctx.Done():
+		t.Fatal("no notifications/resources/list_changed after dynamic_tool_create")
+	}
 	waitFor(t, "the new tool's source among the resources", func() bool { return list()["barrhawk://dynamic-tools/reverse_string.ts"] != nil })
 	rr, err := s.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "barrhawk://dynamic-tools/reverse_string.ts"})
 	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "reverse()") || rr.Contents[0].MIMEType != "text/typescript" {
@@ -154,6 +168,11 @@ func TestHTTPBearerToken(t *testing.T) {
 	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "hash_text", Arguments: map[string]any{"text": "hello", "algorithm": "md5"}})
 	if err != nil || !strings.Contains(text(res), "5d41402abc4b2a76b9719d911017c592") {
 		t.Fatalf("call with the token: %v %v", err, res)
+	}
+	// Over HTTP too an object result is structuredContent (the SDK's path,
+	// not the stdio hot path).
+	if sc, ok := res.StructuredContent.(map[string]any); !ok || sc["hash"] != "5d41402abc4b2a76b9719d911017c592" {
+		t.Errorf("structuredContent over HTTP: got %#v", res.StructuredContent)
 	}
 }
 

@@ -33,6 +33,8 @@ type server struct {
 	home    string
 	// listChanged receives a value for every tools/list_changed notification.
 	listChanged chan struct{}
+	// resourcesChanged receives one for every resources/list_changed.
+	resourcesChanged chan struct{}
 }
 
 // start runs `barrhawk serve` with extra env (KEY=VALUE) and connects.
@@ -62,11 +64,17 @@ func startWith(t testing.TB, args []string, yaml string, env ...string) *server 
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Dir = home
 	cmd.Stderr = testWriter{t}
-	listChanged := make(chan struct{}, 100)
+	listChanged, resourcesChanged := make(chan struct{}, 100), make(chan struct{}, 100)
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
 			case listChanged <- struct{}{}:
+			default:
+			}
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			select {
+			case resourcesChanged <- struct{}{}:
 			default:
 			}
 		},
@@ -77,7 +85,7 @@ func startWith(t testing.TB, args []string, yaml string, env ...string) *server 
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
-	s := &server{t: t, cmd: cmd, session: session, home: home, listChanged: listChanged}
+	s := &server{t: t, cmd: cmd, session: session, home: home, listChanged: listChanged, resourcesChanged: resourcesChanged}
 	t.Cleanup(s.stop)
 	return s
 }

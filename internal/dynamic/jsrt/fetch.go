@@ -19,6 +19,7 @@ import (
 var httpClient = &http.Client{Transport: func() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = dialGuarded
+	t.Proxy = proxyGuarded
 	return t
 }()}
 

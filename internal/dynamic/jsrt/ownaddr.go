@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
+	"net/url"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -15,7 +18,8 @@ import (
 // tool with more permissions than its own. The check runs on the address
 // being connected to, after name resolution and on every redirect, so
 // "localhost", another loopback address, 0.0.0.0 or a DNS name pointing
-// back all count.
+// back all count; a request to one of the server's ports bypasses any
+// proxy (HTTP_PROXY), which would otherwise connect on the tool's behalf.
 
 // ownAddrs are the front's listen addresses (Options.OwnAddrs, parsed).
 type ownAddrs []netip.AddrPort
@@ -89,4 +93,36 @@ func dialGuarded(ctx context.Context, network, addr string) (net.Conn, error) {
 		}
 	}
 	return d.DialContext(ctx, network, addr)
+}
+
+// hasPort reports whether one of own listens on port.
+func (own ownAddrs) hasPort(port uint16) bool {
+	for _, o := range own {
+		if o.Port() == port {
+			return true
+		}
+	}
+	return false
+}
+
+// proxyGuarded is the fetch transport's proxy choice: the environment's
+// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), except that a request to a port the
+// server listens on goes direct, so that dialGuarded sees the address it
+// really reaches. Through a proxy the check would see only the proxy.
+func proxyGuarded(r *http.Request) (*url.URL, error) {
+	if own, _ := r.Context().Value(ownAddrsKey{}).(ownAddrs); len(own) > 0 && own.hasPort(urlPort(r.URL)) {
+		return nil, nil
+	}
+	return http.ProxyFromEnvironment(r)
+}
+
+// urlPort is the port a URL connects to: its own, or its scheme's.
+func urlPort(u *url.URL) uint16 {
+	if p, err := strconv.ParseUint(u.Port(), 10, 16); err == nil {
+		return uint16(p)
+	}
+	if u.Scheme == "https" {
+		return 443
+	}
+	return 80
 }
