@@ -120,11 +120,13 @@ type Tools struct {
 	Roots []string `koanf:"roots"`
 	// MaxResultBytes cuts a result larger than this, in bytes or with a
 	// unit ("100KB"), to its first MaxResultBytes with a note saying how to
-	// get the rest: an agent's context has no room for more. Default 100KB.
+	// get the rest: an agent's context has no room for more. An error
+	// message is cut the same way. Default 100KB.
 	MaxResultBytes int64 `koanf:"maxResultBytes"`
-	// MaxResultHardBytes: a result larger than this is not sent at all; the
-	// call answers RESULT_TOO_LARGE. At most 64MiB (the Igor protocol's
-	// line bound). Default 16MiB.
+	// MaxResultHardBytes: a result larger than this (with the squad values
+	// the call set) is not sent at all; the call answers RESULT_TOO_LARGE.
+	// The front reads no line from an Igor longer than this plus 1 MiB. At
+	// most 64MiB (the Igor protocol's line bound). Default 16MiB.
 	MaxResultHardBytes int64 `koanf:"maxResultHardBytes"`
 }
 

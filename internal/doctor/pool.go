@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/config"
+	"github.com/barrhawk/barrhawk/internal/lines"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/wire"
@@ -96,9 +97,13 @@ type igorConn struct {
 	lastActive time.Time
 	stopReason string // set when the front ends it on purpose
 
-	mu      sync.Mutex // guards pending and dead
+	mu      sync.Mutex // guards pending, dead and blamed
 	pending map[string]chan reply
 	dead    bool
+	// blamed are the tasks its memory watchdog named as it exited (nil
+	// when it named none): only they died of memory; a task sent later is
+	// retried as after any crash.
+	blamed map[string]bool
 
 	startedAt   time.Time
 	toolsLoaded int
@@ -106,6 +111,7 @@ type igorConn struct {
 	exited      chan struct{} // closed once the exit is handled
 	exitStatus  string
 	oom         atomic.Bool  // its stderr said it ran out of memory
+	dying       atomic.Bool  // it said it is about to exit of memory: send it nothing more
 	lastPong    atomic.Int64 // unix nanoseconds
 	pingsMissed atomic.Int32
 	done        atomic.Int64
@@ -287,7 +293,7 @@ func (p *Pool) anyLiveLocked() bool {
 func (p *Pool) pickLocked(avoid *igorConn) (*igorConn, time.Duration) {
 	limit := p.opts.Igors.MaxTasksPerIgor
 	usable := func(ig *igorConn) bool {
-		return ig != nil && ig.state == stateReady && ig.inFlight < limit && (ig != avoid || avoid == nil)
+		return ig != nil && ig.state == stateReady && ig.inFlight < limit && (ig != avoid || avoid == nil) && !ig.dying.Load()
 	}
 	slots := p.slots
 	if p.opts.Igors.Strategy == "single" {
@@ -407,7 +413,7 @@ func (p *Pool) launch(ig *igorConn) {
 	go func() {
 		defer close(readerDone)
 		defer outR.Close()
-		p.read(ig, wire.NewDecoder(outR))
+		p.read(ig, wire.NewDecoderMax(outR, p.lineLimit()))
 	}()
 
 	p.mu.Lock()
@@ -458,6 +464,21 @@ func (p *Pool) setStopReason(ig *igorConn, reason string) {
 	p.mu.Unlock()
 }
 
+// lineSlack is how much longer than tools.maxResultHardBytes a line from
+// an Igor may be: room for the rest of a result's message, and for a
+// tools_loaded answer when the hard bound is set low.
+const lineSlack = 1 << 20
+
+// lineLimit is the longest line the front reads from an Igor. The Igor
+// keeps every answer within tools.maxResultHardBytes; the front holds it to
+// that too, so that a faulty Igor cannot make it buffer more.
+func (p *Pool) lineLimit() int {
+	if h := p.opts.Results.Hard; h > 0 && h < wire.MaxLine-lineSlack {
+		return int(h) + lineSlack
+	}
+	return wire.MaxLine
+}
+
 // read handles everything the Igor writes on stdout.
 func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 	for {
@@ -465,6 +486,9 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 		var se *wire.SyntaxError
 		if errors.As(err, &se) {
 			p.log.Warn("Igor wrote a line that is not a message", "igor", ig.id, "err", err)
+			if errors.Is(err, wire.ErrTooLong) {
+				p.answerTooLong(ig, se.MessageID())
+			}
 			continue
 		}
 		if err != nil {
@@ -472,6 +496,9 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 		}
 		switch env.Kind() {
 		case wire.KindResult, wire.KindToolsLoaded:
+			if env.Error != nil && env.Error.Code == tool.CodeMemoryLimit {
+				ig.dying.Store(true) // its watchdog is ending it
+			}
 			ig.mu.Lock()
 			ch := ig.pending[env.ID]
 			delete(ig.pending, env.ID)
@@ -510,18 +537,67 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 	}
 }
 
+// answerTooLong answers the call whose answer was a line over lineLimit,
+// which was skipped: the Igor itself is well.
+func (p *Pool) answerTooLong(ig *igorConn, id string) {
+	ig.mu.Lock()
+	ch := ig.pending[id]
+	delete(ig.pending, id)
+	ig.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	ch <- reply{env: &wire.Envelope{ID: id, Status: wire.StatusError, Error: tool.Errorf(tool.CodeResultTooLarge,
+		"the answer of %s was over the %d bytes the front reads from a worker (tools.maxResultHardBytes and 1 MiB for the message), so it was dropped. Ask for less: narrow the call, or have the tool write the whole to a file and read that in parts.", ig.id, p.lineLimit())}}
+}
+
+// maxStderrLine is how much of one stderr line of an Igor is logged.
+const maxStderrLine = 64 << 10
+
+// forwardStderr logs what the Igor writes on stderr, line by line, until
+// it closes; a line too long is logged cut, and the pipe is always drained
+// (an Igor blocked on a full stderr would hang).
 func (p *Pool) forwardStderr(ig *igorConn, r *os.File) {
 	defer r.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10)
 	log := p.log.With("igor", ig.id)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.Contains(line, "out of memory") {
-			ig.oom.Store(true)
+	for {
+		line, size, err := lines.Read(br, maxStderrLine, maxStderrLine)
+		if len(line) > 0 || size > 0 {
+			text := string(line)
+			if size > maxStderrLine {
+				text += fmt.Sprintf("… (a line of %d bytes, cut)", size)
+			}
+			if diedOfMemory(text) {
+				ig.dying.Store(true)
+				ig.oom.Store(true)
+				if ids, ok := wire.ParseMemoryLimitLine(text); ok {
+					ig.mu.Lock()
+					ig.blamed = map[string]bool{}
+					for _, id := range ids {
+						ig.blamed[id] = true
+					}
+					ig.mu.Unlock()
+				}
+			}
+			log.Info("igor: " + text)
 		}
-		log.Info("igor: " + line)
+		if err != nil {
+			return
+		}
 	}
+}
+
+// diedOfMemory reports whether a line an Igor wrote on stderr says it is
+// dying for lack of memory: its watchdog's wire.MemoryLimitLine, or the Go
+// runtime's own last words when an allocation is refused (RLIMIT_AS):
+// "runtime: out of memory: cannot allocate …", "fatal error: out of
+// memory". A log line that merely mentions memory (a dynamic tool's
+// console.log, say) does not count: log lines begin with their time.
+func diedOfMemory(line string) bool {
+	return strings.HasPrefix(line, wire.MemoryLimitExit) ||
+		strings.HasPrefix(line, "runtime: out of memory") ||
+		strings.HasPrefix(line, "fatal error:") && strings.Contains(line, "out of memory")
 }
 
 // exited records an Igor's end: crash or not, its pending calls learn it died.
@@ -533,7 +609,10 @@ func (p *Pool) exited(ig *igorConn) {
 	if crashed {
 		reason = "crashed: " + status
 		if ig.oom.Load() {
-			reason = fmt.Sprintf("ran out of memory (memory limit %d MiB, igors.memoryLimit): %s", p.opts.Igors.MemoryLimit>>20, status)
+			reason = "ran out of memory: " + status
+			if l := p.opts.Igors.MemoryLimit; l > 0 {
+				reason = fmt.Sprintf("ran out of memory (memory limit %d MiB, igors.memoryLimit): %s", l>>20, status)
+			}
 		}
 		ig.slot.restarts++
 		p.backoffLocked()
@@ -556,11 +635,14 @@ func (p *Pool) exited(ig *igorConn) {
 
 	ig.mu.Lock()
 	ig.dead = true
-	pending := ig.pending
+	pending, blamed := ig.pending, ig.blamed
 	ig.pending = nil
 	ig.mu.Unlock()
-	for _, ch := range pending {
-		ch <- reply{died: true, reason: reason, oom: ig.oom.Load()}
+	for id, ch := range pending {
+		// A death of memory is its tasks' fault, unless the watchdog named
+		// others: then this one only came to a dying Igor.
+		oom := ig.oom.Load() && (blamed == nil || blamed[id])
+		ch <- reply{died: true, reason: reason, oom: oom}
 	}
 	if wasStarting {
 		close(ig.ready)
@@ -688,6 +770,9 @@ func (p *Pool) UpdateDynamic(ctx context.Context, set []wire.DynamicTool, descri
 	p.release(ig, reply{env: &wire.Envelope{Status: wire.StatusSuccess}, died: r.died})
 	if r.died {
 		return nil, tool.Errorf(tool.CodeWorkerDied, "loading the dynamic tools: %s", r.reason)
+	}
+	if r.env.Error != nil {
+		return nil, r.env.Error
 	}
 	return r.env.Loaded, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/wire"
 )
 
 var bin string
@@ -250,5 +251,125 @@ func TestRequestRestartReplacesIgor(t *testing.T) {
 	}
 	if _, err := p.Call(context.Background(), "hash_text", json.RawMessage(`{"text":"a"}`), 5*time.Second, 1); err != nil {
 		t.Fatalf("after the restart: %v", err)
+	}
+}
+
+// TestMemoryDeathIsNotRetried: a call whose Igor dies of its memory bound,
+// by the Go runtime refusing an allocation or by the memory watchdog,
+// answers MEMORY_LIMIT, and is not sent to a second Igor to die again.
+func TestMemoryDeathIsNotRetried(t *testing.T) {
+	t.Parallel()
+	p := NewPool(PoolOptions{
+		Command: []string{bin, "igor"}, Env: append(os.Environ(), "BARRHAWK_TEST_TOOLS=1"),
+		Igors: igorsConfig(func(c *config.Igors) { c.MaxWorkers = 2; c.MemoryLimit = 128 << 20 }), DefaultTimeout: 10 * time.Second,
+	})
+	defer p.Close()
+	for i, how := range []string{"runtime", "watchdog"} {
+		_, err := p.Call(context.Background(), "fault_oom", json.RawMessage(`{"how":"`+how+`"}`), 30*time.Second, 1)
+		if err == nil || err.Code != tool.CodeMemoryLimit || !strings.Contains(err.Message, "igors.memoryLimit") || !strings.Contains(err.Message, "not retried") {
+			t.Fatalf("%s: want MEMORY_LIMIT, got %v", how, err)
+		}
+		for deadline := time.Now().Add(5 * time.Second); p.Status().Restarts < i+1; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the Igor's death was not recorded: %+v", how, p.Status())
+			}
+		}
+		if st := p.Status(); st.Restarts != i+1 {
+			t.Fatalf("%s: %d Igors died for %d calls: the call was retried", how, st.Restarts, i+1)
+		}
+	}
+	if _, err := p.Call(context.Background(), "hash_text", json.RawMessage(`{"text":"a"}`), 10*time.Second, 1); err != nil {
+		t.Fatalf("after the memory deaths: %v", err)
+	}
+}
+
+// fakeIgor is a process that says ready, and at its first task writes
+// stderr on its stderr, with TASK replaced by the task's id, and exits
+// with status 2, as a Go program does when it dies.
+func fakeIgor(stderr string) []string {
+	return []string{"sh", "-c", `read init; echo '{"type":"ready","id":"fake","toolsLoaded":1,"pid":'$$'}'; read task
+id=$(printf '%s' "$task" | sed 's/^{"id":"\([^"]*\)".*/\1/')
+printf '%s\n' "$1" | sed "s/TASK/$id/" >&2; exit 2`, "fake-igor", stderr}
+}
+
+// TestStderrTellsAMemoryDeath: the front knows a death by memory from the
+// Go runtime's last words or the watchdog's line, not from a log line that
+// happens to mention memory.
+func TestStderrTellsAMemoryDeath(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		stderr string
+		oom    bool
+	}{
+		{"runtime: out of memory: cannot allocate 1099511627776-byte block (3932160 in use)\nfatal error: out of memory", true},
+		{"fatal error: runtime: out of memory", true},
+		{wire.MemoryLimitLine([]string{"t0", "TASK"}, "the worker process (Igor igor-1) went over its 128 MiB memory limit"), true},
+		// The watchdog named other tasks: this one only came to a dying
+		// Igor, and is retried.
+		{wire.MemoryLimitLine([]string{"t0"}, "the worker process (Igor igor-1) went over its 128 MiB memory limit"), false},
+		{`time=2026-11-24T08:00:00Z level=INFO msg="console.log: out of memory"` + "\npanic: something else", false},
+	} {
+		p := newPool(t, fakeIgor(tc.stderr), func(c *config.Igors) { c.MaxWorkers = 2; c.MemoryLimit = 128 << 20 })
+		_, err := call(t, p, "hash_text", `{"text":"a"}`)
+		switch {
+		case tc.oom && (err == nil || err.Code != tool.CodeMemoryLimit || !strings.Contains(err.Message, "not retried")):
+			t.Errorf("%.40q: want MEMORY_LIMIT, not retried; got %v", tc.stderr, err)
+		case !tc.oom && (err == nil || err.Code != tool.CodeWorkerDied || !strings.Contains(err.Message, "tried 2 times")):
+			t.Errorf("%.40q: want WORKER_DIED after a retry; got %v", tc.stderr, err)
+		}
+	}
+}
+
+func TestDiedOfMemory(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]bool{
+		"runtime: out of memory: cannot allocate 67108864-byte block (3932160 in use)": true,
+		"fatal error: out of memory":                                            true,
+		"fatal error: runtime: out of memory":                                   true,
+		wire.MemoryLimitLine([]string{"t1"}, "over 512 MiB"):                    true,
+		`time=2026-11-24T08:00:00Z level=INFO msg="fatal error: out of memory"`: false,
+		`{"level":"INFO","msg":"runtime: out of memory"}`:                       false,
+		"fatal error: concurrent map writes":                                    false,
+		"panic: out of range":                                                   false,
+	} {
+		if got := diedOfMemory(line); got != want {
+			t.Errorf("diedOfMemory(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+// TestAnswerOverTheLineLimitIsRefused: an answer longer than the front
+// reads from an Igor (tools.maxResultHardBytes and some room) is dropped
+// unread; its call answers RESULT_TOO_LARGE and the Igor stays.
+func TestAnswerOverTheLineLimitIsRefused(t *testing.T) {
+	t.Parallel()
+	// Answers every task with a 2 MiB string, whatever the bounds.
+	script := `read init; echo '{"type":"ready","id":"fake","toolsLoaded":1,"pid":'$$'}'
+while read line; do
+  case "$line" in
+  *'"tool"'*)
+    id=$(printf '%s' "$line" | sed 's/^{"id":"\([^"]*\)".*/\1/')
+    { printf '{"id":"%s","status":"success","result":"' "$id"; head -c 2097152 /dev/zero | tr '\0' x; printf '","duration":1}\n'; } ;;
+  *'"ping"'*) echo '{"type":"pong","status":"idle","resourceUsage":{"memory":1,"browserPages":0,"dbConnections":0,"tasksInFlight":0}}' ;;
+  esac
+done`
+	p := NewPool(PoolOptions{Command: []string{"sh", "-c", script, "fake-igor"}, Igors: igorsConfig(func(c *config.Igors) { c.MaxWorkers = 1 }),
+		DefaultTimeout: 10 * time.Second, Results: tool.ResultLimits{Cut: 1000, Hard: 4000}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	for range 2 {
+		began := time.Now()
+		_, err := call(t, p, "hash_text", `{"text":"a"}`)
+		if err == nil || err.Code != tool.CodeResultTooLarge || !strings.Contains(err.Message, "tools.maxResultHardBytes") {
+			t.Fatalf("want RESULT_TOO_LARGE, got %v", err)
+		}
+		if d := time.Since(began); d > 5*time.Second {
+			t.Fatalf("the call waited %s", d)
+		}
+	}
+	if st := p.Status(); st.Restarts != 0 || len(st.Igors) != 1 {
+		t.Fatalf("the Igor should stay: %+v", st)
 	}
 }

@@ -324,6 +324,18 @@ func (w *worker) untrack(id string) {
 	w.runMu.Unlock()
 }
 
+// runningIDs lists the ids of the tasks running now.
+func (w *worker) runningIDs() []string {
+	w.runMu.Lock()
+	defer w.runMu.Unlock()
+	ids := make([]string, 0, len(w.running))
+	for id := range w.running {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // runningNames lists the tools running now, for error messages.
 func (w *worker) runningNames() string {
 	w.runMu.Lock()
@@ -350,22 +362,48 @@ func (w *worker) failAll(err *tool.Error) {
 	}
 }
 
+// send answers a task. The result is encoded within the result limits
+// (tools.maxResultBytes cuts it, tools.maxResultHardBytes refuses it), the
+// squad values it set count against the hard bound too, and an error's text
+// is cut like a result, so no answer is ever larger than the front accepts.
 func (w *worker) send(id string, began time.Time, o outcome) {
 	r := wire.TaskResult{ID: id, Status: wire.StatusSuccess, Duration: ms(time.Since(began))}
 	if o.err == nil {
 		b, err := w.limits.Encode(o.value)
-		if err != nil {
+		switch {
+		case err != nil:
 			o.err = err
-		} else {
+		case w.limits.Hard > 0 && int64(len(b))+sharedSize(o.shared) > w.limits.Hard:
+			o.err = w.limits.TooLarge("the result and the squad values it set (ctx.squad.set) together", int64(len(b))+sharedSize(o.shared))
+		default:
 			r.Result, r.Shared = b, o.shared
 		}
 	}
 	if o.err != nil {
-		r.Status, r.Result, r.Error = wire.StatusError, nil, tool.AsError(o.err)
+		r.Status, r.Result, r.Shared, r.Error = wire.StatusError, nil, nil, w.limits.BoundError(tool.AsError(o.err))
 	}
-	if err := w.enc.Encode(r); err != nil {
+	err := w.enc.Encode(r)
+	if errors.Is(err, wire.ErrTooLong) {
+		// Only without result limits (an Igor run by hand) or at the very
+		// top of tools.maxResultHardBytes: still answer, or the call would
+		// wait for its timeout.
+		w.log.Warn("the answer is over the wire's limit; answering RESULT_TOO_LARGE", "task", id, "err", err)
+		r = wire.TaskResult{ID: id, Status: wire.StatusError, Duration: r.Duration,
+			Error: tool.Errorf(tool.CodeResultTooLarge, "the answer is over the %d-byte limit of the Igor's wire, so it was not sent (%v). Ask for less: narrow the call, or have the tool write the whole to a file and read that in parts.", wire.MaxLine, err)}
+		err = w.enc.Encode(r)
+	}
+	if err != nil {
 		w.log.Error("sending result", "task", id, "err", err)
 	}
+}
+
+// sharedSize is the size of the squad values a task set, in JSON.
+func sharedSize(shared map[string]json.RawMessage) int64 {
+	var n int64
+	for k, v := range shared {
+		n += int64(len(k) + len(v) + 6) // quotes, colon, comma
+	}
+	return n
 }
 
 func (w *worker) sendTimeout(id string, began time.Time, msg string) {

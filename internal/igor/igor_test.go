@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ var tools = []tool.Tool{
 		return nil, ctx.Err()
 	}),
 	testTool("stuck", func(context.Context, *tool.Call) (any, error) { select {} }),
+	bigTool,
 	testTool("open_thing", func(_ context.Context, c *tool.Call) (any, error) {
 		c.Resources.Put(tool.KindPostgres, "main", func() error { return nil })
 		return "opened", nil
@@ -46,6 +48,32 @@ var tools = []tool.Tool{
 		return "opened", nil
 	}),
 }
+
+// bigTool returns something of about args.bytes bytes, of args.shape:
+// a string, an object, an error message, or squad values beside a result.
+var bigTool = testTool("big", func(_ context.Context, c *tool.Call) (any, error) {
+	var in struct {
+		Bytes int    `json:"bytes"`
+		Shape string `json:"shape"`
+	}
+	if err := json.Unmarshal(c.Args, &in); err != nil {
+		return nil, err
+	}
+	switch in.Shape {
+	case "object":
+		items := make([]string, in.Bytes/100+1)
+		for i := range items {
+			items[i] = strings.Repeat("o", 94)
+		}
+		return map[string]any{"items": items}, nil
+	case "error":
+		return nil, tool.Errorf(tool.CodeToolError, "%s", strings.Repeat("e", in.Bytes))
+	case "shared":
+		c.Context.Updates = map[string]json.RawMessage{"k": json.RawMessage(`"` + strings.Repeat("v", in.Bytes) + `"`)}
+		return "small", nil
+	}
+	return strings.Repeat("s", in.Bytes), nil
+})
 
 // closed records the resources closed by open_recorded, by key.
 var closed sync.Map
@@ -247,5 +275,65 @@ func TestStdinEOFAndSignalEndRun(t *testing.T) {
 	_, err := v.dec.Decode()
 	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
 		t.Fatalf("after exit: %v", err)
+	}
+}
+
+// TestResultsAreBounded: the Igor cuts a result over maxResultBytes with a
+// note, refuses one over maxResultHardBytes (squad values included) with
+// RESULT_TOO_LARGE, cuts a long error message, and lives on.
+func TestResultsAreBounded(t *testing.T) {
+	t.Parallel()
+	u := run(t)
+	u.init(t, nil, wire.InitConfig{MaxResultBytes: 1000, MaxResultHardBytes: 100_000})
+	ask := func(id string, bytes int, shape string) *wire.Envelope {
+		t.Helper()
+		u.send(t, wire.Task{ID: id, Tool: "big", Args: json.RawMessage(fmt.Sprintf(`{"bytes":%d,"shape":%q}`, bytes, shape)), Context: &tool.ExecContext{SquadID: "sq"}})
+		r := u.recv(t)
+		if r.ID != id {
+			t.Fatalf("answer for %s, want %s", r.ID, id)
+		}
+		return r
+	}
+	text := func(r *wire.Envelope) string {
+		t.Helper()
+		var s string
+		if r.Status != wire.StatusSuccess || json.Unmarshal(r.Result, &s) != nil {
+			t.Fatalf("want a text result, got status %s, error %v, result %.100s", r.Status, r.Error, r.Result)
+		}
+		return s
+	}
+	if s := text(ask("str", 5000, "string")); !strings.HasPrefix(s, strings.Repeat("s", 1000)+"\n\n[BarrHawk cut this result: the first 1000 of 5000 bytes are shown (tools.maxResultBytes).") || !strings.Contains(s, "savePath") {
+		t.Errorf("a string over the cut: %.1100q", s)
+	}
+	if s := text(ask("obj", 5000, "object")); !strings.HasPrefix(s, `{"items":["oooo`) || !strings.Contains(s, "bytes of JSON are shown") || len(s) > 1500 {
+		t.Errorf("an object over the cut: %.1100q", s)
+	}
+	if r := ask("huge", 200_000, "string"); r.Status != wire.StatusError || r.Error.Code != tool.CodeResultTooLarge || !strings.Contains(r.Error.Message, "tools.maxResultHardBytes") || len(r.Result) != 0 {
+		t.Errorf("a string over the hard bound: status %s, error %v, %d bytes of result", r.Status, r.Error, len(r.Result))
+	}
+	if r := ask("err", 50_000, "error"); r.Status != wire.StatusError || r.Error.Code != tool.CodeToolError || !strings.Contains(r.Error.Message, "the first 1000 of 50000 bytes") || len(r.Error.Message) > 1500 {
+		t.Errorf("a long error message: code %s, %d bytes", r.Error.Code, len(r.Error.Message))
+	}
+	if r := ask("shared", 120_000, "shared"); r.Status != wire.StatusError || r.Error.Code != tool.CodeResultTooLarge || !strings.Contains(r.Error.Message, "squad values") || r.Shared != nil {
+		t.Errorf("squad values over the hard bound: status %s, error %v, %d shared", r.Status, r.Error, len(r.Shared))
+	}
+	if r := ask("shared-ok", 1000, "shared"); r.Status != wire.StatusSuccess || len(r.Shared["k"]) != 1002 {
+		t.Errorf("squad values within the bound: status %s, error %v, %d shared", r.Status, r.Error, len(r.Shared))
+	}
+	u.send(t, wire.Ping{Type: wire.TypePing})
+	if p := u.recv(t); p.Kind() != wire.KindPong {
+		t.Fatalf("after the large results: %+v", p)
+	}
+}
+
+// TestAnswerOverTheWireLimitStillAnswers: without result limits, an answer
+// too long for the wire is replaced by RESULT_TOO_LARGE rather than lost.
+func TestAnswerOverTheWireLimitStillAnswers(t *testing.T) {
+	t.Parallel()
+	u := run(t)
+	u.init(t, nil, wire.InitConfig{})
+	u.send(t, wire.Task{ID: "w", Tool: "big", Args: json.RawMessage(fmt.Sprintf(`{"bytes":%d}`, wire.MaxLine))})
+	if r := u.recv(t); r.ID != "w" || r.Status != wire.StatusError || r.Error.Code != tool.CodeResultTooLarge {
+		t.Fatalf("want RESULT_TOO_LARGE, got %s status %s, error %v", r.ID, r.Status, r.Error)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/wire"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,8 +18,9 @@ import (
 // the Igor bounds itself, in three layers:
 //   - the GC's soft limit (debug.SetMemoryLimit) at the limit;
 //   - a watchdog that samples the heap every 10 ms and, past the limit,
-//     answers every running task with MEMORY_LIMIT and exits, so the front
-//     replaces the Igor and does not retry the calls;
+//     writes wire.MemoryLimitLine to stderr, answers every running task
+//     with MEMORY_LIMIT and exits, so the front replaces the Igor and does
+//     not retry the calls;
 //   - RLIMIT_AS at the address space in use plus 8× the limit (the Go
 //     runtime reserves address space well ahead of use), a hard
 //     backstop for allocations too fast for the watchdog: the runtime then
@@ -56,7 +58,10 @@ func (w *worker) watchMemory(limit int64) {
 		if used() <= limit {
 			continue
 		}
-		msg := fmt.Sprintf("the worker process (Igor %s) went over its %d MiB memory limit (igors.memoryLimit) while running %s; it was replaced", w.id, limit>>20, w.runningNames())
+		msg := fmt.Sprintf("the worker process (Igor %s) went over its %d MiB memory limit (igors.memoryLimit) while running %s; it was replaced, and the call is not retried", w.id, limit>>20, w.runningNames())
+		// Stderr first: the front reads this line even if the answers
+		// below are still in a write buffer when the process ends.
+		fmt.Fprintln(os.Stderr, wire.MemoryLimitLine(w.runningIDs(), msg))
 		w.log.Error("memory limit exceeded; exiting", "limit", limit)
 		w.failAll(tool.Errorf(tool.CodeMemoryLimit, "%s", msg))
 		os.Exit(2)

@@ -29,12 +29,16 @@ func (l ResultLimits) Encode(v any) (json.RawMessage, error) {
 		return l.bound(x)
 	case string:
 		if l.Hard > 0 && int64(len(x)) > l.Hard {
-			return nil, l.tooLarge(int64(len(x)), "characters")
+			return nil, l.tooLarge(int64(len(x)), "bytes")
 		}
-		if l.Cut > 0 && int64(len(x)) > l.Cut+noteRoom {
-			return json.Marshal(cutString(x, int(l.Cut)) + CutNote(l.Cut, int64(len(x)), "bytes"))
+		if l.NeedsCut(int64(len(x))) {
+			return json.Marshal(CutText(x, int(l.Cut)) + CutNote(l.Cut, int64(len(x)), "bytes"))
 		}
-		return json.Marshal(x)
+		raw, err := json.Marshal(x)
+		if err == nil && l.Hard > 0 && int64(len(raw)) > l.Hard { // escapes can make it 6 times as long
+			return nil, l.tooLarge(int64(len(raw)), "bytes of JSON")
+		}
+		return raw, err
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -49,7 +53,7 @@ func (l ResultLimits) bound(raw json.RawMessage) (json.RawMessage, error) {
 	if l.Hard > 0 && n > l.Hard {
 		return nil, l.tooLarge(n, "bytes")
 	}
-	if l.Cut <= 0 || n <= l.Cut+noteRoom {
+	if !l.NeedsCut(n) {
 		return raw, nil
 	}
 	if raw[0] == '"' { // a string: cut its text, not its JSON
@@ -58,11 +62,51 @@ func (l ResultLimits) bound(raw json.RawMessage) (json.RawMessage, error) {
 			return l.Encode(s)
 		}
 	}
-	return json.Marshal(cutString(string(raw), int(l.Cut)) + CutNote(l.Cut, n, "bytes of JSON"))
+	return json.Marshal(CutText(string(raw), int(l.Cut)) + CutNote(l.Cut, n, "bytes of JSON"))
+}
+
+// BoundError bounds the text of a failed call's error as Encode bounds a
+// result: a message or stack trace longer than Cut bytes (a tool that
+// threw a whole document, say) is cut to its first Cut bytes with a note.
+// The error is returned as it is when nothing needs cutting.
+func (l ResultLimits) BoundError(e *Error) *Error {
+	if e == nil || l.Cut <= 0 || int64(len(e.Message)) <= l.Cut+errorRoom && int64(len(e.Stack)) <= l.Cut+errorRoom {
+		return e
+	}
+	bounded := *e
+	if n := int64(len(e.Message)); n > l.Cut+errorRoom {
+		bounded.Message = CutText(e.Message, int(l.Cut)) + ErrorCutNote(l.Cut, n, "bytes")
+	}
+	if int64(len(e.Stack)) > l.Cut+errorRoom {
+		bounded.Stack = CutText(e.Stack, int(l.Cut)) + "\n..."
+	}
+	return &bounded
+}
+
+// errorRoom is how far past Cut an error's text may go before it is cut:
+// room for a stack trace after a message cut already (by package jsrt).
+const errorRoom = 8 << 10
+
+// ErrorCutNote is the note ending an error message cut to its first shown
+// of total units.
+func ErrorCutNote(shown, total int64, unit string) string {
+	return fmt.Sprintf("\n\n[BarrHawk cut this error message: the first %d of %d %s are shown (tools.maxResultBytes).]", shown, total, unit)
+}
+
+// NeedsCut reports whether a result of n bytes (or characters) is over the
+// cut, with the slack Encode allows.
+func (l ResultLimits) NeedsCut(n int64) bool {
+	return l.Cut > 0 && n > l.Cut+noteRoom
 }
 
 func (l ResultLimits) tooLarge(n int64, unit string) *Error {
 	return Errorf(CodeResultTooLarge, "the result is %d %s, over the %d-byte bound (tools.maxResultHardBytes), so it was not sent. %s", n, unit, l.Hard, askForLess)
+}
+
+// TooLarge is the RESULT_TOO_LARGE error for an answer of n bytes that is
+// not sent; what names it ("the result and the squad values it set").
+func (l ResultLimits) TooLarge(what string, n int64) *Error {
+	return Errorf(CodeResultTooLarge, "%s: %d bytes, over the %d-byte bound (tools.maxResultHardBytes), so it was not sent. %s", what, n, l.Hard, askForLess)
 }
 
 // noteRoom is how far past Cut a result may go before it is cut: room for
@@ -79,9 +123,9 @@ func CutNote(shown, total int64, unit string) string {
 	return fmt.Sprintf("\n\n[BarrHawk cut this result: the first %d of %d %s are shown (tools.maxResultBytes). %s]", shown, total, unit, askForLess)
 }
 
-// cutString returns the longest prefix of s of at most n bytes that does
-// not split a UTF-8 sequence.
-func cutString(s string, n int) string {
+// CutText returns the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence.
+func CutText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

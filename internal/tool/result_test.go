@@ -73,6 +73,14 @@ func TestResultLimits(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a string whose JSON escapes are over the hard bound answers RESULT_TOO_LARGE", func(t *testing.T) {
+		l := ResultLimits{Cut: 5000, Hard: 6000}
+		_, err := l.Encode(strings.Repeat("\x01", 5500)) // within the cut, but \u0001 in JSON
+		var te *Error
+		if !errors.As(err, &te) || te.Code != CodeResultTooLarge || !strings.Contains(te.Message, "33002 bytes of JSON") {
+			t.Errorf("want RESULT_TOO_LARGE, got %v", err)
+		}
+	})
 	t.Run("no limits", func(t *testing.T) {
 		big := strings.Repeat("z", 5000)
 		raw, err := ResultLimits{}.Encode(big)
@@ -80,4 +88,35 @@ func TestResultLimits(t *testing.T) {
 			t.Errorf("unbounded: %v", err)
 		}
 	})
+	t.Run("a long error message is cut with a note", func(t *testing.T) {
+		e := &Error{Code: CodeToolError, Message: strings.Repeat("m", 20_000), Stack: strings.Repeat("s", 20_000)}
+		b := l.BoundError(e)
+		if b.Code != CodeToolError || !strings.HasPrefix(b.Message, strings.Repeat("m", 100)+"\n\n[BarrHawk cut this error message: the first 100 of 20000 bytes") {
+			t.Errorf("message: %.300q", b.Message)
+		}
+		if len(b.Stack) > 200 {
+			t.Errorf("stack not cut: %d bytes", len(b.Stack))
+		}
+		if len(e.Message) != 20_000 {
+			t.Error("BoundError changed its argument")
+		}
+		short := &Error{Code: CodeToolError, Message: "short"}
+		if l.BoundError(short) != short || (ResultLimits{}).BoundError(e) != e {
+			t.Error("an error within the bound, or without limits, should be returned as it is")
+		}
+	})
+}
+
+func TestCutTextKeepsUTF8Valid(t *testing.T) {
+	t.Parallel()
+	s := "aé€😀"
+	for n := range len(s) + 2 {
+		got := CutText(s, n)
+		if !utf8.ValidString(got) || len(got) > n || !strings.HasPrefix(s, got) {
+			t.Errorf("CutText(%q, %d) = %q", s, n, got)
+		}
+	}
+	if got := CutText(s, 6); got != "aé€" {
+		t.Errorf("CutText(%q, 6) = %q, want the whole runes that fit", s, got)
+	}
 }

@@ -41,7 +41,7 @@ func (e *Encoder) Encode(v any) error {
 		return fmt.Errorf("wire: encode %T: %w", v, err)
 	}
 	if len(b) > MaxLine {
-		return fmt.Errorf("wire: %T is %d bytes, over the %d-byte limit", v, len(b), MaxLine)
+		return fmt.Errorf("wire: %T is %d bytes, over the %d-byte limit: %w", v, len(b), MaxLine, ErrTooLong)
 	}
 	err = e.w.WriteLine(b)
 	if cap(b) <= lines.FlushAt {
@@ -75,12 +75,25 @@ func appendMessage(b []byte, v any) ([]byte, error) {
 
 // Decoder reads messages, one JSON object a line. Not safe for concurrent use.
 type Decoder struct {
-	r *bufio.Reader
+	r   *bufio.Reader
+	max int
 }
 
-// NewDecoder returns a decoder reading from r.
+// NewDecoder returns a decoder reading from r that accepts lines of up to
+// MaxLine bytes.
 func NewDecoder(r io.Reader) *Decoder {
-	return &Decoder{r: bufio.NewReaderSize(r, 64<<10)}
+	return NewDecoderMax(r, MaxLine)
+}
+
+// NewDecoderMax returns a decoder reading from r that accepts lines of up
+// to max bytes (at most MaxLine): a longer line is read through without
+// being kept, and Decode returns a *SyntaxError wrapping ErrTooLong that
+// holds its first bytes (see SyntaxError.MessageID).
+func NewDecoderMax(r io.Reader, max int) *Decoder {
+	if max <= 0 || max > MaxLine {
+		max = MaxLine
+	}
+	return &Decoder{r: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
 // SyntaxError is a line that is not a message. The stream stays usable: the
@@ -100,9 +113,62 @@ func (e *SyntaxError) Error() string {
 
 func (e *SyntaxError) Unwrap() error { return e.Err }
 
-// ErrTooLong is returned (wrapped in a SyntaxError) for a line over MaxLine;
-// the line is skipped.
-var ErrTooLong = errors.New("line longer than wire.MaxLine")
+// ErrTooLong is returned (wrapped in a SyntaxError) for a line over the
+// decoder's limit, which is then skipped; Encode wraps it for a message over
+// MaxLine, which is then not written.
+var ErrTooLong = errors.New("line longer than the wire's limit")
+
+// keepOfLong is how much of a line over the limit a SyntaxError keeps:
+// enough for the "type" and "id" members every message begins with.
+const keepOfLong = 120
+
+// MessageID is the "id" of the message the line began, when the line
+// begins with it or with "type" then "id", as every message this codec
+// writes does; "" otherwise. It lets a reader answer the call whose result
+// was too long to read.
+func (e *SyntaxError) MessageID() string {
+	return leadingID(e.Line)
+}
+
+// leadingID reads the members of a JSON object's start, which may be cut
+// short, up to "id", accepting only string values on the way.
+func leadingID(line []byte) string {
+	if len(line) == 0 || line[0] != '{' {
+		return ""
+	}
+	rest := line[1:]
+	str := func() (string, bool) { // a string without escapes
+		if len(rest) == 0 || rest[0] != '"' {
+			return "", false
+		}
+		end := bytes.IndexAny(rest[1:], "\\\"")
+		if end < 0 || rest[1+end] != '"' {
+			return "", false
+		}
+		s := string(rest[1 : 1+end])
+		rest = rest[2+end:]
+		return s, true
+	}
+	for range 2 {
+		key, ok := str()
+		if !ok || len(rest) == 0 || rest[0] != ':' {
+			return ""
+		}
+		rest = rest[1:]
+		val, ok := str()
+		if !ok {
+			return ""
+		}
+		if key == "id" {
+			return val
+		}
+		if len(rest) == 0 || rest[0] != ',' {
+			return ""
+		}
+		rest = rest[1:]
+	}
+	return ""
+}
 
 // Decode reads the next message. It returns io.EOF at the end of the stream,
 // and a *SyntaxError for a line that is not a JSON object; blank lines are
@@ -138,8 +204,8 @@ func Unmarshal(line []byte) (*Envelope, error) {
 }
 
 func (d *Decoder) readLine() ([]byte, error) {
-	line, size, err := lines.Read(d.r, MaxLine, 120)
-	if size > MaxLine {
+	line, size, err := lines.Read(d.r, d.max, keepOfLong)
+	if size > d.max {
 		return nil, &SyntaxError{Line: line, Err: ErrTooLong}
 	}
 	if len(line) > 0 && errors.Is(err, io.EOF) {

@@ -118,6 +118,62 @@ func TestLongLines(t *testing.T) {
 	}
 }
 
+// TestDecoderMaxSkipsLongerLinesAndSaysWhose: a decoder with a limit reads
+// a longer line through without keeping it, says which message it was,
+// and reads on.
+func TestDecoderMaxSkipsLongerLinesAndSaysWhose(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	enc := NewEncoder(&buf)
+	for _, m := range []any{
+		TaskResult{ID: "t7", Status: StatusSuccess, Result: json.RawMessage(`"` + strings.Repeat("x", 5000) + `"`)},
+		ToolsLoaded{Type: TypeToolsLoaded, ID: "u3", Loaded: []LoadedTool{{File: "a.ts", Description: strings.Repeat("d", 5000)}}},
+		TaskResult{ID: "t8", Status: StatusSuccess, Result: json.RawMessage(`"small"`)},
+	} {
+		if err := enc.Encode(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dec := NewDecoderMax(&buf, 1000)
+	for _, want := range []string{"t7", "u3"} {
+		_, err := dec.Decode()
+		var se *SyntaxError
+		if !errors.As(err, &se) || !errors.Is(err, ErrTooLong) || se.MessageID() != want {
+			t.Fatalf("want a too-long line from %s, got %v", want, err)
+		}
+	}
+	if env, err := dec.Decode(); err != nil || env.ID != "t8" || string(env.Result) != `"small"` {
+		t.Fatalf("after the long lines: %+v %v", env, err)
+	}
+}
+
+func TestMessageID(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]string{
+		`{"id":"t1","status":"succ`:                   "t1",
+		`{"type":"tools_loaded","id":"u2","loaded":[`: "u2",
+		`{"type":"tools_loaded","id":"u2`:             "",
+		`{"status":"success","result":"x","id":"t1"}`: "",
+		`{"id":"t\"1"}`:                               "",
+		`{"id":7}`:                                    "",
+		`["id","t1"]`:                                 "",
+		``:                                            "",
+	} {
+		if got := (&SyntaxError{Line: []byte(line)}).MessageID(); got != want {
+			t.Errorf("MessageID(%s) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+func TestEncodeRefusesAMessageOverMaxLine(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	err := NewEncoder(&buf).Encode(TaskResult{ID: "t1", Status: StatusSuccess, Result: json.RawMessage(`"` + strings.Repeat("x", MaxLine) + `"`)})
+	if !errors.Is(err, ErrTooLong) || buf.Len() != 0 {
+		t.Fatalf("want ErrTooLong and nothing written, got %v (%d bytes written)", err, buf.Len())
+	}
+}
+
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"type":"init","id":"igor-1","toolBag":["browser_*"],"config":{"timeout":30000}}`,
@@ -212,5 +268,19 @@ func TestHotMessagesEncodeAsEncodingJSONDoes(t *testing.T) {
 	}
 	if _, err := appendMessage(nil, Task{ID: "t", Tool: "x", Args: json.RawMessage(`{"a":`)}); err == nil {
 		t.Error("invalid raw arguments must be refused, not sent")
+	}
+}
+
+func TestMemoryLimitLine(t *testing.T) {
+	t.Parallel()
+	for _, ids := range [][]string{{"t1"}, {"t1", "t22"}, {}} {
+		line := MemoryLimitLine(ids, "the worker process went over its 512 MiB memory limit")
+		got, ok := ParseMemoryLimitLine(line)
+		if !ok || !reflect.DeepEqual(got, ids) || !strings.HasPrefix(line, MemoryLimitExit) {
+			t.Errorf("%q: parsed %q %v", line, got, ok)
+		}
+	}
+	if _, ok := ParseMemoryLimitLine("fatal error: out of memory"); ok {
+		t.Error("the Go runtime's line names no tasks")
 	}
 }

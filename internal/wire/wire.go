@@ -10,6 +10,7 @@ package wire
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -33,6 +34,40 @@ const (
 	// each tool's metadata, or why it failed to load.
 	TypeToolsLoaded = "tools_loaded"
 )
+
+// MemoryLimitExit begins the line an Igor writes to its stderr just before
+// it exits for going over its memory limit (igors.memoryLimit); see
+// MemoryLimitLine. The front takes it, like the Go runtime's own "fatal
+// error: out of memory", as the sign of a death by memory: the calls the
+// Igor was running answer MEMORY_LIMIT and are not retried. (Stderr,
+// because an answer on stdout may still be in a write buffer when the
+// process ends.)
+const MemoryLimitExit = "barrhawk igor: out of memory:"
+
+// MemoryLimitLine is the stderr line of an Igor exiting for going over its
+// memory limit while running the tasks ids: MemoryLimitExit, "tasks=" and
+// the ids separated by commas, then why. A task sent after that moment is
+// not to blame, and may be retried elsewhere.
+func MemoryLimitLine(ids []string, why string) string {
+	return MemoryLimitExit + " tasks=" + strings.Join(ids, ",") + " " + why
+}
+
+// ParseMemoryLimitLine returns the task ids a MemoryLimitLine names; ok is
+// false for any other line.
+func ParseMemoryLimitLine(line string) (ids []string, ok bool) {
+	rest, ok := strings.CutPrefix(line, MemoryLimitExit+" tasks=")
+	if !ok {
+		return nil, false
+	}
+	list, _, _ := strings.Cut(rest, " ")
+	ids = []string{}
+	for id := range strings.SplitSeq(list, ",") {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids, true
+}
 
 // Task statuses.
 const (

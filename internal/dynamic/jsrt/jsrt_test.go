@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -401,5 +402,72 @@ func TestStringResultsAreBoundedInsideTheRuntime(t *testing.T) {
 	var te *tool.Error
 	if !errors.As(err, &te) || te.Code != tool.CodeResultTooLarge || !strings.Contains(te.Message, "120000 characters") {
 		t.Errorf("a string over the hard bound: want RESULT_TOO_LARGE, got %v", err)
+	}
+}
+
+// TestObjectResultsAreBoundedInsideTheRuntime: the JSON of a result that is
+// not a string is measured before it leaves JavaScript: over the cut it
+// becomes the start of its JSON with a note, over the hard bound the call
+// answers RESULT_TOO_LARGE.
+func TestObjectResultsAreBoundedInsideTheRuntime(t *testing.T) {
+	t.Parallel()
+	m := mustLoad(t, toolSrc(`return { items: Array.from({ length: args.n }, (_, i) => 'item' + i) };`), Options{Results: tool.ResultLimits{Cut: 1000, Hard: 100_000}})
+	jsonEq(t, mustCall(t, m, `{"n":2}`), `{"items":["item0","item1"]}`)
+	var s string
+	if err := json.Unmarshal([]byte(mustCall(t, m, `{"n":1000}`)), &s); err != nil {
+		t.Fatal(err)
+	}
+	items := make([]string, 1000)
+	for i := range items {
+		items[i] = fmt.Sprint("item", i)
+	}
+	whole, _ := json.Marshal(map[string]any{"items": items})
+	prefix, note, ok := strings.Cut(s, "\n\n[BarrHawk cut this result: ")
+	if !ok || prefix != string(whole[:1000]) || !strings.HasPrefix(note, fmt.Sprintf("the first 1000 of %d characters of JSON are shown", len(whole))) {
+		t.Errorf("an object over the cut: %.200q … %.300q", s, note)
+	}
+	_, err := call(t, m, `{"n":20000}`)
+	if err == nil || err.Code != tool.CodeResultTooLarge || !strings.Contains(err.Message, "tools.maxResultHardBytes") {
+		t.Errorf("an object over the hard bound: want RESULT_TOO_LARGE, got %v", err)
+	}
+}
+
+// TestCutStringsStayWholeCharacters: a string cut in the runtime is at most
+// the cut in UTF-8 bytes, ends on a whole character (never half a
+// surrogate pair), and the note counts JavaScript characters.
+func TestCutStringsStayWholeCharacters(t *testing.T) {
+	t.Parallel()
+	m := mustLoad(t, toolSrc(`return args.unit.repeat(args.n);`), Options{Results: tool.ResultLimits{Cut: 1000, Hard: 100_000}})
+	for _, tc := range []struct {
+		unit  string
+		shown int // whole units kept
+		chars int // JavaScript characters a unit counts
+	}{{"é", 500, 1}, {"😀", 250, 2}, {"a😀", 200, 3}} {
+		var s string
+		if err := json.Unmarshal([]byte(mustCall(t, m, fmt.Sprintf(`{"unit":%q,"n":3000}`, tc.unit))), &s); err != nil {
+			t.Fatal(err)
+		}
+		text, note, _ := strings.Cut(s, "\n\n[BarrHawk cut")
+		if text != strings.Repeat(tc.unit, tc.shown) || !utf8.ValidString(text) {
+			t.Errorf("%q: kept %d bytes %.40q…", tc.unit, len(text), text)
+		}
+		if want := fmt.Sprintf("the first %d of %d characters", tc.shown*tc.chars, 3000*tc.chars); !strings.Contains(note, want) {
+			t.Errorf("%q: note %.100q, want %q", tc.unit, note, want)
+		}
+	}
+}
+
+// TestThrownTextIsBounded: a tool that throws a huge string or an Error
+// with a huge message fails with its start and a note, copied out of the
+// runtime only that far.
+func TestThrownTextIsBounded(t *testing.T) {
+	t.Parallel()
+	opts := Options{Results: tool.ResultLimits{Cut: 1000, Hard: 100_000}}
+	for _, body := range []string{`throw 'x'.repeat(5_000_000);`, `throw new Error('x'.repeat(5_000_000));`} {
+		m := mustLoad(t, toolSrc(body), opts)
+		_, err := call(t, m, `{}`)
+		if err == nil || err.Code != tool.CodeToolError || !strings.Contains(err.Message, "xxxx") || !strings.Contains(err.Message, "[BarrHawk cut this error message: the first 1000 of ") || len(err.Message) > 3000 {
+			t.Errorf("%s: %.200v", body, err)
+		}
 	}
 }

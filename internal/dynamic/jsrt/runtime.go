@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf16"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/dop251/goja"
@@ -727,6 +728,9 @@ func (rt *jsRuntime) call(cs *callState, args string) (json.RawMessage, bool, er
 	if out == nil || goja.IsUndefined(out) {
 		return json.RawMessage("null"), true, nil
 	}
+	if str, ok := out.(goja.String); ok {
+		return rt.m.boundJSON(str)
+	}
 	return json.RawMessage(out.String()), true, nil
 }
 
@@ -773,15 +777,66 @@ func (m *Module) boundString(s goja.String) (json.RawMessage, bool, error) {
 	l := m.opts.Results
 	n := int64(s.Length())
 	if l.Hard > 0 && n > l.Hard {
-		return nil, true, tool.Errorf(tool.CodeResultTooLarge, "the result is a string of %d characters, over the %d-byte bound (tools.maxResultHardBytes), so it was not sent. Return less: a part of it, or write it to a file with ctx.fs and return the path", n, l.Hard)
+		return nil, true, tool.Errorf(tool.CodeResultTooLarge, "the result is a string of %d characters, over the %d-byte bound (tools.maxResultHardBytes), so it was not sent. %s", n, l.Hard, returnLess)
 	}
-	if l.Cut > 0 && n > l.Cut {
-		text := s.Substring(0, int(l.Cut)).String() + tool.CutNote(l.Cut, n, "characters")
-		out, err := json.Marshal(text)
+	if l.NeedsCut(n) {
+		text, shown := cutJS(s, int(l.Cut))
+		out, err := json.Marshal(text + tool.CutNote(shown, n, "characters"))
 		return out, true, err
 	}
 	out, err := json.Marshal(s.String())
 	return out, true, err
+}
+
+// boundJSON is boundString for the JSON text of a result that is not a
+// string (JSON.stringify's output, still in the runtime): over the hard
+// bound the call answers RESULT_TOO_LARGE, and over the cut the result
+// becomes a text, the start of its JSON and a note, as tool.ResultLimits
+// makes of a Go tool's object.
+func (m *Module) boundJSON(s goja.String) (json.RawMessage, bool, error) {
+	l := m.opts.Results
+	n := int64(s.Length())
+	if l.Hard > 0 && n > l.Hard {
+		return nil, true, tool.Errorf(tool.CodeResultTooLarge, "the result's JSON is %d characters, over the %d-byte bound (tools.maxResultHardBytes), so it was not sent. %s", n, l.Hard, returnLess)
+	}
+	if l.NeedsCut(n) {
+		text, shown := cutJS(s, int(l.Cut))
+		out, err := json.Marshal(text + tool.CutNote(shown, n, "characters of JSON"))
+		return out, true, err
+	}
+	return json.RawMessage(s.String()), true, nil
+}
+
+// returnLess says how a dynamic tool returns less.
+const returnLess = "Return less: a part of it (take an offset or a limit argument), or write the whole to a file with ctx.fs and return its path."
+
+// cutJS copies out of the runtime the longest prefix of s that is at most
+// max bytes of UTF-8 and ends on a whole character, and says how many
+// JavaScript characters (UTF-16 code units) that is.
+func cutJS(s goja.String, max int) (string, int64) {
+	end := min(s.Length(), max) // a UTF-16 unit is at least one byte of UTF-8
+	if end > 0 && end < s.Length() && utf16.IsSurrogate(rune(s.CharAt(end-1))) && s.CharAt(end-1) < 0xDC00 {
+		end-- // not half a surrogate pair
+	}
+	text := tool.CutText(s.Substring(0, end).String(), max)
+	var shown int64
+	for _, r := range text {
+		shown += int64(utf16.RuneLen(r))
+	}
+	return text, shown
+}
+
+// thrownText is the text of a thrown string (or of an Error's stack), copied
+// out of the runtime only up to the result cut (tools.maxResultBytes), with
+// a note when it is longer: a tool that throws a whole document costs no
+// more than one that returns it.
+func (rt *jsRuntime) thrownText(s goja.String) string {
+	l := rt.m.opts.Results
+	if n := int64(s.Length()); l.NeedsCut(n) {
+		text, shown := cutJS(s, int(l.Cut))
+		return text + tool.ErrorCutNote(shown, n, "characters")
+	}
+	return s.String()
 }
 
 // failure converts an error from running JS into a call error.
@@ -853,13 +908,13 @@ func (rt *jsRuntime) describeThrown(v goja.Value) (head, stack string) {
 		if v == nil || goja.IsUndefined(v) {
 			return "uncaught undefined", ""
 		}
-		if isString(v) {
-			return v.String(), ""
+		if s, ok := v.(goja.String); ok {
+			return rt.thrownText(s), ""
 		}
 		return "uncaught " + v.String(), ""
 	}
-	if s := o.Get("stack"); isString(s) && o.ClassName() == "Error" {
-		full := stripPC(strings.TrimRight(s.String(), "\n"))
+	if s, ok := o.Get("stack").(goja.String); ok && o.ClassName() == "Error" {
+		full := stripPC(strings.TrimRight(rt.thrownText(s), "\n"))
 		if i := strings.Index(full, "\n\tat "); i >= 0 {
 			head, stack = full[:i], full[i+1:]
 		} else {

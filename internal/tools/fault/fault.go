@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -27,6 +28,12 @@ const Group = "Fault injection (tests only)"
 func def(name, desc string, inputs ...schema.Prop) tool.Def {
 	in := schema.Object(inputs...)
 	return tool.Def{Name: name, Description: desc, Group: Group, Category: tool.CategoryTest, Input: in, RequiresWorker: true, Retries: -1}
+}
+
+// hoard keeps what fault_oom allocates alive.
+var hoard struct {
+	sync.Mutex
+	kept [][]byte
 }
 
 // Tools returns the fault tools.
@@ -80,6 +87,30 @@ func Tools() []tool.Tool {
 					return map[string]any{"items": items}, nil
 				}
 				return strings.Repeat("s", in.Bytes), nil
+			}),
+		},
+		{
+			Def: def("fault_oom", "Runs its Igor out of memory. how=runtime asks for 1 TiB at once, which the address-space bound of an Igor with igors.memoryLimit refuses: the Go runtime dies with \"fatal error: out of memory\". how=watchdog grows the heap by 16 MiB every millisecond until the memory watchdog ends the Igor.",
+				schema.String("how", "runtime or watchdog").Required().Enum("runtime", "watchdog")),
+			Run: tool.Typed(func(ctx context.Context, in struct {
+				How string `json:"how"`
+			}, _ *tool.Call) (any, error) {
+				if in.How == "runtime" {
+					b := make([]byte, 1<<40)
+					b[len(b)-1] = 1
+					return len(b), nil // no bound on the address space: nothing happened
+				}
+				for ctx.Err() == nil {
+					b := make([]byte, 16<<20)
+					for i := 0; i < len(b); i += 4096 {
+						b[i] = 1
+					}
+					hoard.Lock()
+					hoard.kept = append(hoard.kept, b)
+					hoard.Unlock()
+					time.Sleep(time.Millisecond)
+				}
+				return nil, ctx.Err()
 			}),
 		},
 		{
