@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -328,12 +329,7 @@ func (w *worker) untrack(id string) {
 func (w *worker) runningIDs() []string {
 	w.runMu.Lock()
 	defer w.runMu.Unlock()
-	ids := make([]string, 0, len(w.running))
-	for id := range w.running {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
+	return slices.Sorted(maps.Keys(w.running))
 }
 
 // runningNames lists the tools running now, for error messages.

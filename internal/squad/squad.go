@@ -10,6 +10,7 @@ package squad
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -141,11 +142,7 @@ func (r *Registry) Status() []map[string]any {
 	out := []map[string]any{}
 	for _, s := range r.squads {
 		s.mu.Lock()
-		keys := make([]string, 0, len(s.vars))
-		for k := range s.vars {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(s.vars))
 		out = append(out, map[string]any{
 			"name": s.Name, "size": s.Size, "toolBag": s.ToolBag, "running": len(s.sem), "calls": s.calls,
 			"sharedKeys": keys, "createdAt": s.created.UTC().Format(time.RFC3339), "lastActivity": s.last.UTC().Format(time.RFC3339),
@@ -216,10 +213,5 @@ func (s *Squad) Vars() map[string]any {
 func (s *Squad) Keys() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	keys := make([]string, 0, len(s.vars))
-	for k := range s.vars {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(s.vars))
 }
