@@ -30,6 +30,13 @@ func Run(t testing.TB, tools []tool.Tool, name, args string) (any, *tool.Error) 
 // RunContext is Run with a context.
 func RunContext(t testing.TB, ctx context.Context, tools []tool.Tool, name, args string) (any, *tool.Error) {
 	t.Helper()
+	res := tool.NewResources()
+	t.Cleanup(func() { _, _ = res.CloseAll() })
+	return runWith(t, ctx, tools, res, name, args)
+}
+
+func runWith(t testing.TB, ctx context.Context, tools []tool.Tool, res *tool.Resources, name, args string) (any, *tool.Error) {
+	t.Helper()
 	reg := tool.NewRegistry(tools...)
 	tl, ok := reg.Get(name)
 	if !ok {
@@ -39,8 +46,6 @@ func RunContext(t testing.TB, ctx context.Context, tools []tool.Tool, name, args
 	if err := schema.Validate(tl.Input, raw); err != nil {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "%v", err)
 	}
-	res := tool.NewResources()
-	t.Cleanup(func() { _, _ = res.CloseAll() })
 	out, err := tl.Run(ctx, &tool.Call{Args: raw, Resources: res, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, tool.AsError(err)
@@ -202,4 +207,50 @@ func checkDescribed(t testing.TB, path string, s *jsonschema.Schema) {
 		checkDescribed(t, path+"."+name, p)
 	}
 	checkDescribed(t, path+"[]", s.Items)
+}
+
+// Session runs several calls against one set of resources, the way calls
+// reach one Igor: a connect, then queries by alias, then a disconnect. The
+// resources are closed when the test ends.
+type Session struct {
+	t     testing.TB
+	tools []tool.Tool
+	Res   *tool.Resources
+}
+
+// NewSession returns a session over tools.
+func NewSession(t testing.TB, tools []tool.Tool) *Session {
+	res := tool.NewResources()
+	t.Cleanup(func() { _, _ = res.CloseAll() })
+	return &Session{t: t, tools: tools, Res: res}
+}
+
+// Run calls a tool in the session, as Run does.
+func (s *Session) Run(name, args string) (any, *tool.Error) {
+	s.t.Helper()
+	return runWith(s.t, context.Background(), s.tools, s.Res, name, args)
+}
+
+// MustRun is Run that fails the test on a tool error.
+func (s *Session) MustRun(name, args string) any {
+	s.t.Helper()
+	v, err := s.Run(name, args)
+	if err != nil {
+		s.t.Fatalf("%s(%s): %v", name, args, err)
+	}
+	return v
+}
+
+// MustFail is Run that fails the test unless the tool returns an error
+// with the given code; it returns the error.
+func (s *Session) MustFail(name, args, code string) *tool.Error {
+	s.t.Helper()
+	v, err := s.Run(name, args)
+	if err == nil {
+		s.t.Fatalf("%s(%s): want error %s, got result %v", name, args, code, v)
+	}
+	if err.Code != code {
+		s.t.Fatalf("%s(%s): want error %s, got %s: %s", name, args, code, err.Code, err.Message)
+	}
+	return err
 }
