@@ -28,7 +28,7 @@ func rootCmd() *cobra.Command {
 	root.PersistentFlags().String("config", "", "config file (default: ./barrhawk.yaml, then ~/.barrhawk/barrhawk.yaml; env BARRHAWK_CONFIG)")
 	root.PersistentFlags().String("log-level", "", "debug, info, warn or error (default info)")
 	root.PersistentFlags().Int("max-igors", 0, "maximum Igor worker processes (default: CPU cores)")
-	root.PersistentFlags().String("strategy", "", "dispatch strategy: round-robin or single")
+	root.PersistentFlags().String("strategy", "", "dispatch strategy: round-robin, single, specialized, swarm or squad")
 	root.PersistentFlags().Duration("tool-timeout", 0, "default tool timeout (default 30s)")
 	root.AddCommand(serveCmd(), igorCmd(), toolsCmd(), callCmd(), versionCmd())
 	return root

@@ -36,6 +36,9 @@ type Config struct {
 	MCP   MCP   `koanf:"mcp"`
 	// Intent configures intent analysis (doctor-spec.md).
 	Intent Intent `koanf:"intent"`
+	// Events configures the front's event bus (events_recent, log
+	// notifications).
+	Events Events `koanf:"events"`
 	// Home is where persistent state lives (default ~/.barrhawk).
 	Home string `koanf:"home"`
 
@@ -48,7 +51,12 @@ type Igors struct {
 	// MaxWorkers caps the number of Igors. Default: the number of CPU cores.
 	MaxWorkers int `koanf:"maxWorkers"`
 	// Strategy picks the Igor for a call: "round-robin" (default) spreads
-	// calls over up to MaxWorkers Igors; "single" sends every call to one.
+	// calls over up to MaxWorkers Igors; "single" sends every call to one;
+	// "specialized" gives each domain (browser, database, filesystem,
+	// github, docker) Igors of its own that load only its tools, so a
+	// browser call goes to the Igor holding the browser; "swarm" keeps
+	// MaxWorkers Igors warm for bursts of parallel work; "squad" gives each
+	// squad Igors of its own (its size), loading its tool bag.
 	Strategy string `koanf:"strategy"`
 	// MaxTasksPerIgor caps the calls in flight on one Igor; further calls
 	// wait for room (or a new Igor). Default 32.
@@ -130,6 +138,15 @@ type Tools struct {
 	MaxResultHardBytes int64 `koanf:"maxResultHardBytes"`
 }
 
+// Events configures the event bus.
+type Events struct {
+	// Tasks emits task:started and task:completed for every call, for a
+	// dashboard that follows each call; task:queued and task:failed are
+	// always emitted. Off by default: at thousands of calls a second they
+	// would crowd out everything else in events_recent. Default false.
+	Tasks bool `koanf:"tasks"`
+}
+
 // Admin configures the Beta HTTP admin API (serve --admin ADDR).
 type Admin struct {
 	// Token is the bearer token every request must carry (env
@@ -172,7 +189,7 @@ type Log struct {
 var BuiltinProfiles = []string{"browser", "core", "data", "qa", "text"}
 
 // Strategies are the dispatch strategies this build supports.
-var Strategies = []string{"round-robin", "single"}
+var Strategies = []string{"round-robin", "single", "specialized", "swarm", "squad"}
 
 // Default returns the configuration before any file, env or flag.
 func Default() Config {
@@ -214,7 +231,7 @@ var EnvVars = []struct{ Name, Key, Doc string }{
 	{"DOCTOR_TOOL_TIMEOUT", "tools.defaultTimeout", "default tool timeout (ms or duration)"},
 	{"DOCTOR_LOG_LEVEL", "log.level", "debug, info, warn, error"},
 	{"BARRHAWK_MAX_IGORS", "igors.maxWorkers", "as DOCTOR_MAX_IGORS"},
-	{"BARRHAWK_STRATEGY", "igors.strategy", "round-robin or single"},
+	{"BARRHAWK_STRATEGY", "igors.strategy", "round-robin, single, specialized, swarm or squad"},
 	{"BARRHAWK_TOOL_TIMEOUT", "tools.defaultTimeout", "as DOCTOR_TOOL_TIMEOUT"},
 	{"BARRHAWK_LOG_LEVEL", "log.level", "as DOCTOR_LOG_LEVEL"},
 	{"BARRHAWK_LOG_FORMAT", "log.format", "text or json"},

@@ -52,7 +52,7 @@ func TestPrecedence(t *testing.T) {
 func TestBadConfigNamesTheKey(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{"igors:\n  maxWorkers: 0\n", "igors.maxWorkers"},
-		{"igors:\n  strategy: swarm\n", "round-robin"},
+		{"igors:\n  strategy: fastest\n", "round-robin"},
 		{"igors:\n  idleTimeout: soon\n", "Go duration"},
 		{"igors:\n  maxWorkrs: 3\n", "maxWorkrs"},
 		{"log:\n  level: loud\n", "log.level"},

@@ -49,6 +49,9 @@ type Doctor struct {
 	index   atomic.Pointer[search.Index] // tool_search's, nil after a change
 	squads  squad.Registry
 	intent  *intent.Analyzer
+	lanes   *lanes
+	// swarmSeq numbers swarms for their events.
+	swarmSeq atomic.Uint64
 }
 
 // New builds a Doctor: its registry holds the management tools and opts.Tools.
@@ -64,7 +67,7 @@ func New(opts Options) (*Doctor, error) {
 	popts := PoolOptions{
 		Command: opts.IgorCommand, Env: opts.IgorEnv, Igors: opts.Config.Igors,
 		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, Log: opts.Log, Events: events,
-		Results: d.results,
+		Results: d.results, TaskEvents: opts.Config.Events.Tasks,
 	}
 	var tools []tool.Tool
 	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools(), d.swarmTools(), d.squadTools(), d.intentTools()} {
@@ -82,6 +85,7 @@ func New(opts Options) (*Doctor, error) {
 		}
 	}
 	d.intent = d.newAnalyzer()
+	d.lanes = newLanes(d, opts.Config.Igors.Strategy)
 	d.OnToolsChanged(func([]*tool.Tool, []string) { // rebuilt on the next use
 		d.index.Store(nil)
 		d.intent.Reset()
@@ -183,7 +187,7 @@ func (d *Doctor) Call(ctx context.Context, name string, args json.RawMessage) Re
 	if !t.RequiresWorker {
 		return d.runLocal(ctx, t, args, timeout)
 	}
-	v, igor, terr := d.pool.CallWhere(ctx, name, args, timeout, t.MaxRetries())
+	v, igor, terr := d.pool.CallWhere(d.lanes.forCall(ctx, t), name, args, timeout, t.MaxRetries())
 	return Result{Value: v, Err: terr, Igor: igor}
 }
 

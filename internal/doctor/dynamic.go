@@ -212,9 +212,13 @@ func (x *dynamicTools) toolFor(lt wire.LoadedTool) (*tool.Tool, error) {
 	if len(lt.Permissions) > 0 {
 		desc += " (permissions: " + strings.Join(lt.Permissions, ", ") + ")"
 	}
+	category := tool.CategoryUtility
+	if slices.Contains(lt.Permissions, "browser") {
+		category = tool.CategoryBrowser // ctx.browser drives its Igor's browser: it goes where the browser is
+	}
 	t := &tool.Tool{
 		Def: tool.Def{
-			Name: lt.Name, Description: desc, Group: DynamicGroup, Category: tool.CategoryUtility,
+			Name: lt.Name, Description: desc, Group: DynamicGroup, Category: category,
 			Input: in, RequiresWorker: true, Timeout: time.Duration(lt.Timeout) * time.Millisecond,
 		},
 		Run: func(context.Context, *tool.Call) (any, error) {

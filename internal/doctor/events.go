@@ -17,7 +17,12 @@ const (
 	EventIgorSpawned    = "igor:spawned"
 	EventIgorTerminated = "igor:terminated"
 	EventIgorCrashed    = "igor:crashed"
+	EventTaskQueued     = "task:queued" // ours: every Igor of its lane was busy; the call waits
+	EventTaskStarted    = "task:started"
+	EventTaskCompleted  = "task:completed"
 	EventTaskFailed     = "task:failed"
+	EventSwarmStarted   = "swarm:started"
+	EventSwarmCompleted = "swarm:completed"
 	EventToolRegistered = "tool:registered"
 	EventSquadCreated   = "squad:created"
 	EventSquadDissolved = "squad:dissolved"
@@ -31,6 +36,8 @@ type Event struct {
 	Task   string    `json:"taskId,omitempty"`
 	Tool   string    `json:"tool,omitempty"`
 	Reason string    `json:"reason,omitempty"`
+	// DurationMs is a task's or a swarm's run time.
+	DurationMs float64 `json:"durationMs,omitempty"`
 }
 
 // Events is the front's event bus: a ring of recent events and a list of
@@ -103,7 +110,7 @@ const eventsLimit = 1024
 // eventTools are the tools that read the bus.
 func (d *Doctor) eventTools() []tool.Tool {
 	return []tool.Tool{{
-		Def: mgmt("events_recent", "Recent events of the front, oldest first: Igors spawned, terminated and crashed, failed tasks, dynamic tools reloaded or broken, snapshots taken. Clients that set a log level also receive them as log notifications.",
+		Def: mgmt("events_recent", "Recent events of the front, oldest first: Igors spawned, terminated and crashed; tasks queued and failed (every task with events.tasks); swarms started and completed; squads; dynamic tools reloaded or broken; snapshots taken. Clients that set a log level also receive them as log notifications.",
 			schema.String("since", "Only events after this time: RFC 3339 (2026-11-24T10:00:00Z) or Unix milliseconds"),
 			schema.Array("types", "Only these event types; a trailing * matches a prefix, as igor:*", schema.StringItems()),
 			schema.Integer("limit", "How many events at most (the latest)").Default(50).Min(1).Max(eventsLimit)),

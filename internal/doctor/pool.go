@@ -41,6 +41,9 @@ type PoolOptions struct {
 	OwnAddrs []string
 	Log      *slog.Logger
 	Events   *Events
+	// TaskEvents emits task:started and task:completed for every call
+	// (events.tasks); task:queued and task:failed are always emitted.
+	TaskEvents bool
 	// OnCrash, if set, is called (on its own goroutine) after an Igor crashes.
 	OnCrash func()
 }
@@ -88,6 +91,7 @@ const (
 type igorConn struct {
 	id   string
 	slot *slot
+	lane *Lane // nil: the general lane of round-robin, single and swarm
 	p    *proc.Process
 	enc  *wire.Encoder
 
@@ -161,7 +165,7 @@ func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage,
 	var avoid *igorConn
 	var deaths []string
 	for attempt := 0; ; attempt++ {
-		ig, terr := p.acquire(ctx, avoid, timeout)
+		ig, terr := p.acquire(ctx, name, laneFrom(ctx), avoid, timeout)
 		if terr != nil {
 			if len(deaths) > 0 {
 				terr.Message += " (after the Igor running it died: " + strings.Join(deaths, "; ") + ")"
@@ -169,9 +173,14 @@ func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage,
 			return nil, "", terr
 		}
 		ec := tool.ExecContextFrom(ctx)
+		began := time.Now()
 		task := wire.Task{ID: "t" + strconv.FormatUint(p.seq.Add(1), 10), Tool: name, Args: args, Timeout: timeout.Milliseconds(), Context: ec}
+		if p.opts.TaskEvents {
+			p.opts.Events.Emit(Event{Type: EventTaskStarted, Task: task.ID, Tool: name, Igor: ig.id})
+		}
 		r := p.runOn(ctx, ig, task, timeout)
 		p.release(ig, r)
+		p.taskEvent(task.ID, name, ig.id, began, r)
 		if r.died && r.oom {
 			return nil, ig.id, tool.Errorf(tool.CodeMemoryLimit, "the worker process (Igor %s) running %s %s; it was replaced, and the call is not retried", ig.id, name, r.reason)
 		}
@@ -216,6 +225,28 @@ func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage,
 	}
 }
 
+// taskEvent emits task:failed for a call that failed, and task:completed
+// for one that succeeded when TaskEvents is on.
+func (p *Pool) taskEvent(id, name, igor string, began time.Time, r reply) {
+	dur := float64(time.Since(began).Microseconds()) / 1000
+	switch {
+	case r.died:
+		p.opts.Events.Emit(Event{Type: EventTaskFailed, Task: id, Tool: name, Igor: igor, DurationMs: dur, Reason: "its Igor died: " + r.reason})
+	case r.env == nil:
+	case r.env.Status != wire.StatusSuccess:
+		why := r.env.Status
+		if r.env.Error != nil {
+			why = r.env.Error.Code + ": " + r.env.Error.Message
+		}
+		if len(why) > 300 {
+			why = why[:300] + "…"
+		}
+		p.opts.Events.Emit(Event{Type: EventTaskFailed, Task: id, Tool: name, Igor: igor, DurationMs: dur, Reason: why})
+	case p.opts.TaskEvents:
+		p.opts.Events.Emit(Event{Type: EventTaskCompleted, Task: id, Tool: name, Igor: igor, DurationMs: dur})
+	}
+}
+
 func (p *Pool) isClosed() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -224,7 +255,7 @@ func (p *Pool) isClosed() bool {
 
 // acquire picks an Igor for one task and counts the task against it,
 // spawning or waiting as needed, for at most wait.
-func (p *Pool) acquire(ctx context.Context, avoid *igorConn, wait time.Duration) (*igorConn, *tool.Error) {
+func (p *Pool) acquire(ctx context.Context, name string, lane *Lane, avoid *igorConn, wait time.Duration) (*igorConn, *tool.Error) {
 	var deadline <-chan time.Time // started at the first wait: most calls find an Igor at once
 	for {
 		p.mu.Lock()
@@ -232,7 +263,7 @@ func (p *Pool) acquire(ctx context.Context, avoid *igorConn, wait time.Duration)
 			p.mu.Unlock()
 			return nil, tool.Errorf(tool.CodeCancelled, "the server is shutting down")
 		}
-		ig, retryIn := p.pickLocked(avoid)
+		ig, retryIn := p.pickLocked(lane, avoid)
 		if ig != nil {
 			ig.inFlight++
 			ig.lastActive = time.Now()
@@ -248,6 +279,7 @@ func (p *Pool) acquire(ctx context.Context, avoid *igorConn, wait time.Duration)
 		p.waiting++
 		p.mu.Unlock()
 		if deadline == nil {
+			p.opts.Events.Emit(Event{Type: EventTaskQueued, Tool: name, Reason: "every Igor of lane " + laneName(lane) + " is busy or starting"})
 			d := time.NewTimer(wait)
 			defer d.Stop()
 			deadline = d.C
@@ -288,15 +320,31 @@ func (p *Pool) anyLiveLocked() bool {
 	return false
 }
 
-// pickLocked chooses an Igor by strategy. When none can take the task now it
-// may start a spawn, and returns how long until a spawn is allowed (backoff).
-func (p *Pool) pickLocked(avoid *igorConn) (*igorConn, time.Duration) {
+// anyLane, given to acquire, takes an Igor of any lane (loading dynamic
+// tools, which every Igor loads).
+var anyLane = &Lane{Name: "*"}
+
+// inLane reports whether ig serves lane.
+func inLane(ig *igorConn, lane *Lane) bool {
+	if lane == anyLane {
+		return true
+	}
+	if ig.lane == nil || lane == nil {
+		return ig.lane == lane
+	}
+	return ig.lane.Name == lane.Name
+}
+
+// pickLocked chooses an Igor of lane by strategy. When none can take the
+// task now it may start a spawn, and returns how long until a spawn is
+// allowed (backoff).
+func (p *Pool) pickLocked(lane *Lane, avoid *igorConn) (*igorConn, time.Duration) {
 	limit := p.opts.Igors.MaxTasksPerIgor
 	usable := func(ig *igorConn) bool {
-		return ig != nil && ig.state == stateReady && ig.inFlight < limit && (ig != avoid || avoid == nil) && !ig.dying.Load()
+		return ig != nil && ig.state == stateReady && ig.inFlight < limit && (ig != avoid || avoid == nil) && !ig.dying.Load() && inLane(ig, lane)
 	}
 	slots := p.slots
-	if p.opts.Igors.Strategy == "single" {
+	if p.opts.Igors.Strategy == StrategySingle {
 		slots = p.slots[:1]
 	}
 	n := len(slots)
@@ -308,24 +356,32 @@ func (p *Pool) pickLocked(avoid *igorConn) (*igorConn, time.Duration) {
 			return s.ig, 0
 		}
 	}
-	// Otherwise start one more if there is room (as many at once as there
-	// are callers waiting), and meanwhile share the least loaded.
+	// Otherwise start one more if the lane has room (as many at once as
+	// there are callers waiting), and meanwhile share the least loaded.
 	var retryIn time.Duration
-	starting := 0
+	starting, members := 0, 0
 	for _, s := range slots {
-		if s.ig != nil && s.ig.state == stateStarting {
-			starting++
+		if s.ig != nil && inLane(s.ig, lane) {
+			members++
+			if s.ig.state == stateStarting {
+				starting++
+			}
 		}
 	}
-	if starting <= p.waiting {
-		for _, s := range slots {
-			if s.ig == nil {
-				if wait := time.Until(p.nextSpwn); wait > 0 {
-					retryIn = wait
-				} else {
-					p.spawnLocked(s)
+	laneMax := n
+	if lane != nil && lane.Max > 0 {
+		laneMax = min(lane.Max, n)
+	}
+	if starting <= p.waiting && members < laneMax {
+		if s := p.freeSlotLocked(slots, lane); s != nil {
+			if wait := time.Until(p.nextSpwn); wait > 0 {
+				retryIn = wait
+			} else {
+				spawnLane := lane
+				if lane == anyLane {
+					spawnLane = nil
 				}
-				break
+				p.spawnLocked(s, spawnLane)
 			}
 		}
 	}
@@ -342,10 +398,91 @@ func (p *Pool) pickLocked(avoid *igorConn) (*igorConn, time.Duration) {
 	return best, retryIn
 }
 
+// freeSlotLocked returns an empty slot, or frees one held by an idle Igor
+// of another lane (which is stopped), or nil when every slot is busy.
+func (p *Pool) freeSlotLocked(slots []*slot, lane *Lane) *slot {
+	for _, s := range slots {
+		if s.ig == nil {
+			return s
+		}
+	}
+	if lane == anyLane {
+		return nil
+	}
+	var victim *igorConn
+	for _, s := range slots {
+		ig := s.ig
+		if ig.state == stateReady && ig.inFlight == 0 && !inLane(ig, lane) && (victim == nil || ig.lastActive.Before(victim.lastActive)) {
+			victim = ig
+		}
+	}
+	if victim == nil {
+		return nil
+	}
+	victim.state = stateDraining
+	victim.stopReason = "its slot went to lane " + laneName(lane)
+	victim.slot.ig = nil
+	go p.stop(victim, "")
+	return victim.slot
+}
+
+// toolBag is what ig loads: its lane's bag within igors.toolBag.
+func (p *Pool) toolBag(ig *igorConn) []string {
+	if ig.lane == nil || len(ig.lane.ToolBag) == 0 {
+		return p.opts.Igors.ToolBag
+	}
+	if len(p.opts.Igors.ToolBag) == 0 {
+		return ig.lane.ToolBag
+	}
+	var out []string
+	for _, name := range ig.lane.ToolBag {
+		if tool.MatchAny(p.opts.Igors.ToolBag, name) {
+			out = append(out, name)
+		}
+	}
+	return orNone(out)
+}
+
+// StopLane stops the Igors of a lane (a dissolved squad's), once their
+// calls finish.
+func (p *Pool) StopLane(name string) {
+	p.mu.Lock()
+	var gone []*igorConn
+	for _, s := range p.slots {
+		if s.ig != nil && s.ig.lane != nil && s.ig.lane.Name == name {
+			gone = append(gone, s.ig)
+		}
+	}
+	p.mu.Unlock()
+	for _, ig := range gone {
+		go p.drain(ig, "lane "+name+" ended")
+	}
+}
+
+// warmLocked starts an Igor in every empty slot, for the swarm strategy,
+// which keeps igors.maxWorkers Igors ready.
+func (p *Pool) warmLocked() {
+	if p.closed || time.Now().Before(p.nextSpwn) {
+		return
+	}
+	for _, s := range p.slots {
+		if s.ig == nil {
+			p.spawnLocked(s, nil)
+		}
+	}
+}
+
+func laneName(l *Lane) string {
+	if l == nil {
+		return "general"
+	}
+	return l.Name
+}
+
 // spawnLocked starts an Igor in slot s; it becomes usable once ready.
-func (p *Pool) spawnLocked(s *slot) *igorConn {
+func (p *Pool) spawnLocked(s *slot, lane *Lane) *igorConn {
 	ig := &igorConn{
-		id: s.id, slot: s, state: stateStarting, pending: map[string]chan reply{},
+		id: s.id, slot: s, lane: lane, state: stateStarting, pending: map[string]chan reply{},
 		startedAt: time.Now(), lastActive: time.Now(),
 		ready: make(chan struct{}), exited: make(chan struct{}),
 	}
@@ -420,7 +557,7 @@ func (p *Pool) launch(ig *igorConn) {
 	dyn := p.dynamic
 	p.mu.Unlock()
 	initErr := ig.enc.Encode(wire.Init{
-		Type: wire.TypeInit, ID: ig.id, ToolBag: p.opts.Igors.ToolBag, DynamicTools: dyn,
+		Type: wire.TypeInit, ID: ig.id, ToolBag: p.toolBag(ig), DynamicTools: dyn,
 		Config: wire.InitConfig{
 			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: true,
 			MemoryLimit: p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
@@ -730,7 +867,7 @@ func (p *Pool) UpdateDynamic(ctx context.Context, set []wire.DynamicTool, descri
 		}
 		p.mu.Unlock()
 	}
-	ig, terr := p.acquire(ctx, nil, timeout)
+	ig, terr := p.acquire(ctx, "tools_update", anyLane, nil, timeout)
 	if terr != nil {
 		return nil, terr
 	}
@@ -889,6 +1026,11 @@ func (p *Pool) kill(ig *igorConn, reason string) {
 func (p *Pool) Serve(ctx context.Context) error {
 	t := time.NewTicker(p.opts.Igors.HeartbeatInterval)
 	defer t.Stop()
+	if p.opts.Igors.Strategy == StrategySwarm {
+		p.mu.Lock()
+		p.warmLocked()
+		p.mu.Unlock()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -914,9 +1056,12 @@ func (p *Pool) housekeep() {
 		switch {
 		case ig.pingsMissed.Load() >= 3:
 			hung = append(hung, ig)
-		case ig.inFlight == 0 && now.Sub(ig.lastActive) > p.opts.Igors.IdleTimeout:
+		case ig.inFlight == 0 && now.Sub(ig.lastActive) > p.opts.Igors.IdleTimeout && p.opts.Igors.Strategy != StrategySwarm:
 			idle = append(idle, ig)
 		}
+	}
+	if p.opts.Igors.Strategy == StrategySwarm {
+		p.warmLocked()
 	}
 	p.mu.Unlock()
 	for _, ig := range hung {
@@ -969,7 +1114,7 @@ func (p *Pool) Restart(ctx context.Context, id string) ([]string, error) {
 	p.mu.Lock()
 	for _, ig := range old {
 		if ig.slot.ig == nil && !p.closed {
-			fresh = append(fresh, p.spawnLocked(ig.slot))
+			fresh = append(fresh, p.spawnLocked(ig.slot, ig.lane))
 		}
 	}
 	p.mu.Unlock()

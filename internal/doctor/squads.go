@@ -73,6 +73,9 @@ func (d *Doctor) squadTools() []tool.Tool {
 					in.Size = 2
 				}
 				sq, err := d.squads.Create(in.Name, in.Size, in.ToolBag)
+				if err == nil {
+					d.pool.StopLane(squadLanePrefix + sq.Name) // Igors of an expired squad of the same name, whose bag may differ
+				}
 				if err != nil {
 					return nil, err
 				}
@@ -154,6 +157,7 @@ func (d *Doctor) squadTools() []tool.Tool {
 				if err := d.squads.Dissolve(in.Name); err != nil {
 					return nil, err
 				}
+				d.pool.StopLane(squadLanePrefix + in.Name) // its own Igors, under the squad strategy
 				d.events.Emit(Event{Type: EventSquadDissolved, Reason: in.Name})
 				return map[string]any{"dissolved": in.Name}, nil
 			}),

@@ -10,7 +10,10 @@ import (
 
 // IgorStatus is one Igor as worker_status shows it.
 type IgorStatus struct {
-	ID          string `json:"id"`
+	ID string `json:"id"`
+	// Lane is the set of Igors it belongs to, under the specialized and
+	// squad strategies: "domain:browser", "squad:NAME".
+	Lane        string `json:"lane,omitempty"`
 	PID         int    `json:"pid"`
 	Status      string `json:"status"` // starting, idle, busy, draining, stopping
 	Memory      int64  `json:"memory"` // RSS in bytes
@@ -52,7 +55,7 @@ func (p *Pool) Status() PoolStatus {
 			}
 		}
 		is := IgorStatus{
-			ID: ig.id, Status: status, Restarts: restarts[ig.id], InFlight: ig.inFlight,
+			ID: ig.id, Lane: laneNameOrEmpty(ig.lane), Status: status, Restarts: restarts[ig.id], InFlight: ig.inFlight,
 			TasksDone: ig.done.Load(), TasksFailed: ig.failed.Load(), ToolsLoaded: ig.toolsLoaded,
 			StartedAt: ig.startedAt.UTC().Format(time.RFC3339Nano), UptimeMs: time.Since(ig.startedAt).Milliseconds(),
 		}
@@ -70,4 +73,11 @@ func (p *Pool) Status() PoolStatus {
 	}
 	slices.SortFunc(st.Igors, func(a, b IgorStatus) int { return strings.Compare(a.ID, b.ID) })
 	return st
+}
+
+func laneNameOrEmpty(l *Lane) string {
+	if l == nil {
+		return ""
+	}
+	return l.Name
 }

@@ -3,6 +3,8 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/swarm"
@@ -66,9 +68,32 @@ func (d *Doctor) swarmTools() []tool.Tool {
 					return nil, tool.Errorf(tool.CodeInvalidArgs, "a swarm cannot run swarm_run; put its subtasks in this one")
 				}
 			}
-			return swarm.Run(ctx, spec, d.swarmCall)
+			id := "swarm-" + strconv.FormatUint(d.swarmSeq.Add(1), 10)
+			d.events.Emit(Event{Type: EventSwarmStarted, Task: id, Reason: fmt.Sprintf("%s, %d subtasks, %d Igors live", spec.Strategy, swarmSize(spec), d.pool.Status().Live)})
+			rep, err := swarm.Run(ctx, spec, d.swarmCall)
+			if err != nil {
+				d.events.Emit(Event{Type: EventSwarmCompleted, Task: id, Reason: "failed: " + err.Error()})
+				return nil, err
+			}
+			failed := 0
+			for _, o := range rep.Subtasks {
+				if o.Error != nil {
+					failed++
+				}
+			}
+			d.events.Emit(Event{Type: EventSwarmCompleted, Task: id, DurationMs: rep.DurationMs,
+				Reason: fmt.Sprintf("%s: %d subtasks, %d failed, on %d Igors", rep.Status, len(rep.Subtasks), failed, len(rep.Igors))})
+			return rep, nil
 		}),
 	}}
+}
+
+// swarmSize is how many calls a swarm makes, at least.
+func swarmSize(spec swarm.Spec) int {
+	if spec.Map != nil {
+		return len(spec.Map.Items)
+	}
+	return len(spec.Subtasks)
 }
 
 // swarmCall is one subtask: an ordinary call.

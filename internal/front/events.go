@@ -25,6 +25,8 @@ func (s *Server) forwardEvents() {
 		for ev := range ch {
 			level := mcp.LoggingLevel("info")
 			switch ev.Type {
+			case doctor.EventTaskStarted, doctor.EventTaskCompleted, doctor.EventTaskQueued:
+				level = "debug"
 			case doctor.EventIgorCrashed, doctor.EventTaskFailed, doctor.EventToolBroken:
 				level = "warning"
 			}

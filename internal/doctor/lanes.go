@@ -1,0 +1,162 @@
+package doctor
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// Lanes: how the dispatch strategies (igors.strategy) other than
+// round-robin and single keep calls apart. A lane is a named set of Igors
+// that load one tool bag (igors.toolBag's per-lane counterpart); a call
+// runs on an Igor of its lane, and an Igor of one lane is never given
+// another lane's call.
+//
+//   - specialized: one lane per domain (browser, database, filesystem,
+//     github, docker), whose Igors load only that domain's tools; the rest
+//     (utility, dynamic tools) share the general lane. A browser call goes
+//     to a browser Igor, which holds the browser; a database Igor holds the
+//     connections.
+//   - squad: each squad's calls run on Igors of its own, as many as its
+//     size, loading its tool bag; other calls share the general lane.
+//   - swarm: one lane, all igors.maxWorkers Igors kept warm (started with
+//     the server and never stopped for idleness), least loaded first: for
+//     bursts of parallel work such as swarm_run.
+//
+// All lanes share the igors.maxWorkers slots. When a lane needs an Igor and
+// every slot is taken, an idle Igor of another lane gives its slot up.
+
+// Strategies.
+const (
+	StrategyRoundRobin  = "round-robin"
+	StrategySingle      = "single"
+	StrategySpecialized = "specialized"
+	StrategySwarm       = "swarm"
+	StrategySquad       = "squad"
+)
+
+// Lane is a set of Igors that load one tool bag.
+type Lane struct {
+	// Name is "" for the general lane, "domain:browser" or "squad:NAME".
+	Name string
+	// ToolBag is what its Igors load: tool names or globs (nil: the
+	// configured igors.toolBag).
+	ToolBag []string
+	// Max caps its Igors (0: igors.maxWorkers).
+	Max int
+}
+
+// specializedDomains are the categories that get Igors of their own under
+// the specialized strategy: each holds long-lived resources (a browser,
+// connections, watchers) worth keeping together.
+var specializedDomains = []tool.Category{tool.CategoryBrowser, tool.CategoryDatabase, tool.CategoryFilesystem, tool.CategoryGitHub, tool.CategoryDocker}
+
+type laneKey struct{}
+
+// withLane returns ctx whose calls run in lane.
+func withLane(ctx context.Context, l *Lane) context.Context {
+	return context.WithValue(ctx, laneKey{}, l)
+}
+
+func laneFrom(ctx context.Context) *Lane {
+	l, _ := ctx.Value(laneKey{}).(*Lane)
+	return l
+}
+
+// lanes decides the lane of each call, by strategy.
+type lanes struct {
+	d        *Doctor
+	strategy string
+
+	mu      sync.Mutex
+	domains map[tool.Category]*Lane // built lazily from the registry
+	general *Lane
+}
+
+func newLanes(d *Doctor, strategy string) *lanes {
+	return &lanes{d: d, strategy: strategy}
+}
+
+// forCall returns ctx with the lane a call of t runs in; ctx unchanged
+// when the strategy has no lanes.
+func (ls *lanes) forCall(ctx context.Context, t *tool.Tool) context.Context {
+	switch ls.strategy {
+	case StrategySpecialized:
+		return withLane(ctx, ls.domainLane(ls.domainOf(t)))
+	case StrategySquad:
+		if ec := tool.ExecContextFrom(ctx); ec != nil && ec.SquadID != "" {
+			if sq, err := ls.d.squads.Get(ec.SquadID); err == nil {
+				return withLane(ctx, squadLane(sq.Name, sq.Size, sq.ToolBag))
+			}
+		}
+	}
+	return ctx
+}
+
+// domainOf is the domain a call belongs to: the tool's category when it
+// has Igors of its own; for a dynamic tool of no such category, the primary
+// domain intent analysis finds in its name and description (cached per
+// text, so once per tool).
+func (ls *lanes) domainOf(t *tool.Tool) tool.Category {
+	if slices.Contains(specializedDomains, t.Category) {
+		return t.Category
+	}
+	if t.Group != DynamicGroup || ls.d.intent == nil {
+		return ""
+	}
+	a := ls.d.intent.Text(strings.ReplaceAll(t.Name, "_", " ") + ": " + t.Description)
+	if slices.Contains(specializedDomains, a.PrimaryDomain) {
+		return a.PrimaryDomain
+	}
+	return ""
+}
+
+// domainLane is the lane of a domain ("" is the general lane), whose tool
+// bag is the domain's built-in tools, or every other built-in tool for the
+// general lane.
+func (ls *lanes) domainLane(domain tool.Category) *Lane {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.domains == nil {
+		bags := map[tool.Category][]string{}
+		var general []string
+		for _, t := range ls.d.reg.List() {
+			if !t.RequiresWorker || t.Group == DynamicGroup {
+				continue
+			}
+			if slices.Contains(specializedDomains, t.Category) {
+				bags[t.Category] = append(bags[t.Category], t.Name)
+			} else {
+				general = append(general, t.Name)
+			}
+		}
+		ls.domains = map[tool.Category]*Lane{}
+		for _, c := range specializedDomains {
+			ls.domains[c] = &Lane{Name: "domain:" + string(c), ToolBag: orNone(bags[c])}
+		}
+		ls.general = &Lane{Name: "domain:general", ToolBag: general}
+	}
+	if l := ls.domains[domain]; l != nil {
+		return l
+	}
+	return ls.general
+}
+
+// squadLane is the lane of a squad: size Igors loading its tool bag.
+func squadLane(name string, size int, bag []string) *Lane {
+	return &Lane{Name: squadLanePrefix + name, ToolBag: bag, Max: size}
+}
+
+const squadLanePrefix = "squad:"
+
+// orNone is bag, or a bag that loads no built-in tool when bag is empty
+// (an empty tool bag means all tools).
+func orNone(bag []string) []string {
+	if len(bag) == 0 {
+		return []string{"no-built-in-tool"}
+	}
+	return bag
+}
