@@ -9,34 +9,42 @@ import (
 // place they are defined; docs/ERRORS.md lists them for users.
 const (
 	// CodeInvalidArgs: the arguments do not match the tool's input schema, or
-	// a value is outside what the tool accepts.
+	// a value is outside what the tool accepts; the message names the field
+	// and what it expects.
 	CodeInvalidArgs = "INVALID_ARGS"
-	// CodeUnknownTool: no tool of that name is registered.
+	// CodeUnknownTool: no tool of that name is registered; the message
+	// suggests the closest names.
 	CodeUnknownTool = "UNKNOWN_TOOL"
 	// CodeTimeout: the call ran past its timeout.
 	CodeTimeout = "TIMEOUT"
-	// CodeWorkerDied: the Igor running the call died, and so did the retry.
+	// CodeWorkerDied: the Igor running the call died, and so did the retry
+	// (or the tool is not safe to run twice, and was not retried).
 	CodeWorkerDied = "WORKER_DIED"
-	// CodeWorkerUnavailable: no Igor could be started to run the call.
+	// CodeWorkerUnavailable: no Igor could be started, or none became free
+	// in time.
 	CodeWorkerUnavailable = "WORKER_UNAVAILABLE"
-	// CodeToolPanic: the tool's code panicked; the Igor survived.
+	// CodeToolPanic: the tool's code panicked (stack trace included); the
+	// Igor survived.
 	CodeToolPanic = "TOOL_PANIC"
 	// CodeToolError: the tool failed for a reason of its own.
 	CodeToolError = "TOOL_ERROR"
 	// CodeNotFound: a named thing (file, snapshot, alias) does not exist.
 	CodeNotFound = "NOT_FOUND"
 	// CodeForbidden: the request is understood but refused (path traversal,
-	// protected tool, missing permission).
+	// a path outside the allowed roots, a protected tool, a missing
+	// permission).
 	CodeForbidden = "FORBIDDEN"
-	// CodeElementNotFound: a browser selector matched nothing.
+	// CodeElementNotFound: a browser selector matched nothing in time; the
+	// message names the selector and the closest candidates.
 	CodeElementNotFound = "ELEMENT_NOT_FOUND"
 	// CodeCancelled: the caller cancelled the call, or the server is stopping.
 	CodeCancelled = "CANCELLED"
 	// CodeMemoryLimit: the Igor running the call went over its memory limit
-	// and was replaced; the call is not retried.
+	// (igors.memoryLimit) and was replaced; the call is not retried.
 	CodeMemoryLimit = "MEMORY_LIMIT"
 	// CodeResultTooLarge: the result was over the hard bound
-	// (tools.maxResultHardBytes) and was not sent.
+	// (tools.maxResultHardBytes) and was not sent; the message says how to
+	// ask for less.
 	CodeResultTooLarge = "RESULT_TOO_LARGE"
 	// CodeInternal: a fault of BarrHawk itself; please report it.
 	CodeInternal = "INTERNAL"
