@@ -34,7 +34,7 @@ var tools = []tool.Tool{
 	testTool("stuck", func(context.Context, *tool.Call) (any, error) { select {} }),
 	bigTool,
 	testTool("open_thing", func(_ context.Context, c *tool.Call) (any, error) {
-		c.Resources.Put(tool.KindPostgres, "main", func() error { return nil })
+		c.Resources.Put(tool.KindPostgres, "main", nil, func() error { return nil })
 		return "opened", nil
 	}),
 	testTool("open_recorded", func(_ context.Context, c *tool.Call) (any, error) {
@@ -44,7 +44,7 @@ var tools = []tool.Tool{
 		}{&key}); err != nil {
 			return nil, err
 		}
-		c.Resources.Put(tool.KindBrowserPage, key, func() error { closed.Store(key, true); return nil })
+		c.Resources.Put(tool.KindBrowserPage, key, nil, func() error { closed.Store(key, true); return nil })
 		return "opened", nil
 	}),
 }
