@@ -186,7 +186,7 @@ type Log struct {
 
 // BuiltinProfiles are the tool list profiles every configuration has
 // (package toolbag defines them).
-var BuiltinProfiles = []string{"browser", "core", "data", "qa", "text"}
+var BuiltinProfiles = []string{"browser", "core", "data", "database", "files", "qa", "text"}
 
 // Strategies are the dispatch strategies this build supports.
 var Strategies = []string{"round-robin", "single", "specialized", "swarm", "squad"}

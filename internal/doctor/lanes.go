@@ -47,6 +47,10 @@ type Lane struct {
 	ToolBag []string
 	// Max caps its Igors (0: igors.maxWorkers).
 	Max int
+	// RoutesDynamic is true when ToolBag lists built-in tools only and the
+	// front sends a dynamic tool to the lane of its domain: its Igors run
+	// whatever dynamic tool they are given (igors.toolBag still applies).
+	RoutesDynamic bool
 }
 
 // specializedDomains are the categories that get Igors of their own under
@@ -135,9 +139,9 @@ func (ls *lanes) domainLane(domain tool.Category) *Lane {
 		}
 		ls.domains = map[tool.Category]*Lane{}
 		for _, c := range specializedDomains {
-			ls.domains[c] = &Lane{Name: "domain:" + string(c), ToolBag: orNone(bags[c])}
+			ls.domains[c] = &Lane{Name: "domain:" + string(c), ToolBag: orNone(bags[c]), RoutesDynamic: true}
 		}
-		ls.general = &Lane{Name: "domain:general", ToolBag: general}
+		ls.general = &Lane{Name: "domain:general", ToolBag: orNone(general), RoutesDynamic: true}
 	}
 	if l := ls.domains[domain]; l != nil {
 		return l

@@ -443,6 +443,19 @@ func (p *Pool) toolBag(ig *igorConn) []string {
 	return orNone(out)
 }
 
+// dynamicBag is what an Igor sends dynamic tools through: nil (its tool
+// bag) but in a lane whose dynamic tools the front routes itself, where
+// only igors.toolBag may narrow them.
+func (p *Pool) dynamicBag(ig *igorConn) []string {
+	if ig.lane == nil || !ig.lane.RoutesDynamic {
+		return nil
+	}
+	if len(p.opts.Igors.ToolBag) == 0 {
+		return []string{"*"}
+	}
+	return p.opts.Igors.ToolBag
+}
+
 // StopLane stops the Igors of a lane (a dissolved squad's), once their
 // calls finish.
 func (p *Pool) StopLane(name string) {
@@ -557,7 +570,7 @@ func (p *Pool) launch(ig *igorConn) {
 	dyn := p.dynamic
 	p.mu.Unlock()
 	initErr := ig.enc.Encode(wire.Init{
-		Type: wire.TypeInit, ID: ig.id, ToolBag: p.toolBag(ig), DynamicTools: dyn,
+		Type: wire.TypeInit, ID: ig.id, ToolBag: p.toolBag(ig), DynamicBag: p.dynamicBag(ig), DynamicTools: dyn,
 		Config: wire.InitConfig{
 			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: true,
 			MemoryLimit: p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,

@@ -177,6 +177,9 @@ func (w *worker) init(env *wire.Envelope) error {
 		return fmt.Errorf("init: %w", err)
 	}
 	w.all, w.reg, w.bag, w.id = all, reg, env.ToolBag, env.ID
+	if env.DynamicBag != nil {
+		w.bag = env.DynamicBag
+	}
 	w.log = w.log.With("igor", env.ID)
 	w.jsOpts = jsrt.Options{Log: w.log}
 	if c := env.Config; c != nil {

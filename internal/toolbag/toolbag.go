@@ -35,11 +35,13 @@ const All = "all"
 // Builtin are the profiles every configuration has; tools.profiles adds to
 // them or replaces one of the same name.
 var Builtin = Profiles{
-	"core":    {"category:meta", "category:orchestration", "hash_text", "json_format", "assert_equals", "data_generate", "http_status_info"},
-	"qa":      {"category:meta", "category:orchestration", "assert_*", "test_*", "report_*", "data_*", "performance_regression", "json_validator"},
-	"data":    {"category:meta", "data_*", "json_*", "array_operations", "object_diff", "base64_encode", "template_render", "hash_text"},
-	"text":    {"category:meta", "string_diff", "regex_test", "template_render", "hash_text", "base64_encode", "json_format"},
-	"browser": {"category:meta", "category:browser", "assert_*"},
+	"core":     {"category:meta", "category:orchestration", "hash_text", "json_format", "assert_equals", "data_generate", "http_status_info"},
+	"qa":       {"category:meta", "category:orchestration", "assert_*", "test_*", "report_*", "data_*", "performance_regression", "json_validator"},
+	"data":     {"category:meta", "data_*", "json_*", "array_operations", "object_diff", "base64_encode", "template_render", "hash_text"},
+	"text":     {"category:meta", "string_diff", "regex_test", "template_render", "hash_text", "base64_encode", "json_format"},
+	"browser":  {"category:meta", "category:browser", "assert_*"},
+	"database": {"category:meta", "category:database", "data_*", "assert_*"},
+	"files":    {"category:meta", "category:filesystem", "hash_text", "string_diff", "template_render"},
 }
 
 // Merge returns the built-in profiles with extra's added over them.

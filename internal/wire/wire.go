@@ -78,11 +78,15 @@ const (
 
 // Init is the first message an Igor receives.
 type Init struct {
-	Type    string         `json:"type"`
-	ID      string         `json:"id"`
-	ToolBag []string       `json:"toolBag,omitempty"`
-	Config  InitConfig     `json:"config"`
-	Context map[string]any `json:"context,omitempty"`
+	Type    string   `json:"type"`
+	ID      string   `json:"id"`
+	ToolBag []string `json:"toolBag,omitempty"`
+	// DynamicBag names the dynamic tools it may run (names or globs; ours);
+	// absent, its tool bag decides. A lane whose dynamic tools the front
+	// routes by domain sends ["*"] (or igors.toolBag).
+	DynamicBag []string       `json:"dynamicBag,omitempty"`
+	Config     InitConfig     `json:"config"`
+	Context    map[string]any `json:"context,omitempty"`
 	// DynamicTools are the dynamic tools to load at start (ours).
 	DynamicTools []DynamicTool `json:"dynamicTools,omitempty"`
 }
@@ -249,9 +253,10 @@ type Envelope struct {
 	Type string `json:"type,omitempty"`
 	ID   string `json:"id,omitempty"`
 
-	ToolBag []string        `json:"toolBag,omitempty"`
-	Config  *InitConfig     `json:"config,omitempty"`
-	Context json.RawMessage `json:"context,omitempty"`
+	ToolBag    []string        `json:"toolBag,omitempty"`
+	DynamicBag []string        `json:"dynamicBag,omitempty"`
+	Config     *InitConfig     `json:"config,omitempty"`
+	Context    json.RawMessage `json:"context,omitempty"`
 
 	ToolsLoaded int      `json:"toolsLoaded,omitempty"`
 	PID         int      `json:"pid,omitempty"`

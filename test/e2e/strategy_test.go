@@ -51,3 +51,47 @@ func TestTaskAndSwarmEvents(t *testing.T) {
 		t.Errorf("no task:queued while three tasks waited for one Igor: %+v", events)
 	}
 }
+
+// TestSpecializedDomainLanes: under the specialized strategy a tool of the
+// browser domain (here a dynamic tool declaring the browser permission)
+// runs on an Igor of the "domain:browser" lane, which loads only that
+// domain's tools, and a utility tool on a "domain:general" Igor: the two
+// never share a process.
+func TestSpecializedDomainLanes(t *testing.T) {
+	t.Parallel()
+	s := startConfigured(t, "igors:\n  strategy: specialized\n  maxWorkers: 4\n")
+	args := reverseArgs("return { reversed: (args.text as string).split('').reverse().join('') };")
+	args["name"], args["permissions"] = "page_probe", []string{"browser"}
+	s.mustCall("dynamic_tool_create", args)
+	for range 3 {
+		if got := s.mustCall("page_probe", map[string]any{"text": "abc"}); got["reversed"] != "cba" {
+			t.Fatalf("page_probe: %v", got)
+		}
+		s.mustCall("hash_text", map[string]any{"text": "abc"})
+	}
+	status := s.mustCall("worker_status", nil)
+	b, _ := json.Marshal(status["pool"])
+	var pool struct {
+		Igors []struct {
+			Lane        string `json:"lane"`
+			PID         int    `json:"pid"`
+			TasksDone   int64  `json:"tasksDone"`
+			ToolsLoaded int    `json:"toolsLoaded"`
+		} `json:"igors"`
+	}
+	if err := json.Unmarshal(b, &pool); err != nil {
+		t.Fatal(err)
+	}
+	done := map[string]int64{}
+	loaded := map[string]int{}
+	for _, ig := range pool.Igors {
+		done[ig.Lane] += ig.TasksDone
+		loaded[ig.Lane] = ig.ToolsLoaded
+	}
+	if done["domain:browser"] < 3 || done["domain:general"] < 3 {
+		t.Fatalf("tasks by lane %v, want ≥3 on domain:browser and ≥3 on domain:general: %s", done, b)
+	}
+	if loaded["domain:browser"] >= loaded["domain:general"] {
+		t.Errorf("the browser Igor loads %d tools, the general one %d: a domain Igor must load only its domain's bag", loaded["domain:browser"], loaded["domain:general"])
+	}
+}
