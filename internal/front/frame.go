@@ -108,7 +108,9 @@ func lenientID(b []byte) json.RawMessage {
 	var id json.RawMessage
 	rawjson.Members(b, func(key, value []byte) bool {
 		if string(key) == "id" {
-			if _, err := parseID(value); err == nil && string(value) != "null" {
+			// parseID accepts what ParseInt does ("00", "+1"); the id is
+			// echoed as it came, so it must be valid JSON on its own.
+			if _, err := parseID(value); err == nil && string(value) != "null" && json.Valid(value) {
 				id = bytes.Clone(value)
 			}
 			return false
