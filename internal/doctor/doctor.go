@@ -187,6 +187,9 @@ func (d *Doctor) Call(ctx context.Context, name string, args json.RawMessage) Re
 	if !t.RequiresWorker {
 		return d.runLocal(ctx, t, args, timeout)
 	}
+	if t.Category == tool.CategoryFilesystem {
+		ctx = tool.WithRoots(ctx, d.AllowedRoots(ctx)) // sent with the task; see wire.Task.Roots
+	}
 	v, igor, terr := d.pool.CallWhere(d.lanes.forCall(ctx, t), name, args, timeout, t.MaxRetries())
 	return Result{Value: v, Err: terr, Igor: igor}
 }

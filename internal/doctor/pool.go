@@ -174,7 +174,7 @@ func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage,
 		}
 		ec := tool.ExecContextFrom(ctx)
 		began := time.Now()
-		task := wire.Task{ID: "t" + strconv.FormatUint(p.seq.Add(1), 10), Tool: name, Args: args, Timeout: timeout.Milliseconds(), Context: ec}
+		task := wire.Task{ID: "t" + strconv.FormatUint(p.seq.Add(1), 10), Tool: name, Args: args, Timeout: timeout.Milliseconds(), Context: ec, Roots: tool.RootsFrom(ctx)}
 		if p.opts.TaskEvents {
 			p.opts.Events.Emit(Event{Type: EventTaskStarted, Task: task.ID, Tool: name, Igor: ig.id})
 		}

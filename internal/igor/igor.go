@@ -248,6 +248,9 @@ func (w *worker) run(env *wire.Envelope) {
 	}
 	ctx, cancel := context.WithTimeout(w.base, timeout)
 	defer cancel()
+	if env.Roots != nil {
+		ctx = tool.WithRoots(ctx, env.Roots)
+	}
 	// Exactly one answer per task: the tool's, or the timeout's. The tool
 	// runs on this goroutine; a timer answers for it if it overruns, and if
 	// it has still not returned a grace period later the Igor asks to be

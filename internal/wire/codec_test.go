@@ -226,6 +226,8 @@ func FuzzHotDecode(f *testing.F) {
 		`{"id":"t\u00322","status":"error","error":{"code":"TIMEOUT","message":"m"},"duration":5001,"resources":{"memory":3}}`,
 		`{"id":"t1","tool":"x","context":{"squadId":"s"},"args":null}`,
 		`{"id":"t1","tool":"x","timeout":1.5}`,
+		`{"id":"t1","tool":"fs_read","args":{"path":"a"},"roots":["/w","/x\u00e9"]}`,
+		`{"id":"t1","tool":"fs_read","roots":["/w"],"roots":null}`,
 		`{"ID":"t1","tool":"x"}`,
 	} {
 		f.Add([]byte(s))
@@ -250,6 +252,7 @@ func TestHotMessagesEncodeAsEncodingJSONDoes(t *testing.T) {
 	for _, m := range []any{
 		Task{ID: "t1", Tool: "hash_text", Args: json.RawMessage("{\n  \"text\": \"a\"\n}"), Timeout: 5000},
 		Task{ID: "t\"2", Tool: "x", Context: &tool.ExecContext{}},
+		Task{ID: "t3", Tool: "fs_list", Args: json.RawMessage(`{"path":"."}`), Roots: []string{"/work", "/tmp/a \"b\""}},
 		TaskResult{ID: "t1", Status: StatusSuccess, Result: json.RawMessage(`{"hash":"<x>"}`), Duration: 0.123},
 		TaskResult{ID: "t2", Status: StatusError, Error: &tool.Error{Code: "TIMEOUT", Message: "m"}, Duration: 5001, Resources: &ResourceUsage{Memory: 1}},
 	} {
@@ -282,5 +285,21 @@ func TestMemoryLimitLine(t *testing.T) {
 	}
 	if _, ok := ParseMemoryLimitLine("fatal error: out of memory"); ok {
 		t.Error("the Go runtime's line names no tasks")
+	}
+}
+
+func TestTaskRootsRoundTrip(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	roots := []string{"/work", "/tmp/dir with \"quotes\""}
+	if err := NewEncoder(&buf).Encode(Task{ID: "t1", Tool: "fs_read", Args: json.RawMessage(`{"path":"a"}`), Roots: roots}); err != nil {
+		t.Fatal(err)
+	}
+	env, err := NewDecoder(&buf).Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Kind() != KindTask || !reflect.DeepEqual(env.Roots, roots) {
+		t.Fatalf("decoded kind %d roots %q, want a task with roots %q", env.Kind(), env.Roots, roots)
 	}
 }

@@ -43,6 +43,14 @@ func appendTask(b []byte, t *Task) ([]byte, error) {
 		b = append(b, `,"context":`...)
 		b = append(b, ctx...)
 	}
+	if len(t.Roots) > 0 {
+		roots, err := json.Marshal(t.Roots)
+		if err != nil {
+			return b, fmt.Errorf("roots: %w", err)
+		}
+		b = append(b, `,"roots":`...)
+		b = append(b, roots...)
+	}
 	return append(b, '}'), nil
 }
 
@@ -128,6 +136,8 @@ func decodeHot(line []byte) (env *Envelope, ok bool) {
 			env.Result = v
 		case "context":
 			env.Context = v
+		case "roots":
+			ok = json.Unmarshal(v, &env.Roots) == nil
 		case "timeout":
 			n, err := strconv.ParseInt(string(v), 10, 64)
 			env.Timeout, ok = n, err == nil

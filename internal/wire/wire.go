@@ -168,6 +168,9 @@ type Task struct {
 	Args    json.RawMessage   `json:"args,omitempty"`
 	Timeout int64             `json:"timeout,omitempty"`
 	Context *tool.ExecContext `json:"context,omitempty"`
+	// Roots are the directories a filesystem tool may touch (ours): set by
+	// the Doctor for tools of CategoryFilesystem only; see tool.WithRoots.
+	Roots []string `json:"roots,omitempty"`
 }
 
 // TaskResult answers a Task; ID matches the task's.
@@ -266,6 +269,7 @@ type Envelope struct {
 	Tool    string          `json:"tool,omitempty"`
 	Args    json.RawMessage `json:"args,omitempty"`
 	Timeout int64           `json:"timeout,omitempty"`
+	Roots   []string        `json:"roots,omitempty"`
 
 	Status    string                     `json:"status,omitempty"`
 	Result    json.RawMessage            `json:"result,omitempty"`
