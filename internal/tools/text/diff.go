@@ -80,8 +80,35 @@ func stringDiff() tool.Tool {
 	}
 }
 
+// LineDiff is a line diff of two texts, as Diff returns it.
+type LineDiff struct {
+	// Equal is true when no line differs (line endings normalised).
+	Equal bool
+	// Added and Removed count changed lines.
+	Added, Removed int
+	// Unified is the unified diff, headed by the two names; empty when Equal.
+	Unified string
+}
+
+// Diff compares two texts line by line (the minimal diff of string_diff)
+// and returns a unified diff headed "--- oldName" / "+++ newName" with
+// contextLines unchanged lines around each change. It returns ctx's error
+// if ctx ends first.
+func Diff(ctx context.Context, oldName, newName, oldText, newText string, contextLines int) (*LineDiff, error) {
+	res, err := diffNamed(ctx, oldText, newText, contextLines, false, false, oldName, newName)
+	if err != nil {
+		return nil, err
+	}
+	return &LineDiff{Equal: res.Equal, Added: res.Added, Removed: res.Removed, Unified: res.Unified}, nil
+}
+
 // diffTexts computes the string_diff result.
 func diffTexts(ctx context.Context, expected, actual string, contextLines int, ignoreWS, ignoreCase bool) (*diffResult, error) {
+	return diffNamed(ctx, expected, actual, contextLines, ignoreWS, ignoreCase, "expected", "actual")
+}
+
+// diffNamed is diffTexts with the names of the unified diff's header.
+func diffNamed(ctx context.Context, expected, actual string, contextLines int, ignoreWS, ignoreCase bool, aName, bName string) (*diffResult, error) {
 	aLines, aEnd := splitLines(expected)
 	bLines, bEnd := splitLines(actual)
 
@@ -125,7 +152,7 @@ func diffTexts(ctx context.Context, expected, actual string, contextLines int, i
 	res.Equal = res.Added == 0 && res.Removed == 0
 	if !res.Equal {
 		contextLines = min(contextLines, len(ops)) // no overflow in 2*contextLines
-		res.Unified = unified(ops, aLines, bLines, contextLines)
+		res.Unified = unified(ops, aLines, bLines, contextLines, aName, bName)
 	}
 	return res, nil
 }
@@ -230,11 +257,12 @@ func editScript(removed, added []bool) []edit {
 }
 
 // unified formats an edit script as a unified diff with context lines of
-// contextLines around each change. Hunk headers follow GNU diff: a count of 1
-// is omitted, and an empty side gives the line before the hunk.
-func unified(ops []edit, aLines, bLines []string, contextLines int) string {
+// contextLines around each change, headed by the names of the two sides.
+// Hunk headers follow GNU diff: a count of 1 is omitted, and an empty side
+// gives the line before the hunk.
+func unified(ops []edit, aLines, bLines []string, contextLines int, aName, bName string) string {
 	var sb strings.Builder
-	sb.WriteString("--- expected\n+++ actual\n")
+	sb.WriteString("--- " + aName + "\n+++ " + bName + "\n")
 	n := len(ops)
 	for i := 0; i < n; {
 		if ops[i].kind == opEq {

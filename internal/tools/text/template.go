@@ -63,6 +63,15 @@ func templateRender() tool.Tool {
 	}
 }
 
+// Render fills a template the way template_render does: each {{path}} with
+// a value is replaced (strings raw, other values as compact JSON), the
+// others are left in place. It returns the text and the distinct paths used
+// and missing, in order of first appearance.
+func Render(tmpl string, vars map[string]json.RawMessage) (rendered string, used, missing []string) {
+	r := renderTemplate(tmpl, vars)
+	return r.Rendered, r.Used, r.Missing
+}
+
 // renderTemplate substitutes every placeholder that has a value.
 func renderTemplate(tmpl string, vars map[string]json.RawMessage) *templateResult {
 	type resolved struct {
