@@ -7,6 +7,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tools/assert"
 	"github.com/barrhawk/barrhawk/internal/tools/data"
 	"github.com/barrhawk/barrhawk/internal/tools/fault"
+	"github.com/barrhawk/barrhawk/internal/tools/fs"
 	"github.com/barrhawk/barrhawk/internal/tools/report"
 	"github.com/barrhawk/barrhawk/internal/tools/testanalysis"
 	"github.com/barrhawk/barrhawk/internal/tools/text"
@@ -28,6 +29,7 @@ func Tools() []tool.Tool {
 		text.Tools(),
 		transform.Tools(),
 		web.Tools(),
+		fs.Tools(),
 	} {
 		out = append(out, family...)
 	}

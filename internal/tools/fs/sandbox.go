@@ -1,0 +1,185 @@
+package fs
+
+import (
+	"context"
+	"errors"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// sandbox confines one call to its allowed roots. Every path argument is
+// resolved to a root and a path relative to it, and every operation goes
+// through that root's os.Root, which refuses `..` and symbolic links that
+// lead out of it. Close it when the call ends.
+type sandbox struct {
+	roots  []string
+	opened map[string]*os.Root
+}
+
+// place is a path argument resolved inside a root.
+type place struct {
+	root    *os.Root
+	rootDir string
+	// rel is the cleaned path relative to rootDir; "." is the root itself.
+	rel string
+	// abs is the absolute path, for results and messages.
+	abs string
+}
+
+// newSandbox returns the sandbox of the roots ctx carries; without any
+// (a test, or a call that did not come through the front), the working
+// directory is the one root.
+func newSandbox(ctx context.Context) (*sandbox, error) {
+	roots := tool.RootsFrom(ctx)
+	if len(roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, tool.Errorf(tool.CodeInternal, "no allowed roots: the working directory is unknown: %v", err)
+		}
+		if real, err := filepath.EvalSymlinks(wd); err == nil {
+			wd = real
+		}
+		roots = []string{wd}
+	}
+	return &sandbox{roots: roots, opened: map[string]*os.Root{}}, nil
+}
+
+// Close closes the roots opened.
+func (s *sandbox) Close() {
+	for _, r := range s.opened {
+		_ = r.Close() // a directory handle opened for reading; nothing to flush
+	}
+}
+
+// rootList names the allowed roots for messages.
+func (s *sandbox) rootList() string { return strings.Join(s.roots, ", ") }
+
+// resolve places the path p given in argument arg. A relative path is taken
+// from the first root (the working directory); the result must be a root or
+// inside one, else FORBIDDEN naming the path and the roots.
+func (s *sandbox) resolve(arg, p string) (*place, error) {
+	if p == "" {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: a path is required (relative to %s, or absolute inside %s)", arg, s.roots[0], s.rootList())
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: the path contains a NUL byte", arg)
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(s.roots[0], abs)
+	}
+	abs = filepath.Clean(abs)
+	// The widest root holding the path, so that moving within it works.
+	best := ""
+	for _, r := range s.roots {
+		if inside(abs, r) && (best == "" || len(r) < len(best)) {
+			best = r
+		}
+	}
+	if best == "" {
+		return nil, tool.Errorf(tool.CodeForbidden, "argument %q: path %q (%s) is outside the allowed roots (%s); give a path inside one of them, or allow its directory with tools.roots in barrhawk.yaml or as a root of your MCP client",
+			arg, p, abs, s.rootList())
+	}
+	rel, err := filepath.Rel(best, abs)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeInternal, "path %q relative to root %s: %v", abs, best, err)
+	}
+	root, ok := s.opened[best]
+	if !ok {
+		root, err = os.OpenRoot(best)
+		if err != nil {
+			return nil, tool.Errorf(tool.CodeToolError, "open the allowed root %s: %v", best, err)
+		}
+		s.opened[best] = root
+	}
+	return &place{root: root, rootDir: best, rel: rel, abs: abs}, nil
+}
+
+// inside reports whether path is dir or below it (both clean and absolute).
+func inside(path, dir string) bool {
+	if path == dir {
+		return true
+	}
+	return strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// isEscape reports whether err is os.Root's refusal of a path that leads
+// out of the root (through `..` or a symbolic link). The os package does not
+// export that error (it is "path escapes from parent"), so it is known by
+// its text.
+func isEscape(err error) bool {
+	for err != nil {
+		if err.Error() == "path escapes from parent" {
+			return true
+		}
+		err = errors.Unwrap(err)
+	}
+	return false
+}
+
+// fail turns an error of an operation on pl into a tool error: an escape or
+// a permission refusal is FORBIDDEN, a missing file NOT_FOUND, an existing
+// one INVALID_ARGS, anything else TOOL_ERROR; each names the path.
+func (s *sandbox) fail(op string, pl *place, err error) error {
+	var te *tool.Error
+	if errors.As(err, &te) {
+		return te
+	}
+	switch {
+	case isEscape(err):
+		return tool.Errorf(tool.CodeForbidden, "%s %s: a symbolic link on the way leads outside the root %s (links must be relative and stay inside; allowed roots: %s)", op, pl.abs, pl.rootDir, s.rootList())
+	case errors.Is(err, iofs.ErrNotExist):
+		return tool.Errorf(tool.CodeNotFound, "%s %s: no such file or directory", op, pl.abs)
+	case errors.Is(err, iofs.ErrExist):
+		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: already exists", op, pl.abs)
+	case errors.Is(err, syscall.EPERM), errors.Is(err, iofs.ErrPermission):
+		return tool.Errorf(tool.CodeForbidden, "%s %s: not permitted (the server runs as uid %d): %v", op, pl.abs, os.Geteuid(), unwrapPath(err))
+	case errors.Is(err, syscall.ENOTEMPTY):
+		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: the directory is not empty; set recursive to true to remove it and everything in it", op, pl.abs)
+	case errors.Is(err, syscall.ENOTDIR):
+		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: a part of the path is a file, not a directory", op, pl.abs)
+	case errors.Is(err, syscall.EISDIR):
+		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: is a directory", op, pl.abs)
+	}
+	return tool.Errorf(tool.CodeToolError, "%s %s: %v", op, pl.abs, unwrapPath(err))
+}
+
+// unwrapPath drops the *PathError wrapper, whose path is the relative one.
+func unwrapPath(err error) error {
+	var pe *iofs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// sub opens the directory at pl as a root of its own (for walking and
+// extracting into it).
+func (pl *place) sub() (*os.Root, error) {
+	if pl.rel == "." {
+		return os.OpenRoot(pl.rootDir)
+	}
+	return pl.root.OpenRoot(pl.rel)
+}
+
+// kind names the type of a file mode.
+func kind(m iofs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "file"
+	case m.IsDir():
+		return "dir"
+	case m&iofs.ModeSymlink != 0:
+		return "symlink"
+	}
+	return "other"
+}
