@@ -490,4 +490,3 @@ func restoreFile(ctx context.Context, s *sandbox, r io.Reader, to *place, e mani
 	}
 	return n, nil
 }
-
