@@ -118,7 +118,7 @@ func TestToolSearchAndToolCall(t *testing.T) {
 	t.Parallel()
 	d := newSearchDoctor(t)
 	ctx := context.Background()
-	r := d.Call(ctx, "tool_search", json.RawMessage(`{"query":"checksum","limit":2}`))
+	r := d.Call(ctx, "tool_search", json.RawMessage(`{"query":"checksum of a text","limit":2}`))
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}

@@ -158,13 +158,20 @@ func Marshal(v any) string {
 	return string(b)
 }
 
-// CheckFamily checks the definitions of a family of built-in tools: each is
-// valid (tool.Def.Validate), in the utility category and run in an Igor;
+// CheckFamily checks the definitions of a family of built-in utility
+// tools: CheckFamilyIn with tool.CategoryUtility.
+func CheckFamily(t testing.TB, tools []tool.Tool, group func(name string) string, names ...string) {
+	t.Helper()
+	CheckFamilyIn(t, tools, tool.CategoryUtility, group, names...)
+}
+
+// CheckFamilyIn checks the definitions of a family of built-in tools: each is
+// valid (tool.Def.Validate), in category cat and run in an Igor;
 // every argument, nested ones included (properties of objects and of array
 // items, at any depth), has a description; the input schema marshals; the
 // tools are the given names, in order; and each is listed under
 // group(name). It reports every problem with t.Errorf.
-func CheckFamily(t testing.TB, tools []tool.Tool, group func(name string) string, names ...string) {
+func CheckFamilyIn(t testing.TB, tools []tool.Tool, cat tool.Category, group func(name string) string, names ...string) {
 	t.Helper()
 	got := make([]string, len(tools))
 	for i, tl := range tools {
@@ -173,9 +180,9 @@ func CheckFamily(t testing.TB, tools []tool.Tool, group func(name string) string
 			t.Errorf("%s: %v", tl.Name, err)
 			continue
 		}
-		if want := group(tl.Name); tl.Group != want || tl.Category != tool.CategoryUtility || !tl.RequiresWorker {
+		if want := group(tl.Name); tl.Group != want || tl.Category != cat || !tl.RequiresWorker {
 			t.Errorf("%s: group %q, category %q, requiresWorker %v; want group %q, category %q, requiresWorker true",
-				tl.Name, tl.Group, tl.Category, tl.RequiresWorker, want, tool.CategoryUtility)
+				tl.Name, tl.Group, tl.Category, tl.RequiresWorker, want, cat)
 		}
 		checkDescribed(t, tl.Name, tl.Input)
 		if _, err := json.Marshal(tl.Input); err != nil {
@@ -216,6 +223,9 @@ type Session struct {
 	t     testing.TB
 	tools []tool.Tool
 	Res   *tool.Resources
+	// Ctx is the context of every call (context.Background when nil): a
+	// test sets it to carry what the front sends, such as allowed roots.
+	Ctx context.Context
 }
 
 // NewSession returns a session over tools.
@@ -228,7 +238,11 @@ func NewSession(t testing.TB, tools []tool.Tool) *Session {
 // Run calls a tool in the session, as Run does.
 func (s *Session) Run(name, args string) (any, *tool.Error) {
 	s.t.Helper()
-	return runWith(s.t, context.Background(), s.tools, s.Res, name, args)
+	ctx := s.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return runWith(s.t, ctx, s.tools, s.Res, name, args)
 }
 
 // MustRun is Run that fails the test on a tool error.

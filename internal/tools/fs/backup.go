@@ -433,6 +433,9 @@ func restoreTar(ctx context.Context, s *sandbox, bk, dst *place, overwrite bool)
 			if err := dst.root.Symlink(e.Target, to.rel); err != nil {
 				return nil, 0, s.fail("fs_restore", to, err)
 			}
+			if err := linkTimes(dst.root, to.rel, mt); err != nil {
+				return nil, 0, s.fail("fs_restore", to, err)
+			}
 		case "file":
 			if err := ensureParent(dst, to); err != nil {
 				return nil, 0, s.fail("fs_restore", to, err)

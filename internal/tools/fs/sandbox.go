@@ -131,6 +131,9 @@ func (s *sandbox) fail(op string, pl *place, err error) error {
 		return te
 	}
 	switch {
+	// ENOTEMPTY first: syscall.Errno counts it as fs.ErrExist too.
+	case errors.Is(err, syscall.ENOTEMPTY):
+		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: the directory is not empty; set recursive to true to remove it and everything in it", op, pl.abs)
 	case isEscape(err):
 		return tool.Errorf(tool.CodeForbidden, "%s %s: a symbolic link on the way leads outside the root %s (links must be relative and stay inside; allowed roots: %s)", op, pl.abs, pl.rootDir, s.rootList())
 	case errors.Is(err, iofs.ErrNotExist):
@@ -139,8 +142,6 @@ func (s *sandbox) fail(op string, pl *place, err error) error {
 		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: already exists", op, pl.abs)
 	case errors.Is(err, syscall.EPERM), errors.Is(err, iofs.ErrPermission):
 		return tool.Errorf(tool.CodeForbidden, "%s %s: not permitted (the server runs as uid %d): %v", op, pl.abs, os.Geteuid(), unwrapPath(err))
-	case errors.Is(err, syscall.ENOTEMPTY):
-		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: the directory is not empty; set recursive to true to remove it and everything in it", op, pl.abs)
 	case errors.Is(err, syscall.ENOTDIR):
 		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: a part of the path is a file, not a directory", op, pl.abs)
 	case errors.Is(err, syscall.EISDIR):

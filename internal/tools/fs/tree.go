@@ -147,6 +147,9 @@ func copyTree(ctx context.Context, s *sandbox, src, dst *place, overwrite bool) 
 			if err := dst.root.Symlink(e.target, to.rel); err != nil {
 				return st, s.fail("fs_copy", to, err)
 			}
+			if err := linkTimes(dst.root, to.rel, e.info.ModTime()); err != nil {
+				return st, s.fail("fs_copy", to, err)
+			}
 			st.links++
 		case e.info.Mode().IsRegular():
 			n, err := copyFile(ctx, s, from, to, e.info)
