@@ -87,6 +87,14 @@ var searchQueries = []struct{ query, want string }{
 	{"fetch a web page's HTML", "http_request"},
 	{"what is this request really asking for", "intent_analyze"},
 	{"create a team of workers", "squad_create"},
+	{"extract a zip archive", "fs_unzip"},
+	{"watch a folder for file changes", "fs_watch"},
+	{"back up a directory before I change it", "fs_backup"},
+	{"find files containing a word", "fs_search"},
+	{"make a script executable", "fs_chmod"},
+	{"read a file from disk", "fs_read"},
+	{"compare two files", "fs_diff"},
+	{"sha256 of a file", "fs_hash"},
 }
 
 func TestToolSearchFindsWhatUsersAskFor(t *testing.T) {

@@ -58,6 +58,9 @@ var synonyms = map[string][]string{
 	"reload": {"reload"}, "refresh": {"reload"},
 	"write": {"create dynamic"}, "new": {"create"}, "custom": {"dynamic create"}, "typescript": {"dynamic"},
 	"remove": {"delete"},
+	// files
+	"executable": {"chmod mode"}, "permission": {"chmod mode"}, "grep": {"search content"}, "word": {"content search"},
+	"folder": {"directory"}, "disk": {"file"}, "extract": {"unzip"}, "unpack": {"unzip"}, "archive": {"zip"},
 	// tools still to come keep their words here, so that queries find them as they arrive
 	"screenshot": {"browser screenshot"}, "screen": {"browser screenshot"}, "click": {"browser click"},
 	"page": {"browser"}, "website": {"browser url"}, "sql": {"database query"}, "postgres": {"database"},
