@@ -46,6 +46,14 @@ const (
 	// (tools.maxResultHardBytes) and was not sent; the message says how to
 	// ask for less.
 	CodeResultTooLarge = "RESULT_TOO_LARGE"
+	// CodeConnectionFailed: a server (database, cache) could not be reached
+	// or dropped the connection; the message says which and why, with
+	// credentials removed. A later call reconnects once it is back.
+	CodeConnectionFailed = "CONNECTION_FAILED"
+	// CodeQueryError: the server refused a statement (syntax, a missing
+	// table, a constraint); the message gives its error code and, for a
+	// syntax error, the line and column with the text around them.
+	CodeQueryError = "QUERY_ERROR"
 	// CodeInternal: a fault of BarrHawk itself; please report it.
 	CodeInternal = "INTERNAL"
 )

@@ -1,0 +1,247 @@
+// Package db holds the database tools: PostgreSQL (db_pg_*, pgx), SQLite
+// (db_sqlite_*, modernc.org/sqlite) and Redis (db_redis_*, go-redis).
+// Connections live in the Igor's Resources under an alias ("default" when
+// none is given): db_pg_connect {alias: "prod"} makes the pool that
+// db_pg_query {alias: "prod"} uses, until db_pg_disconnect or the Igor
+// ends. Credentials are given per call, kept only inside the connection,
+// and removed from every message (internal/redact).
+package db
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/barrhawk/barrhawk/internal/redact"
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Tools returns the family: PostgreSQL, SQLite, Redis.
+func Tools() []tool.Tool {
+	var ts []tool.Tool
+	ts = append(ts, pgTools()...)
+	ts = append(ts, sqliteTools()...)
+	return append(ts, redisTools()...)
+}
+
+// Bounds of a query's result.
+const (
+	defaultMaxRows = 1000
+	maxMaxRows     = 100_000
+	// connectTimeout bounds connecting and the first ping.
+	connectTimeout = 10 * time.Second
+)
+
+// def fills the fields every database tool shares.
+func def(name, group, desc string, sideEffects bool, input *jsonschema.Schema) tool.Def {
+	d := tool.Def{Name: name, Description: desc, Group: group, Category: tool.CategoryDatabase, Input: input, RequiresWorker: true}
+	if sideEffects {
+		d.Retries = -1
+	}
+	return d
+}
+
+// aliasArg is the optional alias argument.
+func aliasArg(what string) schema.Prop {
+	return schema.String("alias", "Name of the "+what+" connection (several can be open at once)").Default("default")
+}
+
+// aliasOf returns the alias given, or "default".
+func aliasOf(a string) string {
+	if a == "" {
+		return "default"
+	}
+	return a
+}
+
+// conn is an open connection of some kind with the redactor of the
+// credentials it was opened with.
+type conn[T any] struct {
+	c     T
+	red   *redact.Redactor
+	label string // where it goes, without credentials (for messages)
+}
+
+// lookup returns the open connection of kind under alias, or NOT_FOUND
+// listing the open ones and how to open one.
+func lookup[T any](call *tool.Call, kind, alias, connectTool string) (*conn[T], error) {
+	if call.Resources == nil {
+		return nil, tool.Errorf(tool.CodeInternal, "database tools need a worker's resources")
+	}
+	alias = aliasOf(alias)
+	if c, ok := tool.Lookup[*conn[T]](call.Resources, kind, alias); ok {
+		return c, nil
+	}
+	open := call.Resources.Keys(kind)
+	if len(open) == 0 {
+		return nil, tool.Errorf(tool.CodeNotFound, "no connection %q: none is open; call %s first (with alias %q to use this name)", alias, connectTool, alias)
+	}
+	return nil, tool.Errorf(tool.CodeNotFound, "no connection %q; open: %s (or call %s with alias %q)", alias, strings.Join(open, ", "), connectTool, alias)
+}
+
+// disconnect closes the connection of kind under alias.
+func disconnect(call *tool.Call, kind, alias, connectTool string) (any, error) {
+	alias = aliasOf(alias)
+	if call.Resources == nil {
+		return nil, tool.Errorf(tool.CodeInternal, "database tools need a worker's resources")
+	}
+	ok, err := call.Resources.Close(kind, alias)
+	if !ok {
+		open := call.Resources.Keys(kind)
+		if len(open) == 0 {
+			return nil, tool.Errorf(tool.CodeNotFound, "no connection %q to close: none is open (%s opens one)", alias, connectTool)
+		}
+		return nil, tool.Errorf(tool.CodeNotFound, "no connection %q to close; open: %s", alias, strings.Join(open, ", "))
+	}
+	if err != nil {
+		return map[string]any{"alias": alias, "closed": true, "note": "closing reported: " + err.Error()}, nil
+	}
+	return map[string]any{"alias": alias, "closed": true}, nil
+}
+
+// connError is CONNECTION_FAILED for a server that cannot be reached, with
+// the credentials removed and a hint by cause.
+func connError(red *redact.Redactor, label string, err error) error {
+	msg := red.String(err.Error())
+	hint := ""
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
+		hint = "; the server did not answer in time (is the host reachable, the port right?)"
+	case strings.Contains(msg, "connection refused"):
+		hint = "; nothing listens there: is the server running, the port right?"
+	case strings.Contains(msg, "password authentication failed") || strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "NOAUTH"):
+		hint = "; check the user and password"
+	}
+	return tool.Errorf(tool.CodeConnectionFailed, "%s: %s%s", label, msg, hint)
+}
+
+// jsonValue turns a value read from a database into one JSON shows
+// faithfully: times as RFC 3339, bytes as text when they are UTF-8 (else
+// base64), numbers beyond float64's exact range as strings.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case nil, bool, string, int32, int16, int8, uint8, uint16, uint32, float32:
+		return x
+	case int64:
+		if x > 1<<53 || x < -(1<<53) {
+			return fmt.Sprint(x) // exact, where a float64 would round
+		}
+		return x
+	case int:
+		return jsonValue(int64(x))
+	case uint64:
+		if x > 1<<53 {
+			return fmt.Sprint(x)
+		}
+		return x
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Sprint(x)
+		}
+		return x
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	case []byte:
+		if utf8.Valid(x) {
+			return string(x)
+		}
+		return base64.StdEncoding.EncodeToString(x)
+	case [16]byte: // uuid
+		return fmt.Sprintf("%x-%x-%x-%x-%x", x[0:4], x[4:6], x[6:8], x[8:10], x[10:16])
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonValue(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonValue(e)
+		}
+		return out
+	case json.Marshaler:
+		if b, err := x.MarshalJSON(); err == nil && json.Valid(b) {
+			return json.RawMessage(b)
+		}
+	case fmt.Stringer:
+		return x.String()
+	}
+	if b, err := json.Marshal(v); err == nil {
+		return json.RawMessage(b)
+	}
+	return fmt.Sprint(v)
+}
+
+// columnNames makes result column names unique ("?column?", "id", "id_2"),
+// so that no value is lost when rows become objects.
+func columnNames(names []string) []string {
+	seen := map[string]int{}
+	out := make([]string, len(names))
+	for i, n := range names {
+		seen[n]++
+		if seen[n] == 1 {
+			out[i] = n
+			continue
+		}
+		out[i] = fmt.Sprintf("%s_%d", n, seen[n])
+	}
+	return out
+}
+
+// params decodes the params argument: a JSON array of values.
+func params(raw []any) []any {
+	out := make([]any, len(raw))
+	for i, p := range raw {
+		switch x := p.(type) {
+		case map[string]any, []any:
+			b, _ := json.Marshal(x) // objects and arrays go as JSON text
+			out[i] = string(b)
+		case float64:
+			if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+				out[i] = int64(x)
+			} else {
+				out[i] = x
+			}
+		default:
+			out[i] = x
+		}
+	}
+	return out
+}
+
+// maxRowsOf applies the default.
+func maxRowsOf(n int) int {
+	if n <= 0 {
+		return defaultMaxRows
+	}
+	return n
+}
+
+// cutNote says that a result was cut at n rows.
+func cutNote(n int) string {
+	return fmt.Sprintf("the result was cut at %d rows (maxRows); add a LIMIT or WHERE, or raise maxRows up to %d", n, maxMaxRows)
+}
+
+// splitHostPort splits an address, defaulting the port to 6379.
+func splitHostPort(addr string) (host, port string, err error) {
+	host, port, err = net.SplitHostPort(addr)
+	if err != nil {
+		return addr, "6379", err
+	}
+	return host, port, nil
+}
+
+func splitLines(s string) []string { return strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") }
+
+func cutPrefix(s, prefix string) (string, bool) { return strings.CutPrefix(s, prefix) }

@@ -1,0 +1,551 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/barrhawk/barrhawk/internal/redact"
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+const pgGroup = "PostgreSQL"
+
+type pgConn = conn[*pgxpool.Pool]
+
+func pgTools() []tool.Tool {
+	return []tool.Tool{pgConnect(), pgQuery(), pgSchema(), pgSeed(), pgTransaction(), pgDisconnect()}
+}
+
+func pgLookup(call *tool.Call, alias string) (*pgConn, error) {
+	return lookup[*pgxpool.Pool](call, tool.KindPostgres, alias, "db_pg_connect")
+}
+
+func pgConnect() tool.Tool {
+	type args struct {
+		ConnectionString string `json:"connectionString"`
+		Host             string `json:"host"`
+		Port             int    `json:"port"`
+		Database         string `json:"database"`
+		User             string `json:"user"`
+		Password         string `json:"password"`
+		SSLMode          string `json:"sslmode"`
+		Alias            string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_pg_connect", pgGroup, "Connect to PostgreSQL and keep a pool under an alias for the other db_pg_* tools. "+
+			"Give connectionString (postgres://user:pass@host:5432/db) or the parts. Returns {alias, server, database, user, host, port}; the password is never returned or logged.", false,
+			schema.Object(
+				schema.String("connectionString", "postgres://user:password@host:port/database?sslmode=... (or key=value pairs); the parts below override it"),
+				schema.String("host", "Host name or IP (default localhost)"),
+				schema.Integer("port", "Port (default 5432)").Min(1).Max(65535),
+				schema.String("database", "Database name"),
+				schema.String("user", "User name"),
+				schema.String("password", "Password (kept only in the connection, never shown)"),
+				schema.String("sslmode", "disable, prefer, require, verify-ca or verify-full").Enum("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
+				aliasArg("PostgreSQL"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			if call.Resources == nil {
+				return nil, tool.Errorf(tool.CodeInternal, "database tools need a worker's resources")
+			}
+			alias := aliasOf(in.Alias)
+			red := redact.New(in.Password)
+			cfg, err := pgxpool.ParseConfig(in.ConnectionString)
+			if err != nil {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"connectionString\": %s; write postgres://user:password@host:5432/database", red.String(err.Error()))
+			}
+			cc := cfg.ConnConfig
+			red.Add(cc.Password)
+			if in.Host != "" {
+				cc.Host = in.Host
+				cc.Fallbacks = nil
+			}
+			if in.Port != 0 {
+				cc.Port = uint16(in.Port)
+			}
+			if in.Database != "" {
+				cc.Database = in.Database
+			}
+			if in.User != "" {
+				cc.User = in.User
+			}
+			if in.Password != "" {
+				cc.Password = in.Password
+			}
+			if in.SSLMode == "disable" {
+				cc.TLSConfig, cc.Fallbacks = nil, nil
+			}
+			cc.ConnectTimeout = connectTimeout
+			cfg.MaxConns = 8
+			label := fmt.Sprintf("PostgreSQL %s@%s:%d/%s", cc.User, cc.Host, cc.Port, cc.Database)
+			cctx, cancel := context.WithTimeout(ctx, connectTimeout)
+			defer cancel()
+			pool, err := pgxpool.NewWithConfig(cctx, cfg)
+			if err != nil {
+				return nil, connError(red, label, err)
+			}
+			var version string
+			if err := pool.QueryRow(cctx, "SHOW server_version").Scan(&version); err != nil {
+				pool.Close()
+				return nil, connError(red, label, err)
+			}
+			call.Resources.Put(tool.KindPostgres, alias, &pgConn{c: pool, red: red, label: label}, func() error { pool.Close(); return nil })
+			return map[string]any{"alias": alias, "server": "PostgreSQL " + version, "database": cc.Database, "user": cc.User, "host": cc.Host, "port": cc.Port}, nil
+		}),
+	}
+}
+
+// pgErr explains an error of a statement: the server's code and message,
+// and for one with a position, the line, column and the text there.
+func pgErr(c *pgConn, query string, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		msg := fmt.Sprintf("%s (SQLSTATE %s)", pe.Message, pe.Code)
+		if pe.Detail != "" {
+			msg += "; " + pe.Detail
+		}
+		if pe.Hint != "" {
+			msg += "; hint: " + pe.Hint
+		}
+		if pe.Position > 0 {
+			msg += "\n" + caret(query, int(pe.Position))
+		}
+		return tool.Errorf(tool.CodeQueryError, "%s", c.red.String(msg))
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return err // the Igor reports the timeout or the cancellation
+	}
+	if pgconn.Timeout(err) || isConnErr(err) {
+		return connError(c.red, c.label, err)
+	}
+	return tool.Errorf(tool.CodeQueryError, "%s", c.red.String(err.Error()))
+}
+
+// isConnErr reports a lost or refused connection (not an SQL error).
+func isConnErr(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	s := err.Error()
+	for _, w := range []string{"connection refused", "broken pipe", "connection reset", "unexpected EOF", "conn closed", "failed to connect", "terminating connection"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// caret shows where a 1-based character position falls in query: "at line
+// L, column C:", the line, and a caret under the column.
+func caret(query string, pos int) string {
+	runes := []rune(query)
+	if pos > len(runes)+1 {
+		pos = len(runes) + 1
+	}
+	line, col, start := 1, 1, 0
+	for i := 0; i < pos-1 && i < len(runes); i++ {
+		if runes[i] == '\n' {
+			line, col, start = line+1, 1, i+1
+			continue
+		}
+		col++
+	}
+	end := start
+	for end < len(runes) && runes[end] != '\n' {
+		end++
+	}
+	text := string(runes[start:end])
+	return fmt.Sprintf("at line %d, column %d:\n  %s\n  %s^", line, col, text, strings.Repeat(" ", col-1))
+}
+
+// pgResult reads rows into the result form every tool shares.
+func pgResult(rows pgx.Rows, maxRows int) (map[string]any, error) {
+	defer rows.Close()
+	fds := rows.FieldDescriptions()
+	names := make([]string, len(fds))
+	cols := make([]map[string]any, len(fds))
+	tm := rows.Conn().TypeMap()
+	for i, fd := range fds {
+		names[i] = fd.Name
+		typ := "oid " + strconv.FormatUint(uint64(fd.DataTypeOID), 10)
+		if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
+			typ = t.Name
+		}
+		cols[i] = map[string]any{"name": fd.Name, "type": typ}
+	}
+	names = columnNames(names)
+	out := []map[string]any{}
+	truncated := false
+	for rows.Next() {
+		if len(out) == maxRows {
+			truncated = true
+			break
+		}
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, err
+		}
+		row := make(map[string]any, len(vals))
+		for i, v := range vals {
+			row[names[i]] = jsonValue(v)
+		}
+		out = append(out, row)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	tag := rows.CommandTag()
+	res := map[string]any{"commandTag": tag.String(), "rowsAffected": tag.RowsAffected()}
+	if len(fds) > 0 {
+		res["columns"], res["rows"], res["rowCount"] = cols, out, len(out)
+	}
+	if truncated {
+		res["truncated"], res["note"] = true, cutNote(maxRows)
+	}
+	return res, nil
+}
+
+func pgQuery() tool.Tool {
+	type args struct {
+		Query   string `json:"query"`
+		Params  []any  `json:"params"`
+		MaxRows int    `json:"maxRows"`
+		Alias   string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_pg_query", pgGroup, "Run one SQL statement with $1, $2... parameters. Returns {columns: [{name, type}], rows (objects by column), rowCount, commandTag, rowsAffected}; "+
+			"rows past maxRows are cut with a note. SQL errors answer QUERY_ERROR with the line and column.", true,
+			schema.Object(
+				schema.String("query", "The SQL statement").Required().Min(1),
+				schema.Array("params", "Values for $1, $2, ... (objects and arrays are sent as JSON)", nil),
+				schema.Integer("maxRows", "Most rows returned").Default(defaultMaxRows).Min(1).Max(maxMaxRows),
+				aliasArg("PostgreSQL"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := pgLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			rows, err := c.c.Query(ctx, in.Query, params(in.Params)...)
+			if err != nil {
+				return nil, pgErr(c, in.Query, err)
+			}
+			res, err := pgResult(rows, maxRowsOf(in.MaxRows))
+			if err != nil {
+				return nil, pgErr(c, in.Query, err)
+			}
+			return res, nil
+		}),
+	}
+}
+
+func pgTransaction() tool.Tool {
+	type statement struct {
+		Query  string `json:"query"`
+		Params []any  `json:"params"`
+	}
+	type args struct {
+		Queries []statement `json:"queries"`
+		Alias   string      `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_pg_transaction", pgGroup, "Run statements in one transaction, all or nothing: if one fails, all are rolled back and the error names it (index and SQL). "+
+			"Returns {committed, results: [{commandTag, rowsAffected, rows?}]}.", true,
+			schema.Object(
+				schema.Array("queries", "The statements, in order", schema.ObjectItems(
+					schema.String("query", "SQL statement").Required().Min(1),
+					schema.Array("params", "Values for $1, $2, ...", nil),
+				)).Required().Min(1),
+				aliasArg("PostgreSQL"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := pgLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			tx, err := c.c.Begin(ctx)
+			if err != nil {
+				return nil, pgErr(c, "BEGIN", err)
+			}
+			defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing
+			results := make([]map[string]any, 0, len(in.Queries))
+			for i, st := range in.Queries {
+				rows, err := tx.Query(ctx, st.Query, params(st.Params)...)
+				var res map[string]any
+				if err == nil {
+					res, err = pgResult(rows, defaultMaxRows)
+				}
+				if err != nil {
+					e := tool.AsError(pgErr(c, st.Query, err))
+					e.Message = fmt.Sprintf("statement %d of %d failed, and the transaction was rolled back (nothing was applied): %s\n  statement: %s",
+						i+1, len(in.Queries), e.Message, c.red.String(st.Query))
+					return nil, e
+				}
+				results = append(results, res)
+			}
+			if err := tx.Commit(ctx); err != nil {
+				return nil, pgErr(c, "COMMIT", err)
+			}
+			return map[string]any{"committed": true, "results": results}, nil
+		}),
+	}
+}
+
+// splitTable parses "table" or "schema.table" (either part may be quoted
+// with double quotes) into its parts.
+func splitTable(name string) ([]string, error) {
+	var parts []string
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		switch {
+		case ch == '"' && quoted && i+1 < len(name) && name[i+1] == '"':
+			b.WriteByte('"')
+			i++
+		case ch == '"':
+			quoted = !quoted
+		case ch == '.' && !quoted:
+			parts = append(parts, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	parts = append(parts, b.String())
+	if quoted || len(parts) > 2 || slicesHasEmpty(parts) {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"table\": %q is not a table name; write table or schema.table", name)
+	}
+	return parts, nil
+}
+
+// sortedKeys returns a row's column names sorted, so that the columns of
+// a seed come in a stable order.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func slicesHasEmpty(ps []string) bool {
+	for _, p := range ps {
+		if p == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func pgSeed() tool.Tool {
+	type args struct {
+		Table         string           `json:"table"`
+		Data          []map[string]any `json:"data"`
+		TruncateFirst bool             `json:"truncateFirst"`
+		Alias         string           `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_pg_seed", pgGroup, "Insert rows into a table in one transaction (all or none), optionally emptying it first. "+
+			"Table and column names are quoted as identifiers, so they cannot inject SQL. Returns {table, inserted, truncated}.", true,
+			schema.Object(
+				schema.String("table", "Table name, or schema.table").Required().Min(1),
+				schema.Array("data", "Rows: objects of column name → value", schema.ObjectItems()).Required(),
+				schema.Boolean("truncateFirst", "Empty the table first (TRUNCATE, in the same transaction)").Default(false),
+				aliasArg("PostgreSQL"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := pgLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			parts, err := splitTable(in.Table)
+			if err != nil {
+				return nil, err
+			}
+			table := pgx.Identifier(parts).Sanitize()
+			// The columns, in the order they first appear.
+			var cols []string
+			seen := map[string]bool{}
+			for _, row := range in.Data {
+				for _, k := range sortedKeys(row) {
+					if !seen[k] {
+						seen[k] = true
+						cols = append(cols, k)
+					}
+				}
+			}
+			tx, err := c.c.Begin(ctx)
+			if err != nil {
+				return nil, pgErr(c, "BEGIN", err)
+			}
+			defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing
+			if in.TruncateFirst {
+				q := "TRUNCATE " + table
+				if _, err := tx.Exec(ctx, q); err != nil {
+					return nil, pgErr(c, q, err)
+				}
+			}
+			quoted := make([]string, len(cols))
+			for i, col := range cols {
+				quoted[i] = pgx.Identifier{col}.Sanitize()
+			}
+			batch := &pgx.Batch{}
+			queries := make([]string, 0, len(in.Data))
+			for _, row := range in.Data {
+				var names, marks []string
+				var vals []any
+				for i, col := range cols {
+					v, ok := row[col]
+					if !ok {
+						continue // the column's default
+					}
+					names = append(names, quoted[i])
+					vals = append(vals, v)
+					marks = append(marks, "$"+strconv.Itoa(len(vals)))
+				}
+				q := "INSERT INTO " + table + " DEFAULT VALUES"
+				if len(names) > 0 {
+					q = "INSERT INTO " + table + " (" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(marks, ", ") + ")"
+				}
+				queries = append(queries, q)
+				batch.Queue(q, params(vals)...)
+			}
+			br := tx.SendBatch(ctx, batch)
+			for i := range queries {
+				if _, err := br.Exec(); err != nil {
+					br.Close()
+					e := tool.AsError(pgErr(c, queries[i], err))
+					e.Message = fmt.Sprintf("row %d of %d was refused, and nothing was inserted: %s", i+1, len(queries), e.Message)
+					return nil, e
+				}
+			}
+			if err := br.Close(); err != nil {
+				return nil, pgErr(c, "INSERT", err)
+			}
+			if err := tx.Commit(ctx); err != nil {
+				return nil, pgErr(c, "COMMIT", err)
+			}
+			return map[string]any{"table": table, "inserted": len(in.Data), "truncated": in.TruncateFirst, "columns": cols}, nil
+		}),
+	}
+}
+
+func pgSchema() tool.Tool {
+	type args struct {
+		Table string `json:"table"`
+		Alias string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_pg_schema", pgGroup, "Describe the database: without table, its tables and views {schema, name, type}; with table (or schema.table), "+
+			"its columns {name, type, nullable, default}, primary key, indexes and foreign keys.", false,
+			schema.Object(
+				schema.String("table", "A table to describe: table or schema.table (default: list the tables)"),
+				aliasArg("PostgreSQL"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := pgLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			query := func(q string, args ...any) ([]map[string]any, error) {
+				rows, err := c.c.Query(ctx, q, args...)
+				if err != nil {
+					return nil, pgErr(c, q, err)
+				}
+				res, err := pgResult(rows, maxMaxRows)
+				if err != nil {
+					return nil, pgErr(c, q, err)
+				}
+				out, _ := res["rows"].([]map[string]any)
+				return out, nil
+			}
+			const tablesQ = `SELECT table_schema AS schema, table_name AS name, lower(table_type) AS type FROM information_schema.tables
+				WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`
+			if in.Table == "" {
+				tables, err := query(tablesQ)
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"tables": tables, "count": len(tables)}, nil
+			}
+			parts, err := splitTable(in.Table)
+			if err != nil {
+				return nil, err
+			}
+			// to_regclass resolves the name as SQL would (search_path for an
+			// unqualified one) without any text of ours in the statement.
+			var oid *uint32
+			if err := c.c.QueryRow(ctx, "SELECT to_regclass($1)::oid", pgx.Identifier(parts).Sanitize()).Scan(&oid); err != nil {
+				return nil, pgErr(c, "to_regclass", err)
+			}
+			if oid == nil {
+				tables, _ := query(tablesQ)
+				names := make([]string, 0, len(tables))
+				for _, t := range tables {
+					names = append(names, fmt.Sprint(t["schema"], ".", t["name"]))
+				}
+				return nil, tool.Errorf(tool.CodeNotFound, "no table %q; tables: %s", in.Table, listOrNone(names))
+			}
+			cols, err := query(`SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable,
+				pg_get_expr(d.adbin, d.adrelid) AS "default"
+				FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+				WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, *oid)
+			if err != nil {
+				return nil, err
+			}
+			pk, err := query(`SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+				WHERE i.indrelid = $1 AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`, *oid)
+			if err != nil {
+				return nil, err
+			}
+			idx, err := query(`SELECT c.relname AS name, i.indisunique AS unique, i.indisprimary AS primary, pg_get_indexdef(i.indexrelid) AS definition
+				FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = $1 ORDER BY 1`, *oid)
+			if err != nil {
+				return nil, err
+			}
+			fks, err := query(`SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
+				WHERE conrelid = $1 AND contype = 'f' ORDER BY 1`, *oid)
+			if err != nil {
+				return nil, err
+			}
+			keys := make([]any, len(pk))
+			for i, r := range pk {
+				keys[i] = r["name"]
+			}
+			return map[string]any{"table": pgx.Identifier(parts).Sanitize(), "columns": cols, "primaryKey": keys, "indexes": idx, "foreignKeys": fks}, nil
+		}),
+	}
+}
+
+// listOrNone joins names for messages.
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}
+
+func pgDisconnect() tool.Tool {
+	type args struct {
+		Alias string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_pg_disconnect", pgGroup, "Close a PostgreSQL connection pool. Returns {alias, closed}.", false,
+			schema.Object(aliasArg("PostgreSQL"))),
+		Run: tool.Typed(func(_ context.Context, in args, call *tool.Call) (any, error) {
+			return disconnect(call, tool.KindPostgres, in.Alias, "db_pg_connect")
+		}),
+	}
+}

@@ -1,0 +1,163 @@
+package db
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
+)
+
+func TestFamily(t *testing.T) {
+	groups := map[string]string{}
+	for _, n := range []string{"db_pg_connect", "db_pg_query", "db_pg_schema", "db_pg_seed", "db_pg_transaction", "db_pg_disconnect"} {
+		groups[n] = pgGroup
+	}
+	for _, n := range []string{"db_sqlite_open", "db_sqlite_query", "db_sqlite_schema", "db_sqlite_close"} {
+		groups[n] = sqliteGroup
+	}
+	for _, n := range []string{"db_redis_connect", "db_redis_get", "db_redis_set", "db_redis_del", "db_redis_keys", "db_redis_flush", "db_redis_hash", "db_redis_disconnect"} {
+		groups[n] = redisGroup
+	}
+	var names []string
+	for _, tl := range Tools() {
+		names = append(names, tl.Name)
+	}
+	if len(names) != 18 {
+		t.Errorf("%d tools, want 18: %v", len(names), names)
+	}
+	tooltest.CheckFamilyIn(t, Tools(), tool.CategoryDatabase, func(n string) string { return groups[n] }, names...)
+}
+
+// pgSession connects a session to a database of the test's own.
+func pgSession(t *testing.T, db string) *tooltest.Session {
+	t.Helper()
+	s := tooltest.NewSession(t, Tools())
+	s.MustRun("db_pg_connect", fmt.Sprintf(`{"connectionString":%q,"alias":"admin"}`, pg.URL))
+	s.Run("db_pg_query", `{"alias":"admin","query":"DROP DATABASE IF EXISTS `+db+`"}`)
+	s.MustRun("db_pg_query", `{"alias":"admin","query":"CREATE DATABASE `+db+`"}`)
+	s.MustRun("db_pg_disconnect", `{"alias":"admin"}`)
+	s.MustRun("db_pg_connect", fmt.Sprintf(`{"host":"127.0.0.1","port":%d,"user":"postgres","password":%q,"database":%q,"sslmode":"disable","alias":"prod"}`,
+		pg.Port(), testsrv.Password, db))
+	return s
+}
+
+func TestPostgresQuerySchemaSeedTransaction(t *testing.T) {
+	t.Parallel()
+	s := pgSession(t, "t_query")
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"CREATE TABLE users (id serial PRIMARY KEY, name text NOT NULL, email text UNIQUE, meta jsonb, born date, score numeric(10,2))"}`)
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"CREATE TABLE posts (id serial PRIMARY KEY, user_id int REFERENCES users(id), title text)"}`)
+
+	got := tooltest.Object(t, s.MustRun("db_pg_seed", `{"alias":"prod","table":"users","data":[{"name":"Ada","email":"ada@x.io","meta":{"admin":true},"born":"1815-12-10","score":99.5},{"name":"Alan","email":"alan@x.io"}]}`))
+	if got["inserted"] != float64(2) {
+		t.Errorf("seed: %v", got)
+	}
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT id, name, meta, born, score FROM users WHERE name = $1","params":["Ada"]}`))
+	tooltest.WantJSON(t, "query", got, `{"columns":[{"name":"id","type":"int4"},{"name":"name","type":"text"},{"name":"meta","type":"jsonb"},{"name":"born","type":"date"},{"name":"score","type":"numeric"}],
+		"rows":[{"id":1,"name":"Ada","meta":{"admin":true},"born":"1815-12-10T00:00:00Z","score":99.5}],"rowCount":1,"commandTag":"SELECT 1","rowsAffected":1}`)
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"UPDATE users SET score = $1 WHERE id > $2","params":[1, 0]}`))
+	if got["commandTag"] != "UPDATE 2" || got["rowsAffected"] != float64(2) || got["rows"] != nil {
+		t.Errorf("update: %v", got)
+	}
+	// Duplicate column names keep every value.
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT 1 AS a, 2 AS a"}`))
+	tooltest.WantJSON(t, "duplicate names", got["rows"], `[{"a":1,"a_2":2}]`)
+	// A row limit with a note.
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT g FROM generate_series(1, 50) g","maxRows":10}`))
+	if got["rowCount"] != float64(10) || got["truncated"] != true || !strings.Contains(fmt.Sprint(got["note"]), "maxRows") {
+		t.Errorf("maxRows: %v", got)
+	}
+
+	// Syntax error: the position as line and column, with a caret.
+	e := s.MustFail("db_pg_query", `{"alias":"prod","query":"SELECT id,\nname FROM users WHERE"}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "syntax error") || !strings.Contains(e.Message, "42601") || !strings.Contains(e.Message, "line 2, column 22") || !strings.Contains(e.Message, "^") {
+		t.Errorf("syntax error: %s", e.Message)
+	}
+	s.MustFail("db_pg_query", `{"alias":"prod","query":"SELECT * FROM nope"}`, tool.CodeQueryError)
+
+	// Unknown alias: the open ones are listed.
+	e = s.MustFail("db_pg_query", `{"alias":"staging","query":"SELECT 1"}`, tool.CodeNotFound)
+	if !strings.Contains(e.Message, `"staging"`) || !strings.Contains(e.Message, "open: prod") {
+		t.Errorf("unknown alias: %s", e.Message)
+	}
+
+	// Schema.
+	got = tooltest.Object(t, s.MustRun("db_pg_schema", `{"alias":"prod"}`))
+	if got["count"] != float64(2) {
+		t.Errorf("schema: %v", got)
+	}
+	got = tooltest.Object(t, s.MustRun("db_pg_schema", `{"alias":"prod","table":"posts"}`))
+	js := tooltest.Marshal(got)
+	for _, want := range []string{`"primaryKey":["id"]`, `"name":"user_id"`, `"type":"integer"`, `REFERENCES users(id)`, `posts_pkey`, `"nullable":true`, `nextval(`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("schema of posts lacks %s: %s", want, js)
+		}
+	}
+	e = s.MustFail("db_pg_schema", `{"alias":"prod","table":"userz"}`, tool.CodeNotFound)
+	if !strings.Contains(e.Message, "public.users") {
+		t.Errorf("unknown table: %s", e.Message)
+	}
+
+	// A transaction: all or nothing, the failing statement named.
+	e = s.MustFail("db_pg_transaction", `{"alias":"prod","queries":[{"query":"INSERT INTO posts (user_id, title) VALUES (1, 'a')"},{"query":"INSERT INTO posts (user_id, title) VALUES (999, 'b')"}]}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "statement 2 of 2") || !strings.Contains(e.Message, "VALUES (999") || !strings.Contains(e.Message, "foreign key") || !strings.Contains(e.Message, "rolled back") {
+		t.Errorf("transaction error: %s", e.Message)
+	}
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT count(*) AS n FROM posts"}`))
+	tooltest.WantJSON(t, "after the rollback", got["rows"], `[{"n":0}]`)
+	got = tooltest.Object(t, s.MustRun("db_pg_transaction", `{"alias":"prod","queries":[{"query":"INSERT INTO posts (user_id, title) VALUES ($1, $2) RETURNING id","params":[1,"x"]},{"query":"DELETE FROM posts WHERE title = 'nothing'"}]}`))
+	if got["committed"] != true || !strings.Contains(tooltest.Marshal(got), `"rows":[{"id":`) || !strings.Contains(tooltest.Marshal(got), `"DELETE 0"`) {
+		t.Errorf("transaction: %v", got)
+	}
+	s.MustRun("db_pg_disconnect", `{"alias":"prod"}`)
+	e = s.MustFail("db_pg_disconnect", `{"alias":"prod"}`, tool.CodeNotFound)
+	if !strings.Contains(e.Message, "none is open") {
+		t.Errorf("disconnect twice: %s", e.Message)
+	}
+}
+
+// Table and column names go through identifier quoting: a name built to
+// inject SQL is a (strange) name, nothing more.
+func TestPostgresSeedCannotInject(t *testing.T) {
+	t.Parallel()
+	s := pgSession(t, "t_inject")
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"CREATE TABLE victim (id int)"}`)
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"INSERT INTO victim VALUES (1)"}`)
+	e := s.MustFail("db_pg_seed", `{"alias":"prod","table":"x\"; DROP TABLE victim; --","data":[{"a":1}]}`, tool.CodeInvalidArgs)
+	_ = e
+	s.MustFail("db_pg_seed", `{"alias":"prod","table":"victim","data":[{"id\") VALUES (1); DROP TABLE victim; --":1}]}`, tool.CodeQueryError)
+	s.MustFail("db_pg_seed", `{"alias":"prod","table":"victim; DROP TABLE victim","data":[{"id":1}]}`, tool.CodeQueryError)
+	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT count(*) AS n FROM victim"}`))
+	tooltest.WantJSON(t, "victim", got["rows"], `[{"n":1}]`)
+	// A quoted strange name is a real table, seeded as such.
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"CREATE TABLE \"we\"\"ird; t\" (\"col; x\" text)"}`)
+	s.MustRun("db_pg_seed", `{"alias":"prod","table":"\"we\"\"ird; t\"","data":[{"col; x":"ok"}],"truncateFirst":true}`)
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT \"col; x\" AS v FROM \"we\"\"ird; t\""}`))
+	tooltest.WantJSON(t, "weird table", got["rows"], `[{"v":"ok"}]`)
+}
+
+// A wrong password fails with CONNECTION_FAILED that never shows it.
+func TestPostgresCredentialsNeverShow(t *testing.T) {
+	t.Parallel()
+	s := tooltest.NewSession(t, Tools())
+	const wrong = "Wr0ng-Secret-Value"
+	for _, args := range []string{
+		fmt.Sprintf(`{"connectionString":"postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable"}`, wrong, pg.Port()),
+		fmt.Sprintf(`{"host":"127.0.0.1","port":%d,"user":"postgres","password":%q,"sslmode":"disable"}`, pg.Port(), wrong),
+	} {
+		e := s.MustFail("db_pg_connect", args, tool.CodeConnectionFailed)
+		if strings.Contains(e.Message, wrong) || !strings.Contains(e.Message, "password") {
+			t.Errorf("wrong password: %s", e.Message)
+		}
+	}
+	e := s.MustFail("db_pg_connect", `{"connectionString":"postgres://u:`+wrong+`@127.0.0.1:1/x?sslmode=disable"}`, tool.CodeConnectionFailed)
+	if strings.Contains(e.Message, wrong) || !strings.Contains(e.Message, "refused") {
+		t.Errorf("refused: %s", e.Message)
+	}
+	e = s.MustFail("db_pg_connect", `{"connectionString":"postgres://u:`+wrong+`@h:notaport/x"}`, tool.CodeInvalidArgs)
+	if strings.Contains(e.Message, wrong) {
+		t.Errorf("bad string: %s", e.Message)
+	}
+}

@@ -1,0 +1,435 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/redact"
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/redis/go-redis/v9"
+)
+
+const redisGroup = "Redis"
+
+type redisConn = conn[*redis.Client]
+
+// Bounds of reading keys and collections.
+const (
+	defaultKeysLimit = 1000
+	maxKeysLimit     = 100_000
+	// collectionLimit bounds the members of a list, set or sorted set that
+	// db_redis_get returns.
+	collectionLimit = 1000
+)
+
+func redisTools() []tool.Tool {
+	return []tool.Tool{redisConnect(), redisGet(), redisSet(), redisDel(), redisKeys(), redisFlush(), redisHash(), redisDisconnect()}
+}
+
+func redisLookup(call *tool.Call, alias string) (*redisConn, error) {
+	return lookup[*redis.Client](call, tool.KindRedis, alias, "db_redis_connect")
+}
+
+// redisErr explains a Redis error.
+func redisErr(c *redisConn, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		return tool.Errorf(tool.CodeQueryError, "%s: %s", c.label, c.red.String(err.Error()))
+	}
+	return connError(c.red, c.label, err)
+}
+
+func redisConnect() tool.Tool {
+	type args struct {
+		URL      string `json:"url"`
+		Host     string `json:"host"`
+		Port     int    `json:"port"`
+		Password string `json:"password"`
+		DB       *int   `json:"db"`
+		Alias    string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_redis_connect", redisGroup, "Connect to Redis and keep the client under an alias. Give url (redis://:password@host:6379/0, rediss:// for TLS) or the parts. "+
+			"Returns {alias, addr, db, server}.", false,
+			schema.Object(
+				schema.String("url", "redis://[user:password@]host:port/db; the parts below override it"),
+				schema.String("host", "Host (default localhost)"),
+				schema.Integer("port", "Port (default 6379)").Min(1).Max(65535),
+				schema.String("password", "Password (kept only in the connection, never shown)"),
+				schema.Integer("db", "Database number (default 0)").Min(0),
+				aliasArg("Redis"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			if call.Resources == nil {
+				return nil, tool.Errorf(tool.CodeInternal, "database tools need a worker's resources")
+			}
+			alias := aliasOf(in.Alias)
+			red := redact.New(in.Password)
+			opt := &redis.Options{Addr: "localhost:6379"}
+			if in.URL != "" {
+				var err error
+				if opt, err = redis.ParseURL(in.URL); err != nil {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"url\": %s; write redis://:password@host:6379/0", red.String(redact.URLs(err.Error())))
+				}
+				red.Add(opt.Password)
+			}
+			host, port, _ := splitHostPort(opt.Addr)
+			if in.Host != "" {
+				host = in.Host
+			}
+			if in.Port != 0 {
+				port = strconv.Itoa(in.Port)
+			}
+			opt.Addr = host + ":" + port
+			if in.Password != "" {
+				opt.Password = in.Password
+			}
+			if in.DB != nil {
+				opt.DB = *in.DB
+			}
+			opt.DialTimeout = connectTimeout
+			opt.MaxRetries = 1
+			label := fmt.Sprintf("Redis %s/%d", opt.Addr, opt.DB)
+			client := redis.NewClient(opt)
+			cctx, cancel := context.WithTimeout(ctx, connectTimeout)
+			defer cancel()
+			info, err := client.Info(cctx, "server").Result()
+			if err != nil {
+				client.Close()
+				return nil, connError(red, label, err)
+			}
+			version := ""
+			for _, line := range splitLines(info) {
+				if v, ok := cutPrefix(line, "redis_version:"); ok {
+					version = v
+				}
+			}
+			call.Resources.Put(tool.KindRedis, alias, &redisConn{c: client, red: red, label: label}, client.Close)
+			return map[string]any{"alias": alias, "addr": opt.Addr, "db": opt.DB, "server": "Redis " + version}, nil
+		}),
+	}
+}
+
+func redisGet() tool.Tool {
+	type args struct {
+		Key   string `json:"key"`
+		Alias string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_redis_get", redisGroup, "Read a key of any type. Returns {key, exists, type, value, ttl}: a string as text, a hash as an object, "+
+			"a list, set or sorted set as an array (at most 1000 members, with a note); ttl in seconds, -1 for none.", false,
+			schema.Object(schema.String("key", "The key").Required(), aliasArg("Redis"))),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := redisLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			r := c.c
+			typ, err := r.Type(ctx, in.Key).Result()
+			if err != nil {
+				return nil, redisErr(c, err)
+			}
+			if typ == "none" {
+				return map[string]any{"key": in.Key, "exists": false}, nil
+			}
+			out := map[string]any{"key": in.Key, "exists": true, "type": typ}
+			var v any
+			switch typ {
+			case "string":
+				v, err = r.Get(ctx, in.Key).Result()
+			case "hash":
+				v, err = r.HGetAll(ctx, in.Key).Result()
+			case "list":
+				v, err = r.LRange(ctx, in.Key, 0, collectionLimit-1).Result()
+				if n, _ := r.LLen(ctx, in.Key).Result(); n > collectionLimit {
+					out["note"] = fmt.Sprintf("the first %d of %d items", collectionLimit, n)
+				}
+			case "set":
+				var members []string
+				var cursor uint64
+				members, cursor, err = r.SScan(ctx, in.Key, 0, "", collectionLimit).Result()
+				if cursor != 0 {
+					out["note"] = fmt.Sprintf("some of the members (at most about %d)", collectionLimit)
+				}
+				v = members
+			case "zset":
+				v, err = r.ZRangeWithScores(ctx, in.Key, 0, collectionLimit-1).Result()
+			default:
+				out["note"] = "values of type " + typ + " are not read by this tool"
+			}
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return nil, redisErr(c, err)
+			}
+			out["value"] = v
+			ttl, err := r.TTL(ctx, in.Key).Result()
+			if err != nil {
+				return nil, redisErr(c, err)
+			}
+			out["ttl"] = ttlSeconds(ttl)
+			return out, nil
+		}),
+	}
+}
+
+// ttlSeconds turns go-redis's TTL (-1 ns: none, -2 ns: no key) into seconds.
+func ttlSeconds(d time.Duration) int64 {
+	if d < 0 {
+		return int64(d)
+	}
+	return int64(d / time.Second)
+}
+
+func redisSet() tool.Tool {
+	type args struct {
+		Key   string `json:"key"`
+		Value any    `json:"value"`
+		TTL   int64  `json:"ttl"`
+		Alias string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_redis_set", redisGroup, "Set a string key (a value that is not a string is stored as its JSON), with an optional expiry. Returns {key, ttl}.", true,
+			schema.Object(
+				schema.String("key", "The key").Required(),
+				schema.Any("value", "The value: a string, or any JSON value (stored as JSON text)").Required(),
+				schema.Integer("ttl", "Seconds until the key expires (0: never)").Default(0).Min(0),
+				aliasArg("Redis"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := redisLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			val, ok := in.Value.(string)
+			if !ok {
+				b, _ := json.Marshal(in.Value)
+				val = string(b)
+			}
+			if err := c.c.Set(ctx, in.Key, val, time.Duration(in.TTL)*time.Second).Err(); err != nil {
+				return nil, redisErr(c, err)
+			}
+			ttl := in.TTL
+			if ttl == 0 {
+				ttl = -1
+			}
+			return map[string]any{"key": in.Key, "ttl": ttl}, nil
+		}),
+	}
+}
+
+func redisDel() tool.Tool {
+	type args struct {
+		Keys  []string `json:"keys"`
+		Alias string   `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_redis_del", redisGroup, "Delete keys. Returns {deleted} (how many existed).", true,
+			schema.Object(schema.Array("keys", "Keys to delete", schema.StringItems()).Required().Min(1), aliasArg("Redis"))),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := redisLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			n, err := c.c.Del(ctx, in.Keys...).Result()
+			if err != nil {
+				return nil, redisErr(c, err)
+			}
+			return map[string]any{"deleted": n}, nil
+		}),
+	}
+}
+
+func redisKeys() tool.Tool {
+	type args struct {
+		Pattern string `json:"pattern"`
+		Type    string `json:"type"`
+		Limit   int    `json:"limit"`
+		Alias   string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_redis_keys", redisGroup, "List keys matching a glob pattern, with SCAN (never KEYS, which blocks the server). Returns {keys, count, truncated}.", false,
+			schema.Object(
+				schema.String("pattern", "Glob: * any, ? one character, [ab] a set").Default("*"),
+				schema.String("type", "Only keys of this type").Enum("string", "hash", "list", "set", "zset", "stream"),
+				schema.Integer("limit", "Most keys returned").Default(defaultKeysLimit).Min(1).Max(maxKeysLimit),
+				aliasArg("Redis"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := redisLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			if in.Pattern == "" {
+				in.Pattern = "*"
+			}
+			if in.Limit <= 0 {
+				in.Limit = defaultKeysLimit
+			}
+			keys := []string{}
+			seen := map[string]bool{} // SCAN may return a key twice
+			var cursor uint64
+			truncated := false
+			for {
+				var batch []string
+				batch, cursor, err = c.c.ScanType(ctx, cursor, in.Pattern, 500, in.Type).Result()
+				if err != nil {
+					return nil, redisErr(c, err)
+				}
+				for _, k := range batch {
+					if seen[k] {
+						continue
+					}
+					if len(keys) == in.Limit {
+						truncated = true
+						break
+					}
+					seen[k] = true
+					keys = append(keys, k)
+				}
+				if cursor == 0 || truncated {
+					break
+				}
+			}
+			return map[string]any{"keys": keys, "count": len(keys), "truncated": truncated}, nil
+		}),
+	}
+}
+
+func redisFlush() tool.Tool {
+	type args struct {
+		Confirm bool   `json:"confirm"`
+		Alias   string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_redis_flush", redisGroup, "Delete every key of the connection's database (FLUSHDB; other databases are untouched). Needs confirm: true. Returns {flushed, keys}.", true,
+			schema.Object(schema.Boolean("confirm", "Must be true: this deletes all the keys").Required(), aliasArg("Redis"))),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := redisLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			if !in.Confirm {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"confirm\": db_redis_flush deletes every key of %s; pass confirm: true to do it", c.label)
+			}
+			n, err := c.c.DBSize(ctx).Result()
+			if err != nil {
+				return nil, redisErr(c, err)
+			}
+			if err := c.c.FlushDB(ctx).Err(); err != nil {
+				return nil, redisErr(c, err)
+			}
+			return map[string]any{"flushed": true, "keys": n}, nil
+		}),
+	}
+}
+
+func redisHash() tool.Tool {
+	type args struct {
+		Action string            `json:"action"`
+		Key    string            `json:"key"`
+		Field  string            `json:"field"`
+		Value  *string           `json:"value"`
+		Fields map[string]string `json:"fields"`
+		Alias  string            `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_redis_hash", redisGroup, "Hash operations on key: get {field} → value; set {field, value} or {fields} → added; getall → object; "+
+			"del {field} → deleted; exists {field} → exists; keys → field names.", true,
+			schema.Object(
+				schema.String("action", "What to do").Enum("get", "set", "getall", "del", "exists", "keys").Required(),
+				schema.String("key", "The hash's key").Required(),
+				schema.String("field", "A field (get, set, del, exists)"),
+				schema.String("value", "The field's value (set)"),
+				schema.Map("fields", "Several fields to set at once: name → value (set)"),
+				aliasArg("Redis"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := redisLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			needField := func() error {
+				if in.Field == "" {
+					return tool.Errorf(tool.CodeInvalidArgs, "argument \"field\": action %s needs a field", in.Action)
+				}
+				return nil
+			}
+			r := c.c
+			var out map[string]any
+			switch in.Action {
+			case "get":
+				if err := needField(); err != nil {
+					return nil, err
+				}
+				v, gerr := r.HGet(ctx, in.Key, in.Field).Result()
+				if errors.Is(gerr, redis.Nil) {
+					return map[string]any{"key": in.Key, "field": in.Field, "exists": false}, nil
+				}
+				err, out = gerr, map[string]any{"key": in.Key, "field": in.Field, "exists": true, "value": v}
+			case "set":
+				vals := map[string]any{}
+				for k, v := range in.Fields {
+					vals[k] = v
+				}
+				if in.Field != "" {
+					if in.Value == nil {
+						return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"value\": action set with a field needs its value")
+					}
+					vals[in.Field] = *in.Value
+				}
+				if len(vals) == 0 {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "action set needs field and value, or fields")
+				}
+				var n int64
+				n, err = r.HSet(ctx, in.Key, vals).Result()
+				out = map[string]any{"key": in.Key, "added": n, "set": len(vals)}
+			case "getall":
+				var m map[string]string
+				m, err = r.HGetAll(ctx, in.Key).Result()
+				out = map[string]any{"key": in.Key, "fields": m, "count": len(m)}
+			case "del":
+				if err := needField(); err != nil {
+					return nil, err
+				}
+				var n int64
+				n, err = r.HDel(ctx, in.Key, in.Field).Result()
+				out = map[string]any{"key": in.Key, "field": in.Field, "deleted": n == 1}
+			case "exists":
+				if err := needField(); err != nil {
+					return nil, err
+				}
+				var ok bool
+				ok, err = r.HExists(ctx, in.Key, in.Field).Result()
+				out = map[string]any{"key": in.Key, "field": in.Field, "exists": ok}
+			case "keys":
+				var ks []string
+				ks, err = r.HKeys(ctx, in.Key).Result()
+				out = map[string]any{"key": in.Key, "fields": ks, "count": len(ks)}
+			}
+			if err != nil {
+				return nil, redisErr(c, err)
+			}
+			return out, nil
+		}),
+	}
+}
+
+func redisDisconnect() tool.Tool {
+	type args struct {
+		Alias string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_redis_disconnect", redisGroup, "Close a Redis connection. Returns {alias, closed}.", false,
+			schema.Object(aliasArg("Redis"))),
+		Run: tool.Typed(func(_ context.Context, in args, call *tool.Call) (any, error) {
+			return disconnect(call, tool.KindRedis, in.Alias, "db_redis_connect")
+		}),
+	}
+}

@@ -1,0 +1,290 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+)
+
+const sqliteGroup = "SQLite"
+
+type sqliteConn = conn[*sql.DB]
+
+func sqliteTools() []tool.Tool {
+	return []tool.Tool{sqliteOpen(), sqliteQuery(), sqliteSchema(), sqliteClose()}
+}
+
+func sqliteLookup(call *tool.Call, alias string) (*sqliteConn, error) {
+	return lookup[*sql.DB](call, tool.KindSQLite, alias, "db_sqlite_open")
+}
+
+func sqliteOpen() tool.Tool {
+	type args struct {
+		Path     string `json:"path"`
+		Readonly bool   `json:"readonly"`
+		Alias    string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_sqlite_open", sqliteGroup, "Open an SQLite database file (created if missing, unless readonly) or \":memory:\", under an alias. "+
+			"Returns {alias, path, readonly, tables}.", false,
+			schema.Object(
+				schema.String("path", "Database file (relative to the server's working directory), or :memory:").Required().Min(1),
+				schema.Boolean("readonly", "Open read-only: the file must exist and writes fail").Default(false),
+				aliasArg("SQLite"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			if call.Resources == nil {
+				return nil, tool.Errorf(tool.CodeInternal, "database tools need a worker's resources")
+			}
+			alias := aliasOf(in.Alias)
+			path := in.Path
+			if path != ":memory:" {
+				if !filepath.IsAbs(path) {
+					if roots := tool.RootsFrom(ctx); len(roots) > 0 {
+						path = filepath.Join(roots[0], path)
+					} else if abs, err := filepath.Abs(path); err == nil {
+						path = abs
+					}
+				}
+				fi, err := os.Stat(path)
+				switch {
+				case err == nil && fi.IsDir():
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "db_sqlite_open %s: is a directory; give a database file", path)
+				case errors.Is(err, os.ErrNotExist) && in.Readonly:
+					return nil, tool.Errorf(tool.CodeNotFound, "db_sqlite_open %s: no such file (readonly opens only an existing database)", path)
+				case errors.Is(err, os.ErrNotExist):
+					if _, err := os.Stat(filepath.Dir(path)); err != nil {
+						return nil, tool.Errorf(tool.CodeNotFound, "db_sqlite_open %s: the directory %s does not exist", path, filepath.Dir(path))
+					}
+				}
+			}
+			q := url.Values{}
+			q.Add("_pragma", "busy_timeout(5000)")
+			q.Add("_pragma", "foreign_keys(1)")
+			if in.Readonly {
+				q.Set("mode", "ro")
+			}
+			dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+			if path == ":memory:" {
+				dsn = "file::memory:?" + q.Encode()
+			}
+			db, err := sql.Open("sqlite", dsn)
+			if err != nil {
+				return nil, tool.Errorf(tool.CodeToolError, "db_sqlite_open %s: %v", path, err)
+			}
+			// One connection: ":memory:" is one database per connection, and
+			// SQLite writes one at a time anyway.
+			db.SetMaxOpenConns(1)
+			var tables int
+			if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables); err != nil {
+				db.Close()
+				return nil, tool.Errorf(tool.CodeToolError, "db_sqlite_open %s: not a usable SQLite database: %v", path, err)
+			}
+			call.Resources.Put(tool.KindSQLite, alias, &sqliteConn{c: db, label: "SQLite " + path}, db.Close)
+			return map[string]any{"alias": alias, "path": path, "readonly": in.Readonly, "tables": tables}, nil
+		}),
+	}
+}
+
+// sqliteErr explains an SQLite error.
+func sqliteErr(c *sqliteConn, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "readonly database") || strings.Contains(msg, "SQLITE_READONLY") {
+		msg += " (the database was opened with readonly: true; open it again without readonly to write)"
+	}
+	return tool.Errorf(tool.CodeQueryError, "%s: %s", c.label, msg)
+}
+
+// sqliteRows reads rows into the shared result form.
+func sqliteRows(rows *sql.Rows, maxRows int) (map[string]any, error) {
+	defer rows.Close()
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(cts))
+	cols := make([]map[string]any, len(cts))
+	for i, ct := range cts {
+		names[i] = ct.Name()
+		cols[i] = map[string]any{"name": ct.Name(), "type": strings.ToLower(ct.DatabaseTypeName())}
+	}
+	names = columnNames(names)
+	out := []map[string]any{}
+	truncated := false
+	vals := make([]any, len(cts))
+	ptrs := make([]any, len(cts))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if len(out) == maxRows {
+			truncated = true
+			break
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		row := make(map[string]any, len(vals))
+		for i, v := range vals {
+			row[names[i]] = jsonValue(v)
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	res := map[string]any{"columns": cols, "rows": out, "rowCount": len(out)}
+	if truncated {
+		res["truncated"], res["note"] = true, cutNote(maxRows)
+	}
+	return res, nil
+}
+
+func sqliteQuery() tool.Tool {
+	type args struct {
+		Query   string `json:"query"`
+		Params  []any  `json:"params"`
+		MaxRows int    `json:"maxRows"`
+		Alias   string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_sqlite_query", sqliteGroup, "Run one SQL statement with ? (or ?1, :name) parameters. A statement that returns rows (SELECT, WITH, PRAGMA, ... RETURNING) "+
+			"gives {columns, rows, rowCount}; any other gives {rowsAffected, lastInsertId}.", true,
+			schema.Object(
+				schema.String("query", "The SQL statement").Required().Min(1),
+				schema.Array("params", "Values for the parameters, in order", nil),
+				schema.Integer("maxRows", "Most rows returned").Default(defaultMaxRows).Min(1).Max(maxMaxRows),
+				aliasArg("SQLite"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := sqliteLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			// One connection for the statement and what follows it, so that
+			// changes() and last_insert_rowid() are the statement's own.
+			sc, err := c.c.Conn(ctx)
+			if err != nil {
+				return nil, sqliteErr(c, err)
+			}
+			defer sc.Close()
+			rows, err := sc.QueryContext(ctx, in.Query, params(in.Params)...)
+			if err != nil {
+				return nil, sqliteErr(c, err)
+			}
+			cols, err := rows.Columns()
+			if err != nil {
+				rows.Close()
+				return nil, sqliteErr(c, err)
+			}
+			if len(cols) > 0 {
+				res, err := sqliteRows(rows, maxRowsOf(in.MaxRows))
+				if err != nil {
+					return nil, sqliteErr(c, err)
+				}
+				return res, nil
+			}
+			for rows.Next() { // a statement without columns: run it to the end
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, sqliteErr(c, err)
+			}
+			var affected, lastID int64
+			if err := sc.QueryRowContext(ctx, "SELECT changes(), last_insert_rowid()").Scan(&affected, &lastID); err != nil {
+				return nil, sqliteErr(c, err)
+			}
+			return map[string]any{"rowsAffected": affected, "lastInsertId": lastID}, nil
+		}),
+	}
+}
+
+func sqliteSchema() tool.Tool {
+	type args struct {
+		Table string `json:"table"`
+		Alias string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_sqlite_schema", sqliteGroup, "Describe the database: without table, its tables, views and indexes {type, name, sql}; with table, "+
+			"its columns {name, type, notnull, default, pk}, indexes and foreign keys.", false,
+			schema.Object(
+				schema.String("table", "A table to describe (default: list everything)"),
+				aliasArg("SQLite"),
+			)),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			c, err := sqliteLookup(call, in.Alias)
+			if err != nil {
+				return nil, err
+			}
+			query := func(q string, args ...any) ([]map[string]any, error) {
+				rows, err := c.c.QueryContext(ctx, q, args...)
+				if err != nil {
+					return nil, sqliteErr(c, err)
+				}
+				res, err := sqliteRows(rows, maxMaxRows)
+				if err != nil {
+					return nil, sqliteErr(c, err)
+				}
+				return res["rows"].([]map[string]any), nil
+			}
+			if in.Table == "" {
+				objs, err := query("SELECT type, name, tbl_name AS \"table\", sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type DESC, name")
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"objects": objs, "count": len(objs)}, nil
+			}
+			var n int
+			if err := c.c.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?", in.Table).Scan(&n); err != nil {
+				return nil, sqliteErr(c, err)
+			}
+			if n == 0 {
+				tables, _ := query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")
+				names := make([]string, len(tables))
+				for i, t := range tables {
+					names[i] = fmt.Sprint(t["name"])
+				}
+				return nil, tool.Errorf(tool.CodeNotFound, "no table %q; tables: %s", in.Table, listOrNone(names))
+			}
+			// The table-valued pragma functions take the name as a value.
+			cols, err := query("SELECT name, type, \"notnull\", dflt_value AS \"default\", pk FROM pragma_table_info(?)", in.Table)
+			if err != nil {
+				return nil, err
+			}
+			idx, err := query("SELECT name, \"unique\", origin FROM pragma_index_list(?)", in.Table)
+			if err != nil {
+				return nil, err
+			}
+			fks, err := query("SELECT \"from\", \"table\", \"to\", on_delete FROM pragma_foreign_key_list(?)", in.Table)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"table": in.Table, "columns": cols, "indexes": idx, "foreignKeys": fks}, nil
+		}),
+	}
+}
+
+func sqliteClose() tool.Tool {
+	type args struct {
+		Alias string `json:"alias"`
+	}
+	return tool.Tool{
+		Def: def("db_sqlite_close", sqliteGroup, "Close an SQLite database. Returns {alias, closed}.", false,
+			schema.Object(aliasArg("SQLite"))),
+		Run: tool.Typed(func(_ context.Context, in args, call *tool.Call) (any, error) {
+			return disconnect(call, tool.KindSQLite, in.Alias, "db_sqlite_open")
+		}),
+	}
+}
