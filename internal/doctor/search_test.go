@@ -95,6 +95,13 @@ var searchQueries = []struct{ query, want string }{
 	{"read a file from disk", "fs_read"},
 	{"compare two files", "fs_diff"},
 	{"sha256 of a file", "fs_hash"},
+	{"run a SQL query on postgres", "db_pg_query"},
+	{"connect to my postgresql database", "db_pg_connect"},
+	{"insert test rows into a table", "db_pg_seed"},
+	{"what columns does the users table have", "db_pg_schema"},
+	{"open a sqlite file", "db_sqlite_open"},
+	{"read a key from redis", "db_redis_get"},
+	{"clear the redis cache", "db_redis_flush"},
 }
 
 func TestToolSearchFindsWhatUsersAskFor(t *testing.T) {

@@ -31,6 +31,8 @@ type server struct {
 	dir  string
 	port int
 	args func() (string, []string)
+	// ready reports whether the server answers (nil: its port accepts).
+	ready func() error
 	cred *syscall.Credential
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -97,6 +99,11 @@ func StartPostgres() (*Postgres, error) {
 		return filepath.Join(bin, "postgres"), []string{"-D", data, "-p", strconv.Itoa(p.port), "-k", dir,
 			"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 			"-c", "max_connections=200", "-c", "shared_buffers=16MB"}
+	}
+	// PostgreSQL listens before it accepts sessions ("the database system
+	// is starting up"); pg_isready tells them apart.
+	p.ready = func() error {
+		return exec.Command(filepath.Join(bin, "pg_isready"), "-q", "-h", "127.0.0.1", "-p", strconv.Itoa(p.port)).Run()
 	}
 	p.URL = fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable", Password, p.port)
 	if err := p.Start(); err != nil {
@@ -172,7 +179,9 @@ func (s *server) Start() error {
 		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)), time.Second)
 		if err == nil {
 			c.Close()
-			return nil
+			if s.ready == nil || s.ready() == nil {
+				return nil
+			}
 		}
 		select {
 		case <-s.done:

@@ -6,6 +6,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tools/assert"
 	"github.com/barrhawk/barrhawk/internal/tools/data"
+	"github.com/barrhawk/barrhawk/internal/tools/db"
 	"github.com/barrhawk/barrhawk/internal/tools/fault"
 	"github.com/barrhawk/barrhawk/internal/tools/fs"
 	"github.com/barrhawk/barrhawk/internal/tools/report"
@@ -30,6 +31,7 @@ func Tools() []tool.Tool {
 		transform.Tools(),
 		web.Tools(),
 		fs.Tools(),
+		db.Tools(),
 	} {
 		out = append(out, family...)
 	}

@@ -107,6 +107,11 @@ func pgConnect() tool.Tool {
 // and for one with a position, the line, column and the text there.
 func pgErr(c *pgConn, query string, err error) error {
 	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P")) {
+		// Connection exceptions, and the server shutting down or restarting
+		// (admin_shutdown, crash_shutdown, cannot_connect_now).
+		return connError(c.red, c.label, err)
+	}
 	if errors.As(err, &pe) {
 		msg := fmt.Sprintf("%s (SQLSTATE %s)", pe.Message, pe.Code)
 		if pe.Detail != "" {

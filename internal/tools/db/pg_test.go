@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/barrhawk/barrhawk/internal/testsrv"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -160,4 +161,57 @@ func TestPostgresCredentialsNeverShow(t *testing.T) {
 	if strings.Contains(e.Message, wrong) {
 		t.Errorf("bad string: %s", e.Message)
 	}
+}
+
+// A server stopped mid-session: the call fails with CONNECTION_FAILED, and
+// once the server is back the same alias works again, without a new connect.
+func TestPostgresReconnectsAfterARestart(t *testing.T) {
+	t.Parallel()
+	own, err := testsrv.StartPostgres()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	s := tooltest.NewSession(t, Tools())
+	s.MustRun("db_pg_connect", fmt.Sprintf(`{"connectionString":%q}`, own.URL))
+	s.MustRun("db_pg_query", `{"query":"SELECT 1"}`)
+	if err := own.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	e := s.MustFail("db_pg_query", `{"query":"SELECT 1"}`, tool.CodeConnectionFailed)
+	if strings.Contains(e.Message, testsrv.Password) || !strings.Contains(e.Message, "PostgreSQL postgres@127.0.0.1") {
+		t.Errorf("server stopped: %s", e.Message)
+	}
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"query":"SELECT 2 AS two"}`))
+	tooltest.WantJSON(t, "after the restart", got["rows"], `[{"two":2}]`)
+}
+
+// The pools close with the Igor's resources: the server sees the
+// connections go.
+func TestPostgresConnectionsCloseWithTheResources(t *testing.T) {
+	t.Parallel()
+	s := pgSession(t, "t_close")
+	s.MustRun("db_pg_connect", fmt.Sprintf(`{"connectionString":%q,"alias":"watch"}`, pg.URL))
+	count := func() float64 {
+		got := tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"watch","query":"SELECT count(*) AS n FROM pg_stat_activity WHERE datname = 't_close'"}`))
+		return got["rows"].([]any)[0].(map[string]any)["n"].(float64)
+	}
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT 1"}`)
+	if n := count(); n < 1 {
+		t.Fatalf("connections to t_close before: %v", n)
+	}
+	kinds, err := s.Res.Close(tool.KindPostgres, "prod")
+	if !kinds || err != nil {
+		t.Fatalf("close: %v %v", kinds, err)
+	}
+	for range 100 {
+		if count() == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("the server still sees %v connections after the pool closed", count())
 }

@@ -27,6 +27,15 @@ const (
 	collectionLimit = 1000
 )
 
+// quiet drops go-redis's own log lines (dial retries and the like): the
+// tools report failures in their results, and an Igor's stderr is the
+// front's log.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+func init() { redis.SetLogger(quiet{}) }
+
 func redisTools() []tool.Tool {
 	return []tool.Tool{redisConnect(), redisGet(), redisSet(), redisDel(), redisKeys(), redisFlush(), redisHash(), redisDisconnect()}
 }
@@ -97,6 +106,7 @@ func redisConnect() tool.Tool {
 			}
 			opt.DialTimeout = connectTimeout
 			opt.MaxRetries = 1
+			opt.DialerRetries = 1 // one try: a refused address answers at once
 			label := fmt.Sprintf("Redis %s/%d", opt.Addr, opt.DB)
 			client := redis.NewClient(opt)
 			cctx, cancel := context.WithTimeout(ctx, connectTimeout)

@@ -1,0 +1,85 @@
+package db
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
+)
+
+func TestSQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := tooltest.NewSession(t, Tools())
+	s.Ctx = tool.WithRoots(context.Background(), []string{dir})
+	got := tooltest.Object(t, s.MustRun("db_sqlite_open", `{"path":"app.db","alias":"app"}`))
+	if got["path"] != filepath.Join(dir, "app.db") || got["tables"] != float64(0) {
+		t.Errorf("open: %v", got)
+	}
+	s.MustRun("db_sqlite_query", `{"alias":"app","query":"CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL, data BLOB)"}`)
+	s.MustRun("db_sqlite_query", `{"alias":"app","query":"CREATE INDEX items_name ON items(name)"}`)
+	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"app","query":"INSERT INTO items (name, price) VALUES (?, ?), (?, ?)","params":["pen",1.5,"ink",2]}`))
+	tooltest.WantJSON(t, "insert", got, `{"rowsAffected":2,"lastInsertId":2}`)
+	// Rows for any statement that returns them, not only SELECT.
+	for q, want := range map[string]string{
+		`SELECT name, price FROM items ORDER BY id`:                   `[{"name":"pen","price":1.5},{"name":"ink","price":2}]`,
+		`WITH c AS (SELECT count(*) AS n FROM items) SELECT n FROM c`: `[{"n":2}]`,
+		`INSERT INTO items (name) VALUES ('cap') RETURNING id, name`:  `[{"id":3,"name":"cap"}]`,
+		`  -- a comment first\n select 'x' as v`:                      `[{"v":"x"}]`,
+	} {
+		got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"app","query":`+tooltest.Marshal(strings.ReplaceAll(q, `\n`, "\n"))+`}`))
+		tooltest.WantJSON(t, q, got["rows"], want)
+	}
+	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"app","query":"PRAGMA table_info(items)"}`))
+	if got["rowCount"] != float64(4) {
+		t.Errorf("pragma: %v", got)
+	}
+	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"app","query":"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 30) SELECT x FROM c","maxRows":5}`))
+	if got["rowCount"] != float64(5) || got["truncated"] != true || !strings.Contains(tooltest.Marshal(got["note"]), "maxRows") {
+		t.Errorf("maxRows: %v", got)
+	}
+	e := s.MustFail("db_sqlite_query", `{"alias":"app","query":"SELEC 1"}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "syntax error") {
+		t.Errorf("syntax: %s", e.Message)
+	}
+	got = tooltest.Object(t, s.MustRun("db_sqlite_schema", `{"alias":"app","table":"items"}`))
+	js := tooltest.Marshal(got)
+	for _, want := range []string{`"name":"price"`, `"type":"REAL"`, `"items_name"`, `"pk":1`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("schema lacks %s: %s", want, js)
+		}
+	}
+	if got = tooltest.Object(t, s.MustRun("db_sqlite_schema", `{"alias":"app"}`)); got["count"] != float64(2) {
+		t.Errorf("schema list: %v", got)
+	}
+	e = s.MustFail("db_sqlite_schema", `{"alias":"app","table":"itemz"}`, tool.CodeNotFound)
+	if !strings.Contains(e.Message, "items") {
+		t.Errorf("unknown table: %s", e.Message)
+	}
+	s.MustRun("db_sqlite_close", `{"alias":"app"}`)
+
+	// Read-only: reads work, writes fail saying why; a missing file is NOT_FOUND.
+	s.MustRun("db_sqlite_open", `{"path":"app.db","readonly":true,"alias":"ro"}`)
+	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"ro","query":"SELECT count(*) AS n FROM items"}`))
+	tooltest.WantJSON(t, "read-only read", got["rows"], `[{"n":3}]`)
+	e = s.MustFail("db_sqlite_query", `{"alias":"ro","query":"DELETE FROM items"}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "readonly") {
+		t.Errorf("write to read-only: %s", e.Message)
+	}
+	s.MustFail("db_sqlite_open", `{"path":"missing.db","readonly":true}`, tool.CodeNotFound)
+	s.MustFail("db_sqlite_open", `{"path":"no/such/dir/x.db"}`, tool.CodeNotFound)
+	e = s.MustFail("db_sqlite_query", `{"alias":"app","query":"SELECT 1"}`, tool.CodeNotFound)
+	if !strings.Contains(e.Message, "open: ro") {
+		t.Errorf("closed alias: %s", e.Message)
+	}
+
+	// :memory: keeps its tables across calls (one connection).
+	s.MustRun("db_sqlite_open", `{"path":":memory:","alias":"mem"}`)
+	s.MustRun("db_sqlite_query", `{"alias":"mem","query":"CREATE TABLE t (x)"}`)
+	s.MustRun("db_sqlite_query", `{"alias":"mem","query":"INSERT INTO t VALUES (42)"}`)
+	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"mem","query":"SELECT x FROM t"}`))
+	tooltest.WantJSON(t, "memory", got["rows"], `[{"x":42}]`)
+}
