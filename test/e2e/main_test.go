@@ -4,14 +4,17 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,6 +38,26 @@ type server struct {
 	listChanged chan struct{}
 	// resourcesChanged receives one for every resources/list_changed.
 	resourcesChanged chan struct{}
+	// stderr holds everything the server wrote to its log.
+	stderr *lockedBuffer
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // start runs `barrhawk serve` with extra env (KEY=VALUE) and connects.
@@ -63,7 +86,8 @@ func startWith(t testing.TB, args []string, yaml string, env ...string) *server 
 	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_HOME="+filepath.Join(home, ".barrhawk"), "BARRHAWK_LOG_LEVEL=warn")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Dir = home
-	cmd.Stderr = testWriter{t}
+	stderr := &lockedBuffer{}
+	cmd.Stderr = io.MultiWriter(testWriter{t}, stderr)
 	listChanged, resourcesChanged := make(chan struct{}, 100), make(chan struct{}, 100)
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -85,7 +109,7 @@ func startWith(t testing.TB, args []string, yaml string, env ...string) *server 
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
-	s := &server{t: t, cmd: cmd, session: session, home: home, listChanged: listChanged, resourcesChanged: resourcesChanged}
+	s := &server{t: t, cmd: cmd, session: session, home: home, listChanged: listChanged, resourcesChanged: resourcesChanged, stderr: stderr}
 	t.Cleanup(s.stop)
 	return s
 }

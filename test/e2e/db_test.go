@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/jackc/pgx/v5"
+)
+
+// TestDatabases: the database tools through the real server and its Igors,
+// against real PostgreSQL, SQLite and Redis; the password appears in no
+// result, error or log line; the connections close when the server ends.
+func TestDatabases(t *testing.T) {
+	t.Parallel()
+	pg, err := testsrv.StartPostgres()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	rd, err := testsrv.StartRedis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	s := start(t, "BARRHAWK_LOG_LEVEL=debug")
+	var seen strings.Builder // every answer, to look for the password in
+	call := func(name string, args map[string]any) (string, bool) {
+		t.Helper()
+		out, isErr := s.call(name, args)
+		seen.WriteString(out + "\n")
+		return out, isErr
+	}
+	must := func(name string, args map[string]any) string {
+		t.Helper()
+		out, isErr := call(name, args)
+		if isErr {
+			t.Fatalf("%s: %s", name, out)
+		}
+		return out
+	}
+	must("db_pg_connect", map[string]any{"connectionString": pg.URL, "alias": "prod"})
+	must("db_pg_query", map[string]any{"alias": "prod", "query": "CREATE TABLE users (id serial PRIMARY KEY, name text NOT NULL, email text)"})
+	if out := must("db_pg_seed", map[string]any{"alias": "prod", "table": "users", "data": []any{map[string]any{"name": "Ada", "email": "a@x"}, map[string]any{"name": "Alan"}}}); !strings.Contains(out, `"inserted":2`) {
+		t.Errorf("seed: %s", out)
+	}
+	if out := must("db_pg_query", map[string]any{"alias": "prod", "query": "SELECT name FROM users WHERE email IS NULL"}); !strings.Contains(out, `"rows":[{"name":"Alan"}]`) {
+		t.Errorf("query: %s", out)
+	}
+	if out := must("db_pg_schema", map[string]any{"alias": "prod", "table": "users"}); !strings.Contains(out, `"primaryKey":["id"]`) {
+		t.Errorf("schema: %s", out)
+	}
+	if out, isErr := call("db_pg_transaction", map[string]any{"alias": "prod", "queries": []any{
+		map[string]any{"query": "DELETE FROM users"}, map[string]any{"query": "INSERT INTO users (name) VALUES (NULL)"}}}); !isErr ||
+		!strings.Contains(out, "QUERY_ERROR") || !strings.Contains(out, "statement 2 of 2") {
+		t.Errorf("failing transaction: %s", out)
+	}
+	if out := must("db_pg_query", map[string]any{"alias": "prod", "query": "SELECT count(*) AS n FROM users"}); !strings.Contains(out, `[{"n":2}]`) {
+		t.Errorf("after the rollback: %s", out)
+	}
+	if out, isErr := call("db_pg_query", map[string]any{"alias": "prod", "query": "SELEC 1"}); !isErr || !strings.Contains(out, "line 1, column 1") {
+		t.Errorf("syntax error: %s", out)
+	}
+	if out, isErr := call("db_pg_query", map[string]any{"alias": "nope", "query": "SELECT 1"}); !isErr || !strings.Contains(out, "open: prod") {
+		t.Errorf("unknown alias: %s", out)
+	}
+	if out, isErr := call("db_pg_connect", map[string]any{"host": "127.0.0.1", "port": pg.Port(), "user": "postgres", "password": "not-" + testsrv.Password, "sslmode": "disable"}); !isErr || !strings.Contains(out, "CONNECTION_FAILED") {
+		t.Errorf("wrong password: %s", out)
+	}
+
+	must("db_sqlite_open", map[string]any{"path": "local.db"})
+	must("db_sqlite_query", map[string]any{"query": "CREATE TABLE t (x INTEGER)"})
+	must("db_sqlite_query", map[string]any{"query": "INSERT INTO t VALUES (?), (?)", "params": []any{1, 2}})
+	if out := must("db_sqlite_query", map[string]any{"query": "SELECT sum(x) AS s FROM t"}); !strings.Contains(out, `[{"s":3}]`) {
+		t.Errorf("sqlite: %s", out)
+	}
+
+	must("db_redis_connect", map[string]any{"url": rd.URL})
+	must("db_redis_set", map[string]any{"key": "k", "value": "v", "ttl": 60})
+	if out := must("db_redis_get", map[string]any{"key": "k"}); !strings.Contains(out, `"value":"v"`) {
+		t.Errorf("redis: %s", out)
+	}
+	if out, isErr := call("db_redis_flush", map[string]any{}); !isErr || !strings.Contains(out, "confirm") {
+		t.Errorf("flush without confirm: %s", out)
+	}
+
+	// Connections close with the server: PostgreSQL sees them go.
+	s.stop()
+	conn, err := pgx.Connect(context.Background(), pg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	for range 100 {
+		if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n != 0 {
+		t.Errorf("%d connections left after the server ended", n)
+	}
+	for where, text := range map[string]string{"results": seen.String(), "log": s.stderr.String()} {
+		if strings.Contains(text, testsrv.Password) {
+			i := strings.Index(text, testsrv.Password)
+			t.Errorf("the password shows in the %s: ...%s...", where, text[max(0, i-200):min(len(text), i+50)])
+		}
+	}
+	fmt.Fprint(&seen, "")
+}
