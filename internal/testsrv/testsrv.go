@@ -33,10 +33,10 @@ type server struct {
 	args func() (string, []string)
 	// ready reports whether the server answers (nil: its port accepts).
 	ready func() error
-	cred *syscall.Credential
-	cmd  *exec.Cmd
-	done chan struct{}
-	log  *os.File
+	cred  *syscall.Credential
+	cmd   *exec.Cmd
+	done  chan struct{}
+	log   *os.File
 }
 
 // Postgres is a running PostgreSQL cluster.
