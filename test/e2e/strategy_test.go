@@ -68,6 +68,8 @@ func TestSpecializedDomainLanes(t *testing.T) {
 			t.Fatalf("page_probe: %v", got)
 		}
 		s.mustCall("hash_text", map[string]any{"text": "abc"})
+		s.mustCall("db_sqlite_open", map[string]any{"path": ":memory:"})
+		s.mustCall("fs_exists", map[string]any{"path": "."})
 	}
 	status := s.mustCall("worker_status", nil)
 	b, _ := json.Marshal(status["pool"])
@@ -88,8 +90,10 @@ func TestSpecializedDomainLanes(t *testing.T) {
 		done[ig.Lane] += ig.TasksDone
 		loaded[ig.Lane] = ig.ToolsLoaded
 	}
-	if done["domain:browser"] < 3 || done["domain:general"] < 3 {
-		t.Fatalf("tasks by lane %v, want ≥3 on domain:browser and ≥3 on domain:general: %s", done, b)
+	for _, lane := range []string{"domain:browser", "domain:general", "domain:database", "domain:filesystem"} {
+		if done[lane] < 3 {
+			t.Fatalf("tasks by lane %v, want ≥3 on %s: %s", done, lane, b)
+		}
 	}
 	if loaded["domain:browser"] >= loaded["domain:general"] {
 		t.Errorf("the browser Igor loads %d tools, the general one %d: a domain Igor must load only its domain's bag", loaded["domain:browser"], loaded["domain:general"])
