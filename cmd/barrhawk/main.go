@@ -6,12 +6,14 @@ package main
 
 import (
 	"fmt"
+	"github.com/barrhawk/barrhawk/internal/browser"
 	"os"
 
 	"github.com/spf13/cobra"
 )
 
 func main() {
+	browser.ExecIfBrowserStart() // a browser started by an Igor: becomes chromium
 	if err := rootCmd().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "barrhawk:", err)
 		os.Exit(1)

@@ -34,8 +34,14 @@ func (w *worker) applyMemoryLimit(limit int64) {
 	}
 	debug.SetMemoryLimit(limit)
 	if vm := proc.VirtualSize(os.Getpid()); vm > 0 {
-		hard := uint64(vm + 8*limit)
-		if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: hard, Max: hard}); err != nil {
+		// Only the soft limit: a browser this Igor starts lifts it again
+		// before it becomes chromium (browser.ExecIfBrowserStart).
+		soft := uint64(vm + 8*limit)
+		var lim unix.Rlimit
+		if err := unix.Getrlimit(unix.RLIMIT_AS, &lim); err != nil || lim.Max < soft {
+			lim.Max = soft
+		}
+		if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: soft, Max: lim.Max}); err != nil {
 			w.log.Warn("cannot set RLIMIT_AS", "err", err)
 		}
 	}

@@ -187,7 +187,9 @@ func (r *Resources) CloseAll() ([]string, error) {
 // Resource kinds counted in an Igor's pong.
 const (
 	KindBrowserPage = "browser_page"
-	KindPostgres    = "db_pg"
-	KindSQLite      = "db_sqlite"
-	KindRedis       = "db_redis"
+	// KindBrowser is the Igor's one browser (internal/browser), under key "browser".
+	KindBrowser  = "browser"
+	KindPostgres = "db_pg"
+	KindSQLite   = "db_sqlite"
+	KindRedis    = "db_redis"
 )

@@ -1,0 +1,677 @@
+// Package browser drives Chromium for the browser tools through chromedp:
+// one browser per Igor, kept in the Igor's tool.Resources; named sessions,
+// each an isolated browser context (its own cookies and storage) with its
+// tabs; the page actions the tools and the assertions share (find an
+// element by any selector and wait until it can be acted on, click, type,
+// read, screenshot); and the console, network and dialog records of each
+// tab.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// Options say how a browser starts.
+type Options struct {
+	// Headless runs without a window (the default everywhere here).
+	Headless bool
+	// Width and Height are the viewport's size (default 1280×720).
+	Width, Height int
+}
+
+// Default viewport.
+const (
+	DefaultWidth  = 1280
+	DefaultHeight = 720
+	// DefaultSession is the session the first tab belongs to.
+	DefaultSession = "default"
+	// maxRecords bounds the console messages and requests kept per tab.
+	maxRecords = 1000
+)
+
+// Browser is one running Chromium with its sessions. Safe for concurrent
+// use; actions on one tab are serialised by the callers' own order.
+type Browser struct {
+	mu          sync.Mutex
+	allocCancel context.CancelFunc
+	rootCancel  context.CancelFunc
+	root        context.Context
+	sessions    map[string]*Session
+	active      string
+	opts        Options
+	started     time.Time
+	closed      bool
+}
+
+// Session is an isolated browser context: its own cookies, storage and
+// tabs.
+type Session struct {
+	Name   string
+	pages  []*Page
+	active int
+	// first is the chromedp context that created the browser context; new
+	// tabs of the session derive from it.
+	first context.Context
+}
+
+// Page is one tab.
+type Page struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	console  []ConsoleMessage
+	requests []*Request
+	byID     map[network.RequestID]*Request
+	dialogs  []Dialog
+	policy   DialogPolicy
+	pending  *Dialog
+	// dialogOpen is signalled when a dialog opens (for handle_dialog).
+	dialogOpen chan struct{}
+}
+
+// ConsoleMessage is one console entry or uncaught exception.
+type ConsoleMessage struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+	URL  string `json:"url,omitempty"`
+	Line int64  `json:"line,omitempty"`
+	Time string `json:"time"`
+}
+
+// Request is one network request and, once it came, its response.
+type Request struct {
+	ID           string  `json:"id"`
+	Method       string  `json:"method"`
+	URL          string  `json:"url"`
+	ResourceType string  `json:"resourceType"`
+	Status       int64   `json:"status,omitempty"`
+	StatusText   string  `json:"statusText,omitempty"`
+	MimeType     string  `json:"mimeType,omitempty"`
+	Failed       string  `json:"failed,omitempty"`
+	Started      string  `json:"started"`
+	DurationMs   float64 `json:"durationMs,omitempty"`
+	start        time.Time
+}
+
+// Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload)
+// and how it was answered.
+type Dialog struct {
+	Type     string `json:"type"`
+	Message  string `json:"message"`
+	Default  string `json:"defaultPrompt,omitempty"`
+	Answered string `json:"answered,omitempty"` // accepted | dismissed
+	Prompt   string `json:"promptText,omitempty"`
+	Time     string `json:"time"`
+}
+
+// DialogPolicy says how dialogs are answered as they open: "accept",
+// "dismiss", or "" (left open for browser_handle_dialog; any action on the
+// page waits meanwhile, so the tool answers it after a moment).
+type DialogPolicy struct {
+	Action     string
+	PromptText string
+}
+
+// Launch starts Chromium. The process is the barrhawk binary that lifts
+// the Igor's address-space limit and execs the browser (see
+// ExecIfBrowserStart), started by chromedp with a fresh user data
+// directory, killed with the Igor (the death signal) and with Close.
+func Launch(ctx context.Context, opts Options) (*Browser, error) {
+	path, err := Find()
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeToolError, "browser_launch: %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeInternal, "browser_launch: find the barrhawk binary: %v", err)
+	}
+	if opts.Width <= 0 || opts.Height <= 0 {
+		opts.Width, opts.Height = DefaultWidth, DefaultHeight
+	}
+	aopts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
+	aopts = append(aopts,
+		chromedp.ExecPath(self),
+		chromedp.Env(execEnv+"="+path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.WindowSize(opts.Width, opts.Height),
+	)
+	if !opts.Headless {
+		aopts = append(aopts, chromedp.VisibleWindow)
+	}
+	// The allocator and the browser outlive the call that launched them:
+	// they hang off a context of their own, cancelled by Close.
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), aopts...)
+	root, rootCancel := chromedp.NewContext(allocCtx)
+	b := &Browser{allocCancel: allocCancel, rootCancel: rootCancel, root: root, sessions: map[string]*Session{}, active: DefaultSession, opts: opts, started: time.Now()}
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(root) }() // starts the browser and its first tab
+	select {
+	case err = <-started:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		b.Close()
+		return nil, tool.Errorf(tool.CodeToolError, "browser_launch: start %s: %v", path, err)
+	}
+	p, err := b.adopt(root, rootCancel)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	b.sessions[DefaultSession] = &Session{Name: DefaultSession, pages: []*Page{p}, first: root}
+	if err := p.setViewport(ctx, opts.Width, opts.Height); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// adopt makes a Page of a chromedp tab context: its listeners record the
+// console, the network and dialogs.
+func (b *Browser) adopt(ctx context.Context, cancel context.CancelFunc) (*Page, error) {
+	p := &Page{ctx: ctx, cancel: cancel, byID: map[network.RequestID]*Request{}, dialogOpen: make(chan struct{}, 1), policy: DialogPolicy{Action: "dismiss"}}
+	if err := chromedp.Listen(ctx, p.record); err != nil {
+		return nil, tool.Errorf(tool.CodeToolError, "listen to the tab: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
+		return err
+	})); err != nil {
+		return nil, tool.Errorf(tool.CodeToolError, "enable the network domain: %v", err)
+	}
+	return p, nil
+}
+
+// record runs in the tab's event loop: it only appends, and answers
+// dialogs from a goroutine of its own (no command may run here).
+func (p *Page) record(ev any) {
+	now := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		var parts []string
+		for _, a := range e.Args {
+			parts = append(parts, remoteText(a))
+		}
+		m := ConsoleMessage{Type: string(e.Type), Text: strings.Join(parts, " "), Time: now.UTC().Format(time.RFC3339Nano)}
+		if e.StackTrace != nil && len(e.StackTrace.CallFrames) > 0 {
+			m.URL, m.Line = e.StackTrace.CallFrames[0].URL, e.StackTrace.CallFrames[0].LineNumber+1
+		}
+		p.console = appendBounded(p.console, m)
+	case *runtime.EventExceptionThrown:
+		text := e.ExceptionDetails.Text
+		if e.ExceptionDetails.Exception != nil && e.ExceptionDetails.Exception.Description != "" {
+			text = e.ExceptionDetails.Exception.Description
+		}
+		p.console = appendBounded(p.console, ConsoleMessage{Type: "exception", Text: text, URL: e.ExceptionDetails.URL, Line: e.ExceptionDetails.LineNumber + 1, Time: now.UTC().Format(time.RFC3339Nano)})
+	case *network.EventRequestWillBeSent:
+		r := &Request{ID: string(e.RequestID), Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type), Started: now.UTC().Format(time.RFC3339Nano), start: now}
+		p.byID[e.RequestID] = r
+		p.requests = appendBounded(p.requests, r)
+	case *network.EventResponseReceived:
+		if r := p.byID[e.RequestID]; r != nil {
+			r.Status, r.StatusText, r.MimeType = e.Response.Status, e.Response.StatusText, e.Response.MimeType
+		}
+	case *network.EventLoadingFinished:
+		if r := p.byID[e.RequestID]; r != nil {
+			r.DurationMs = float64(now.Sub(r.start).Microseconds()) / 1000
+			delete(p.byID, e.RequestID)
+		}
+	case *network.EventLoadingFailed:
+		if r := p.byID[e.RequestID]; r != nil {
+			r.Failed = e.ErrorText
+			if e.Canceled {
+				r.Failed = "canceled"
+			}
+			delete(p.byID, e.RequestID)
+		}
+	case *page.EventJavascriptDialogOpening:
+		d := Dialog{Type: string(e.Type), Message: e.Message, Default: e.DefaultPrompt, Time: now.UTC().Format(time.RFC3339Nano)}
+		pol := p.policy
+		if pol.Action == "" {
+			p.pending = &d
+			select {
+			case p.dialogOpen <- struct{}{}:
+			default:
+			}
+			return
+		}
+		d.Answered, d.Prompt = answered(pol.Action), pol.PromptText
+		p.dialogs = appendBounded(p.dialogs, d)
+		go p.answer(pol.Action == "accept", pol.PromptText) //nolint:errcheck // the next action reports a stuck page
+	}
+}
+
+func answered(action string) string {
+	if action == "accept" {
+		return "accepted"
+	}
+	return "dismissed"
+}
+
+// answer closes the open dialog.
+func (p *Page) answer(accept bool, prompt string) error {
+	return chromedp.Do(p.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept, PromptText: prompt})
+		return err
+	}))
+}
+
+func appendBounded[T any](s []T, v T) []T {
+	if len(s) >= maxRecords {
+		s = slices.Delete(s, 0, len(s)-maxRecords+1)
+	}
+	return append(s, v)
+}
+
+// remoteText is the console's text for an argument.
+func remoteText(o *runtime.RemoteObject) string {
+	if o == nil {
+		return ""
+	}
+	if len(o.Value) > 0 {
+		s := string(o.Value)
+		if len(s) >= 2 && s[0] == '"' {
+			return strings.Trim(s, `"`)
+		}
+		return s
+	}
+	if o.Description != "" {
+		return o.Description
+	}
+	return string(o.Type)
+}
+
+// Close ends the browser: every tab, the browser process and its children,
+// and the user data directory.
+func (b *Browser) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	b.mu.Unlock()
+	if b.rootCancel != nil {
+		b.rootCancel()
+	}
+	if b.allocCancel != nil {
+		b.allocCancel() // waits for the process and removes the data dir
+	}
+	return nil
+}
+
+// Active returns the active tab of the active session.
+func (b *Browser) Active() (*Page, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, tool.Errorf(tool.CodeToolError, "the browser was closed; call browser_launch (or any browser tool) to start a new one")
+	}
+	s := b.sessions[b.active]
+	if s == nil || len(s.pages) == 0 {
+		return nil, tool.Errorf(tool.CodeToolError, "session %q has no open tab; open one with browser_tabs {action: \"new\"}", b.active)
+	}
+	return s.pages[s.active], nil
+}
+
+// NewSession makes an isolated session (own cookies and storage) with one
+// tab at url (blank when ""), and makes it active.
+func (b *Browser) NewSession(ctx context.Context, name string) (*Page, error) {
+	b.mu.Lock()
+	if _, dup := b.sessions[name]; dup {
+		b.mu.Unlock()
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "a session %q exists already; switch to it with browser_session_switch, or pick another name", name)
+	}
+	b.mu.Unlock()
+	tctx, cancel := chromedp.NewContext(b.root, chromedp.WithNewBrowserContext())
+	if err := chromedp.Do(tctx); err != nil {
+		cancel()
+		return nil, tool.Errorf(tool.CodeToolError, "open session %q: %v", name, err)
+	}
+	p, err := b.adopt(tctx, cancel)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := p.setViewport(ctx, b.opts.Width, b.opts.Height); err != nil {
+		cancel()
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.sessions[name] = &Session{Name: name, pages: []*Page{p}, first: tctx}
+	b.active = name
+	return p, nil
+}
+
+// Switch makes session name active.
+func (b *Browser) Switch(name string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.sessions[name]; !ok {
+		return tool.Errorf(tool.CodeNotFound, "no session %q; sessions: %s", name, strings.Join(b.sessionNames(), ", "))
+	}
+	b.active = name
+	return nil
+}
+
+func (b *Browser) sessionNames() []string {
+	names := make([]string, 0, len(b.sessions))
+	for n := range b.sessions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// SessionInfo describes a session for browser_session_list.
+type SessionInfo struct {
+	Name   string   `json:"name"`
+	Active bool     `json:"active"`
+	Tabs   []string `json:"tabs"`
+}
+
+// Sessions lists the sessions with the URLs of their tabs.
+func (b *Browser) Sessions(ctx context.Context) []SessionInfo {
+	b.mu.Lock()
+	names := b.sessionNames()
+	type snap struct {
+		name  string
+		pages []*Page
+	}
+	var snaps []snap
+	for _, n := range names {
+		snaps = append(snaps, snap{n, slices.Clone(b.sessions[n].pages)})
+	}
+	active := b.active
+	b.mu.Unlock()
+	out := make([]SessionInfo, 0, len(snaps))
+	for _, s := range snaps {
+		info := SessionInfo{Name: s.name, Active: s.name == active}
+		for _, p := range s.pages {
+			u, _ := p.URL(ctx)
+			info.Tabs = append(info.Tabs, u)
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// Tabs of the active session: list, new, select, close.
+
+// TabInfo describes a tab.
+type TabInfo struct {
+	Index  int    `json:"index"`
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Active bool   `json:"active"`
+}
+
+// ListTabs lists the active session's tabs.
+func (b *Browser) ListTabs(ctx context.Context) []TabInfo {
+	b.mu.Lock()
+	s := b.sessions[b.active]
+	pages, active := slices.Clone(s.pages), s.active
+	b.mu.Unlock()
+	out := make([]TabInfo, len(pages))
+	for i, p := range pages {
+		u, _ := p.URL(ctx)
+		t, _ := p.Title(ctx)
+		out[i] = TabInfo{Index: i, URL: u, Title: t, Active: i == active}
+	}
+	return out
+}
+
+// NewTab opens a tab in the active session and makes it active.
+func (b *Browser) NewTab(ctx context.Context) (*Page, int, error) {
+	b.mu.Lock()
+	s := b.sessions[b.active]
+	b.mu.Unlock()
+	tctx, cancel := chromedp.NewContext(s.first)
+	if err := chromedp.Do(tctx); err != nil {
+		cancel()
+		return nil, 0, tool.Errorf(tool.CodeToolError, "open a tab: %v", err)
+	}
+	p, err := b.adopt(tctx, cancel)
+	if err != nil {
+		cancel()
+		return nil, 0, err
+	}
+	if err := p.setViewport(ctx, b.opts.Width, b.opts.Height); err != nil {
+		cancel()
+		return nil, 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s.pages = append(s.pages, p)
+	s.active = len(s.pages) - 1
+	return p, s.active, nil
+}
+
+// SelectTab makes tab i of the active session active.
+func (b *Browser) SelectTab(i int) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.sessions[b.active]
+	if i < 0 || i >= len(s.pages) {
+		return tool.Errorf(tool.CodeInvalidArgs, "argument \"index\": no tab %d; the session has %d (0 to %d)", i, len(s.pages), len(s.pages)-1)
+	}
+	s.active = i
+	return nil
+}
+
+// CloseTab closes tab i of the active session. The first tab of a session
+// holds its browser context and stays; closing the last other tab makes
+// the previous one active.
+func (b *Browser) CloseTab(i int) error {
+	b.mu.Lock()
+	s := b.sessions[b.active]
+	if i < 0 || i >= len(s.pages) {
+		b.mu.Unlock()
+		return tool.Errorf(tool.CodeInvalidArgs, "argument \"index\": no tab %d; the session has %d (0 to %d)", i, len(s.pages), len(s.pages)-1)
+	}
+	if i == 0 {
+		b.mu.Unlock()
+		return tool.Errorf(tool.CodeInvalidArgs, "tab 0 holds the session; close the others, or the whole browser with browser_close")
+	}
+	p := s.pages[i]
+	s.pages = slices.Delete(s.pages, i, i+1)
+	if s.active >= len(s.pages) {
+		s.active = len(s.pages) - 1
+	}
+	b.mu.Unlock()
+	p.cancel()
+	return nil
+}
+
+// Uptime is how long the browser has run.
+func (b *Browser) Uptime() time.Duration { return time.Since(b.started) }
+
+// Lookup returns the Igor's browser, if one runs.
+func Lookup(res *tool.Resources) (*Browser, bool) {
+	return tool.Lookup[*Browser](res, tool.KindBrowser, "browser")
+}
+
+// Get returns the Igor's browser, launching one (headless) on first use.
+func Get(ctx context.Context, res *tool.Resources) (*Browser, error) {
+	if res == nil {
+		return nil, tool.Errorf(tool.CodeInternal, "browser tools need a worker's resources")
+	}
+	v, err := res.GetOrCreate(tool.KindBrowser, "browser", func() (any, func() error, error) {
+		b, err := Launch(ctx, Options{Headless: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		return b, b.Close, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b := v.(*Browser)
+	if b.isClosed() {
+		res.Close(tool.KindBrowser, "browser") //nolint:errcheck // already closed
+		return Get(ctx, res)
+	}
+	return b, nil
+}
+
+func (b *Browser) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// ActivePage is Get then Active: the page the tools act on.
+func ActivePage(ctx context.Context, res *tool.Resources) (*Page, error) {
+	b, err := Get(ctx, res)
+	if err != nil {
+		return nil, err
+	}
+	return b.Active()
+}
+
+// errClosed reports a tab whose browser is gone.
+var errClosed = errors.New("the browser or the tab is closed")
+
+// run runs an action on the tab under the call's context: the call's
+// timeout and cancellation reach the browser.
+func (p *Page) run(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) error {
+	if p.ctx.Err() != nil {
+		return errClosed
+	}
+	return chromedp.Do(p.withCall(ctx), steps...)
+}
+
+// withCall is the tab's context, ending when the call's does too.
+func (p *Page) withCall(ctx context.Context) context.Context {
+	tctx, cancel := context.WithCancel(p.ctx)
+	stop := context.AfterFunc(ctx, cancel)
+	go func() { <-tctx.Done(); stop() }()
+	return tctx
+}
+
+func (p *Page) setViewport(ctx context.Context, w, h int) error {
+	if err := p.run(ctx, chromedp.EmulateViewport(int64(w), int64(h))); err != nil {
+		return tool.Errorf(tool.CodeToolError, "set the viewport to %d×%d: %v", w, h, err)
+	}
+	return nil
+}
+
+// Resize sets the viewport's size.
+func (p *Page) Resize(ctx context.Context, w, h int) error { return p.setViewport(ctx, w, h) }
+
+// describe wraps a chromedp error with what was being done.
+func describe(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *tool.Error
+	if errors.As(err, &te) {
+		return te
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return tool.Errorf(tool.CodeToolError, "%s: %v", what, err)
+}
+
+// String names the page for messages.
+func (p *Page) String() string { return fmt.Sprintf("tab %p", p) }
+
+// Console returns the console messages recorded.
+func (p *Page) Console() []ConsoleMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.console)
+}
+
+// ClearConsole forgets the console messages.
+func (p *Page) ClearConsole() {
+	p.mu.Lock()
+	p.console = nil
+	p.mu.Unlock()
+}
+
+// Requests returns the requests recorded, copies safe to read.
+func (p *Page) Requests() []Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Request, len(p.requests))
+	for i, r := range p.requests {
+		out[i] = *r
+	}
+	return out
+}
+
+// ClearRequests forgets the requests.
+func (p *Page) ClearRequests() {
+	p.mu.Lock()
+	p.requests, p.byID = nil, map[network.RequestID]*Request{}
+	p.mu.Unlock()
+}
+
+// Dialogs returns the dialogs seen and the one open now, if any.
+func (p *Page) Dialogs() ([]Dialog, *Dialog) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.dialogs), p.pending
+}
+
+// SetDialogPolicy says how future dialogs are answered.
+func (p *Page) SetDialogPolicy(pol DialogPolicy) {
+	p.mu.Lock()
+	p.policy = pol
+	p.mu.Unlock()
+}
+
+// AnswerDialog answers the open dialog, waiting up to wait for one to
+// open; it returns the dialog answered.
+func (p *Page) AnswerDialog(ctx context.Context, accept bool, prompt string, wait time.Duration) (*Dialog, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		p.mu.Lock()
+		d := p.pending
+		p.mu.Unlock()
+		if d != nil {
+			if err := p.answer(accept, prompt); err != nil {
+				return nil, describe("answer the dialog", err)
+			}
+			p.mu.Lock()
+			d.Answered, d.Prompt = answered(map[bool]string{true: "accept", false: "dismiss"}[accept]), prompt
+			p.dialogs = appendBounded(p.dialogs, *d)
+			p.pending = nil
+			p.mu.Unlock()
+			return d, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-p.dialogOpen:
+		case <-time.After(pollInterval):
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain makes this test binary able to become the browser too (Launch
+// starts os.Executable() with the browser's path in the environment).
+func TestMain(m *testing.M) {
+	ExecIfBrowserStart()
+	os.Exit(m.Run())
+}
+
+const loginPage = `<!doctype html><html lang="en"><head><title>Login</title></head><body>
+<main><h1>Sign in</h1>
+<form id="f" action="/welcome" method="get">
+<label for="email">Email</label><input id="email" name="email" type="email">
+<label>Password <input id="pw" name="pw" type="password"></label>
+<button type="submit" data-testid="login-button">Sign in</button>
+<button type="button" disabled id="off">Disabled</button>
+</form>
+<button id="hello" onclick="console.log('hello', 42); document.getElementById('out').textContent = 'clicked'">Say hello</button>
+<button id="ask" onclick="document.getElementById('out').textContent = String(confirm('Sure?'))">Ask</button>
+<div id="late"></div><p id="out"></p>
+<script>setTimeout(() => { document.getElementById('late').innerHTML = '<a href="/welcome">Late link</a>'; }, 300);</script>
+</main></body></html>`
+
+func server(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/":
+			io.WriteString(w, loginPage)
+		case "/welcome":
+			fmt.Fprintf(w, `<!doctype html><title>Welcome</title><h1>Welcome, %s</h1>`, r.URL.Query().Get("email"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestEngine(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	b, err := Launch(ctx, Options{Headless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	srv := server(t)
+	p, err := b.Active()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, err := p.Navigate(ctx, srv.URL+"/"); err != nil || status != 200 {
+		t.Fatalf("navigate: %d %v", status, err)
+	}
+	if _, err := p.Type(ctx, "#email", "ada@example.com", true, false, FindOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Type(ctx, "role=textbox[name=\"Password\"]", "pw", false, false, FindOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The late link appears after 300 ms: the wait finds it.
+	if _, err := p.Find(ctx, "text=Late link", FindOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Click(ctx, "#hello", ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := p.Text(ctx, "#out", FindOptions{}); err != nil || s != "clicked" {
+		t.Errorf("text after click: %q %v", s, err)
+	}
+	// Healing: a wrong id finds the button by its data-testid.
+	pr, err := p.Find(ctx, "#login-button", FindOptions{Heal: true, Timeout: time.Second})
+	if err != nil || pr.Matched != `[data-testid="login-button"]` {
+		t.Errorf("heal: %+v %v", pr, err)
+	}
+	// Not found: the candidates are named.
+	_, err = p.Click(ctx, "#login-btn", ClickOptions{FindOptions: FindOptions{Timeout: 300 * time.Millisecond}})
+	if err == nil || !strings.Contains(err.Error(), "ELEMENT_NOT_FOUND") || !strings.Contains(err.Error(), "login-button") {
+		t.Errorf("not found: %v", err)
+	}
+	_, err = p.Click(ctx, "#off", ClickOptions{FindOptions: FindOptions{Timeout: 300 * time.Millisecond}})
+	if err == nil || !strings.Contains(err.Error(), "disabled") {
+		t.Errorf("disabled: %v", err)
+	}
+	snap, err := p.Snapshot(ctx, "", false, 100_000)
+	if err != nil || !strings.Contains(snap.Text, `button "Sign in"`) || !strings.Contains(snap.Text, `heading "Sign in" [level=1]`) {
+		t.Fatalf("snapshot: %+v %v", snap, err)
+	}
+	ref := ""
+	for _, line := range strings.Split(snap.Text, "\n") {
+		if strings.Contains(line, `button "Say hello"`) {
+			ref = line[strings.Index(line, "[ref=")+5 : len(line)-1]
+		}
+	}
+	if _, err := p.Click(ctx, ref, ClickOptions{}); err != nil {
+		t.Errorf("click by ref %q: %v", ref, err)
+	}
+	png1, err := p.Screenshot(ctx, false, "", FindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(png1))
+	if err != nil || img.Bounds().Dx() != DefaultWidth || img.Bounds().Dy() != DefaultHeight {
+		t.Errorf("screenshot: %v %v", img.Bounds(), err)
+	}
+	// A dialog is dismissed by default, and recorded.
+	if _, err := p.Click(ctx, "#ask", ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := p.Text(ctx, "#out", FindOptions{}); s != "false" {
+		t.Errorf("confirm dismissed: %q", s)
+	}
+	if c := p.Console(); len(c) == 0 || !strings.Contains(c[0].Text, "hello 42") {
+		t.Errorf("console: %+v", c)
+	}
+	if _, err := p.Click(ctx, "text=Sign in", ClickOptions{}); err == nil {
+		t.Log("text=Sign in matched the heading or the button")
+	}
+	if _, err := p.Click(ctx, "role=button[name=\"Sign in\"]", ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if u, _ := p.URL(ctx); strings.Contains(u, "/welcome") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if s, err := p.Text(ctx, "h1", FindOptions{}); err != nil || s != "Welcome, ada@example.com" {
+		t.Errorf("after login: %q %v", s, err)
+	}
+	if reqs := p.Requests(); len(reqs) < 2 {
+		t.Errorf("requests: %+v", reqs)
+	}
+}

@@ -1,0 +1,276 @@
+// BarrHawk's page helper: selectors, actionability probes, candidates for
+// a selector that matched nothing, and the accessibility snapshot with its
+// element refs. Installed once per document as window.__bh.
+(() => {
+  if (window.__bh) return;
+  const refs = new Map(); // "e12" -> element
+  let nextRef = 1;
+
+  const implicitRole = (el) => {
+    const tag = el.tagName.toLowerCase();
+    const type = (el.getAttribute('type') || '').toLowerCase();
+    switch (tag) {
+      case 'a': return el.hasAttribute('href') ? 'link' : null;
+      case 'button': return 'button';
+      case 'input':
+        if (['button', 'submit', 'reset', 'image'].includes(type)) return 'button';
+        if (type === 'checkbox') return 'checkbox';
+        if (type === 'radio') return 'radio';
+        if (type === 'range') return 'slider';
+        if (type === 'hidden') return null;
+        if (type === 'search') return 'searchbox';
+        return 'textbox';
+      case 'textarea': return 'textbox';
+      case 'select': return el.multiple ? 'listbox' : 'combobox';
+      case 'option': return 'option';
+      case 'img': return el.getAttribute('alt') === '' ? 'presentation' : 'img';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'ul': case 'ol': return 'list';
+      case 'li': return 'listitem';
+      case 'nav': return 'navigation';
+      case 'main': return 'main';
+      case 'header': return 'banner';
+      case 'footer': return 'contentinfo';
+      case 'aside': return 'complementary';
+      case 'form': return 'form';
+      case 'table': return 'table';
+      case 'tr': return 'row';
+      case 'td': return 'cell';
+      case 'th': return 'columnheader';
+      case 'dialog': return 'dialog';
+      case 'label': return null;
+      case 'p': return 'paragraph';
+      case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : null;
+    }
+    return null;
+  };
+  const role = (el) => (el.getAttribute('role') || '').trim().split(/\s+/)[0] || implicitRole(el);
+
+  const text = (el) => (el.innerText !== undefined ? el.innerText : el.textContent || '').replace(/\s+/g, ' ').trim();
+  const name = (el) => {
+    const by = el.getAttribute('aria-labelledby');
+    if (by) {
+      const t = by.split(/\s+/).map((id) => document.getElementById(id)).filter(Boolean).map(text).join(' ');
+      if (t) return t;
+    }
+    const aria = el.getAttribute('aria-label');
+    if (aria && aria.trim()) return aria.trim();
+    const tag = el.tagName.toLowerCase();
+    if (['input', 'select', 'textarea'].includes(tag)) {
+      if (el.id) {
+        const l = document.querySelector('label[for="' + CSS.escape(el.id) + '"]');
+        if (l && text(l)) return text(l);
+      }
+      const wrap = el.closest('label');
+      if (wrap && text(wrap)) return text(wrap);
+      const type = (el.getAttribute('type') || '').toLowerCase();
+      if (['button', 'submit', 'reset'].includes(type)) return el.value || (type === 'submit' ? 'Submit' : '');
+      if (el.getAttribute('placeholder')) return el.getAttribute('placeholder');
+      return el.getAttribute('title') || '';
+    }
+    if (tag === 'img') return el.getAttribute('alt') || el.getAttribute('title') || '';
+    if (['button', 'a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'option', 'li', 'td', 'th', 'label', 'summary'].includes(tag) || ['button', 'link', 'tab', 'menuitem', 'heading', 'option', 'cell'].includes(role(el))) {
+      const t = text(el);
+      if (t) return t;
+    }
+    return el.getAttribute('title') || '';
+  };
+
+  const visible = (el) => {
+    if (!el.isConnected) return false;
+    const st = getComputedStyle(el);
+    if (st.visibility === 'hidden' || st.display === 'none' || Number(st.opacity) === 0) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+
+  const unquote = (s) => {
+    s = s.trim();
+    if ((s.startsWith('"') && s.endsWith('"')) || (s.startsWith("'") && s.endsWith("'"))) return { v: s.slice(1, -1), exact: true };
+    return { v: s, exact: false };
+  };
+
+  const byText = (t) => {
+    const { v, exact } = unquote(t);
+    const want = v.replace(/\s+/g, ' ').trim().toLowerCase();
+    const match = (s) => (exact ? s.toLowerCase() === want : s.toLowerCase().includes(want));
+    const out = [];
+    for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+      if (['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName)) continue;
+      const own = el.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes((el.type || '').toLowerCase()) ? el.value : text(el);
+      if (!match(own || '')) continue;
+      // The deepest element holding the text: no child holds it too.
+      let child = false;
+      for (const c of el.children) if (match(text(c))) { child = true; break; }
+      if (!child) out.push(el);
+    }
+    return out;
+  };
+
+  const byRole = (spec) => {
+    const m = spec.match(/^([a-z]+)\s*(?:\[\s*name\s*=\s*(.+?)\s*\])?$/i);
+    if (!m) throw new Error('role selector ' + JSON.stringify(spec) + ' is not role or role[name="..."]');
+    const want = m[1].toLowerCase();
+    const nm = m[2] ? unquote(m[2]) : null;
+    return [...document.querySelectorAll('*')].filter((el) => {
+      if (role(el) !== want) return false;
+      if (!nm) return true;
+      const n = name(el).toLowerCase();
+      return nm.exact ? n === nm.v.toLowerCase() : n.includes(nm.v.toLowerCase());
+    });
+  };
+
+  const resolve = (sel) => {
+    sel = String(sel).trim();
+    let m;
+    if ((m = sel.match(/^(?:ref=)?(e\d+)$/))) {
+      const el = refs.get(m[1]);
+      return el && el.isConnected ? [el] : [];
+    }
+    if (sel.startsWith('text=')) return byText(sel.slice(5));
+    if (sel.startsWith('role=')) return byRole(sel.slice(5));
+    if (sel.startsWith('xpath=') || sel.startsWith('//') || sel.startsWith('(//')) {
+      const x = sel.startsWith('xpath=') ? sel.slice(6) : sel;
+      const r = document.evaluate(x, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      const out = [];
+      for (let i = 0; i < r.snapshotLength; i++) if (r.snapshotItem(i).nodeType === 1) out.push(r.snapshotItem(i));
+      return out;
+    }
+    if (sel.startsWith('css=')) sel = sel.slice(4);
+    return [...document.querySelectorAll(sel)];
+  };
+
+  // The other ways to find what a selector meant: data-testid, id,
+  // aria-label, name and visible text, from the words in it.
+  const heal = (sel) => {
+    const words = [];
+    const add = (w) => { if (w && !words.includes(w)) words.push(w); };
+    let m;
+    const re = /["']([^"']+)["']|#([\w-]+)|=([\w-]+)\]/g;
+    while ((m = re.exec(sel))) add(m[1] || m[2] || m[3]);
+    if (!words.length) add(sel.replace(/^(css=|text=|role=|xpath=)/, '').replace(/[^\w -]/g, ' ').trim());
+    const tries = [];
+    for (const w of words) {
+      const q = JSON.stringify(w);
+      tries.push('[data-testid=' + q + ']', '[data-test=' + q + ']', '#' + CSS.escape(w), '[aria-label=' + q + ']', '[name=' + q + ']', 'text=' + w);
+      const spaced = w.replace(/[-_]+/g, ' ');
+      if (spaced !== w) tries.push('[aria-label=' + JSON.stringify(spaced) + ' i]', 'text=' + spaced);
+    }
+    for (const t of tries) {
+      let els;
+      try { els = resolve(t); } catch (e) { continue; }
+      if (els.length) return { selector: t, els };
+    }
+    return null;
+  };
+
+  const describe = (el) => {
+    const tag = el.tagName.toLowerCase();
+    const tid = el.getAttribute('data-testid');
+    let sel = tag;
+    if (el.id) sel = '#' + el.id;
+    else if (tid) sel = '[data-testid="' + tid + '"]';
+    const n = name(el) || text(el);
+    return { selector: sel, tag, role: role(el) || undefined, name: n ? n.slice(0, 60) : undefined };
+  };
+
+  const grams = (s) => {
+    s = s.toLowerCase().replace(/[^a-z0-9]+/g, ' ');
+    const g = new Set();
+    for (let i = 0; i + 3 <= s.length; i++) g.add(s.slice(i, i + 3));
+    return g;
+  };
+
+  const candidates = (sel, limit) => {
+    const want = grams(sel.replace(/^(css=|text=|role=|xpath=)/, ''));
+    const pool = document.querySelectorAll('a,button,input,select,textarea,label,h1,h2,h3,[role],[data-testid],[id],[aria-label]');
+    const scored = [];
+    for (const el of pool) {
+      if (!visible(el)) continue;
+      const d = describe(el);
+      const hay = grams([el.id, el.getAttribute('data-testid'), el.getAttribute('aria-label'), el.getAttribute('name'), d.name, el.className && String(el.className)].filter(Boolean).join(' '));
+      let common = 0;
+      for (const g of want) if (hay.has(g)) common++;
+      const score = want.size ? common / want.size : 0;
+      scored.push({ score, d });
+    }
+    scored.sort((a, b) => b.score - a.score);
+    return scored.slice(0, limit).filter((s) => s.score > 0 || scored.length <= limit).map((s) => s.d);
+  };
+
+  // probe reports the first element of sel: how many match, whether it is
+  // visible and enabled, and its box (after scrolling it into view when
+  // scroll is set). With healIt, a selector matching nothing is healed.
+  const probe = (sel, opts) => {
+    opts = opts || {};
+    let els = resolve(sel);
+    let matched = sel;
+    if (!els.length && opts.heal) {
+      const h = heal(sel);
+      if (h) { els = h.els; matched = h.selector; }
+    }
+    if (!els.length) return { count: 0 };
+    const el = els[0];
+    if (opts.scroll) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    const r = el.getBoundingClientRect();
+    return {
+      count: els.length, matched, visible: visible(el),
+      enabled: !(el.disabled || el.getAttribute('aria-disabled') === 'true'),
+      editable: el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) && !el.readOnly,
+      x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, h: r.height,
+    };
+  };
+
+  // The accessibility snapshot: one line per element that matters to a
+  // user, indented by nesting, each with a ref usable as a selector.
+  const snapshot = (rootSel, includeHidden, maxBytes) => {
+    const root = rootSel ? resolve(rootSel)[0] : document.body;
+    if (!root) return { error: 'no element matches ' + JSON.stringify(rootSel) };
+    const lines = [];
+    let bytes = 0, cut = false, count = 0;
+    const push = (s) => {
+      if (cut) return;
+      if (bytes + s.length + 1 > maxBytes) { cut = true; return; }
+      lines.push(s); bytes += s.length + 1;
+    };
+    const refOf = (el) => {
+      for (const [k, v] of refs) if (v === el) return k;
+      const k = 'e' + nextRef++;
+      refs.set(k, el);
+      return k;
+    };
+    const walk = (el, depth) => {
+      if (cut) return;
+      if (!includeHidden && !visible(el) && el !== document.body) {
+        // A hidden parent can hold no visible child worth listing,
+        // except with display: contents, which has no box of its own.
+        if (getComputedStyle(el).display !== 'contents') return;
+      }
+      if (el.getAttribute('aria-hidden') === 'true' && !includeHidden) return;
+      const r = role(el);
+      let next = depth;
+      if (r && r !== 'presentation' && r !== 'none' && r !== 'generic') {
+        const n = name(el);
+        let line = '  '.repeat(depth) + '- ' + r + (n ? ' ' + JSON.stringify(n.slice(0, 120)) : '');
+        if (r === 'heading') line += ' [level=' + (el.getAttribute('aria-level') || el.tagName.slice(1)) + ']';
+        if (el.type === 'checkbox' || el.type === 'radio') line += el.checked ? ' [checked]' : '';
+        if (el.disabled) line += ' [disabled]';
+        if (['textbox', 'searchbox', 'combobox'].includes(r) && el.value) line += ' value=' + JSON.stringify(String(el.value).slice(0, 80));
+        line += ' [ref=' + refOf(el) + ']';
+        push(line);
+        count++;
+        next = depth + 1;
+        if (['button', 'link', 'heading', 'option', 'img', 'textbox', 'checkbox', 'radio', 'combobox'].includes(r)) return;
+      } else if (!el.children.length) {
+        const t = text(el);
+        if (t && !['SCRIPT', 'STYLE', 'NOSCRIPT'].includes(el.tagName)) { push('  '.repeat(depth) + '- text ' + JSON.stringify(t.slice(0, 200))); count++; }
+        return;
+      }
+      for (const c of el.children) walk(c, next);
+    };
+    walk(root, 0);
+    return { text: lines.join('\n'), cut, elements: count };
+  };
+
+  window.__bh = { resolve, probe, heal, candidates, snapshot, name, role, visible, text, describe };
+})();

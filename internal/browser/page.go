@@ -1,0 +1,546 @@
+package browser
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+//go:embed js/helper.js
+var helperJS string
+
+// DefaultTimeout is how long an action waits for its element.
+const DefaultTimeout = 5 * time.Second
+
+// yes is a true to point at, for the protocol's optional fields.
+var yes = true
+
+// pollInterval is how often a wait looks again.
+const pollInterval = 50 * time.Millisecond
+
+// evalRaw evaluates expr in the page and returns its value as JSON,
+// awaiting a promise. A thrown error is a TOOL_ERROR with its text.
+func (p *Page) evalRaw(ctx context.Context, expr string) (json.RawMessage, error) {
+	if p.ctx.Err() != nil {
+		return nil, tool.Errorf(tool.CodeToolError, "%v; call browser_launch or any browser tool to start again", errClosed)
+	}
+	var out json.RawMessage
+	err := chromedp.Do(p.withCall(ctx), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes, UserGesture: &yes})
+		if err != nil {
+			return err
+		}
+		if res.ExceptionDetails != nil {
+			msg := res.ExceptionDetails.Text
+			if res.ExceptionDetails.Exception != nil && res.ExceptionDetails.Exception.Description != "" {
+				msg = res.ExceptionDetails.Exception.Description
+			}
+			return tool.Errorf(tool.CodeToolError, "the page's JavaScript threw: %s", msg)
+		}
+		if res.Result == nil || len(res.Result.Value) == 0 {
+			out = json.RawMessage("null")
+			return nil
+		}
+		out = json.RawMessage(res.Result.Value)
+		return nil
+	}))
+	if err != nil {
+		return nil, describe("evaluate in the page", err)
+	}
+	return out, nil
+}
+
+// helper evaluates a call of window.__bh, installing it first in a
+// document that lacks it (a new page, after a navigation).
+func (p *Page) helper(ctx context.Context, call string, out any) error {
+	raw, err := p.evalRaw(ctx, "(() => { if (!window.__bh) {"+helperJS+"} return window.__bh."+call+"; })()")
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return tool.Errorf(tool.CodeInternal, "the page helper answered %.200s: %v", raw, err)
+	}
+	return nil
+}
+
+// Evaluate runs JavaScript in the page (an expression, or a function given
+// arg as JSON) and returns its JSON value.
+func (p *Page) Evaluate(ctx context.Context, expr string, arg json.RawMessage) (json.RawMessage, error) {
+	if len(arg) > 0 {
+		expr = "(" + expr + ")(" + string(arg) + ")"
+	}
+	return p.evalRaw(ctx, expr)
+}
+
+// URL is the page's address.
+func (p *Page) URL(ctx context.Context) (string, error) {
+	var u string
+	raw, err := p.evalRaw(ctx, "location.href")
+	if err == nil {
+		err = json.Unmarshal(raw, &u)
+	}
+	return u, err
+}
+
+// Title is the document's title.
+func (p *Page) Title(ctx context.Context) (string, error) {
+	var t string
+	raw, err := p.evalRaw(ctx, "document.title")
+	if err == nil {
+		err = json.Unmarshal(raw, &t)
+	}
+	return t, err
+}
+
+// Navigate loads url and waits for its load event; it returns the main
+// response's status (0 when there was none, as for about:blank).
+func (p *Page) Navigate(ctx context.Context, url string) (int64, error) {
+	if p.ctx.Err() != nil {
+		return 0, tool.Errorf(tool.CodeToolError, "%v", errClosed)
+	}
+	resp, err := chromedp.Run(p.withCall(ctx), chromedp.NavigateResponse(url))
+	if err != nil {
+		return 0, describe("navigate to "+url, err)
+	}
+	if resp == nil {
+		return 0, nil
+	}
+	return resp.Status, nil
+}
+
+// History moves back (-1) or forward (+1), or reloads (0), and waits for
+// the page to load.
+func (p *Page) History(ctx context.Context, delta int) error {
+	var a chromedp.Action[chromedp.Void]
+	switch {
+	case delta < 0:
+		a = chromedp.NavigateBack()
+	case delta > 0:
+		a = chromedp.NavigateForward()
+	default:
+		a = chromedp.Reload()
+	}
+	return describe("history", p.run(ctx, a))
+}
+
+// Probe is what the page says of a selector's first element.
+type Probe struct {
+	Count    int     `json:"count"`
+	Matched  string  `json:"matched,omitempty"`
+	Visible  bool    `json:"visible"`
+	Enabled  bool    `json:"enabled"`
+	Editable bool    `json:"editable"`
+	X        float64 `json:"x"`
+	Y        float64 `json:"y"`
+	W        float64 `json:"w"`
+	H        float64 `json:"h"`
+}
+
+// FindOptions say what to wait for.
+type FindOptions struct {
+	// Timeout bounds the wait (DefaultTimeout when 0).
+	Timeout time.Duration
+	// State is visible (the default), attached, hidden or detached.
+	State string
+	// Heal tries data-testid, id, aria-label, name and visible text when
+	// the selector matches nothing.
+	Heal bool
+	// Actionable also waits for the element to be enabled and to stand
+	// still (two looks with the same box), and scrolls it into view.
+	Actionable bool
+}
+
+// Candidate is an element offered when a selector matched nothing.
+type Candidate struct {
+	Selector string `json:"selector"`
+	Tag      string `json:"tag"`
+	Role     string `json:"role,omitempty"`
+	Name     string `json:"name,omitempty"`
+}
+
+// Find waits until the selector's first element is in the state asked
+// for. On timeout it answers ELEMENT_NOT_FOUND naming the selector, what
+// it found, and the closest candidates.
+func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, error) {
+	if strings.TrimSpace(sel) == "" {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"selector\": empty; give CSS (#id, .class), text=..., role=button[name=\"Save\"], xpath=... or a ref from browser_snapshot (e12)")
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.State == "" {
+		o.State = "visible"
+	}
+	deadline := time.Now().Add(o.Timeout)
+	call := fmt.Sprintf("probe(%s, {heal: %v, scroll: %v})", jsString(sel), o.Heal, o.Actionable)
+	var last Probe
+	var prev *Probe
+	for {
+		var pr Probe
+		if err := p.helper(ctx, call, &pr); err != nil {
+			if te, ok := err.(*tool.Error); ok && strings.Contains(te.Message, "threw") {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q is not valid: %s", sel, strings.TrimPrefix(te.Message, "the page's JavaScript threw: "))
+			}
+			return nil, err
+		}
+		last = pr
+		done := false
+		switch o.State {
+		case "attached":
+			done = pr.Count > 0
+		case "detached":
+			done = pr.Count == 0
+		case "hidden":
+			done = pr.Count == 0 || !pr.Visible
+		default:
+			done = pr.Count > 0 && pr.Visible
+			if done && o.Actionable {
+				done = pr.Enabled && prev != nil && prev.X == pr.X && prev.Y == pr.Y && prev.W == pr.W && prev.H == pr.H
+			}
+		}
+		if done {
+			return &pr, nil
+		}
+		cp := pr
+		prev = &cp
+		if time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pollInterval):
+		}
+	}
+	return nil, p.notFound(ctx, sel, o, last)
+}
+
+// notFound explains a wait that timed out.
+func (p *Page) notFound(ctx context.Context, sel string, o FindOptions, last Probe) error {
+	var why string
+	switch {
+	case o.State == "detached" || o.State == "hidden":
+		return tool.Errorf(tool.CodeTimeout, "selector %q: still %s after %v (wanted %s)", sel, map[bool]string{true: "visible", false: "attached"}[last.Visible], o.Timeout, o.State)
+	case last.Count == 0:
+		why = "matched no element"
+	case !last.Visible:
+		why = fmt.Sprintf("matched %d element(s), but the first is not visible", last.Count)
+	case !last.Enabled:
+		why = fmt.Sprintf("matched %d element(s), but the first is disabled", last.Count)
+	default:
+		why = "matched an element that kept moving"
+	}
+	var cands []Candidate
+	_ = p.helper(ctx, fmt.Sprintf("candidates(%s, 5)", jsString(sel)), &cands)
+	var b strings.Builder
+	for i, c := range cands {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.Selector)
+		if c.Name != "" {
+			fmt.Fprintf(&b, " (%s %q)", c.Tag, c.Name)
+		} else {
+			fmt.Fprintf(&b, " (%s)", c.Tag)
+		}
+	}
+	u, _ := p.URL(ctx)
+	msg := fmt.Sprintf("selector %q %s within %v on %s", sel, why, o.Timeout, u)
+	if b.Len() > 0 {
+		msg += "; closest elements: " + b.String()
+	}
+	if !o.Heal && last.Count == 0 {
+		msg += "; set selfHeal to true to try data-testid, id, aria-label and text"
+	}
+	return tool.Errorf(tool.CodeElementNotFound, "%s", msg)
+}
+
+// jsString quotes s for JavaScript.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// ClickOptions say how to click.
+type ClickOptions struct {
+	FindOptions
+	Button string // left (default), right, middle
+	Count  int    // 1 (default) or 2 for a double click
+}
+
+// Click waits for the element to be actionable and clicks its centre with
+// real mouse events. It returns the probe (Matched says which selector
+// matched, after healing).
+func (p *Page) Click(ctx context.Context, sel string, o ClickOptions) (*Probe, error) {
+	o.Actionable = true
+	pr, err := p.Find(ctx, sel, o.FindOptions)
+	if err != nil {
+		return nil, err
+	}
+	return pr, p.ClickXY(ctx, pr.X, pr.Y, o.Button, o.Count)
+}
+
+// ClickXY clicks at viewport coordinates.
+func (p *Page) ClickXY(ctx context.Context, x, y float64, button string, count int) error {
+	if button == "" {
+		button = "left"
+	}
+	if count <= 0 {
+		count = 1
+	}
+	return describe("click", p.run(ctx, chromedp.MouseClickXY(x, y, chromedp.Button(button), chromedp.ClickCount(count))))
+}
+
+// MouseMove moves the mouse to x, y in steps.
+func (p *Page) MouseMove(ctx context.Context, x, y float64) error {
+	return describe("move the mouse", p.run(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y)))
+}
+
+// Hover waits for the element and moves the mouse over it.
+func (p *Page) Hover(ctx context.Context, sel string, o FindOptions) (*Probe, error) {
+	o.Actionable = true
+	pr, err := p.Find(ctx, sel, o)
+	if err != nil {
+		return nil, err
+	}
+	return pr, p.MouseMove(ctx, pr.X, pr.Y)
+}
+
+// Drag presses at from, moves to to in steps, and releases.
+func (p *Page) Drag(ctx context.Context, fx, fy, tx, ty float64, steps int) error {
+	if steps <= 0 {
+		steps = 10
+	}
+	return describe("drag", p.run(ctx, chromedp.DragAndDropXY(fx, fy, tx, ty, steps)))
+}
+
+// Wheel scrolls by deltas at the centre of the viewport.
+func (p *Page) Wheel(ctx context.Context, dx, dy float64) error {
+	return describe("scroll", p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseWheel, X: 100, Y: 100, DeltaX: dx, DeltaY: dy})
+		return err
+	})))
+}
+
+// Type focuses the element (clearing it first when clear is set), types
+// text as keyboard input, and presses Enter when enter is set.
+func (p *Page) Type(ctx context.Context, sel, text string, clear, enter bool, o FindOptions) (*Probe, error) {
+	o.Actionable = true
+	pr, err := p.Find(ctx, sel, o)
+	if err != nil {
+		return nil, err
+	}
+	if !pr.Editable {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q matched an element that takes no text (not an input, textarea or contenteditable)", sel)
+	}
+	focus := fmt.Sprintf(`(() => { const el = window.__bh.resolve(%s)[0]; el.focus(); if (%v) { if ('value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})); } else { el.textContent = ''; } } return true; })()`, jsString(pr.Matched), clear)
+	if _, err := p.evalRaw(ctx, focus); err != nil {
+		return nil, err
+	}
+	steps := []chromedp.Action[chromedp.Void]{chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, input.InsertText, input.InsertTextParams{Text: text})
+		return err
+	})}
+	if enter {
+		steps = append(steps, chromedp.KeyEvent(kb.Enter))
+	}
+	return pr, describe("type", p.run(ctx, steps...))
+}
+
+// keyNames maps key names (Enter, Tab, ArrowDown, ...) to the runes kb
+// uses for them.
+var keyNames = func() map[string]string {
+	m := map[string]string{}
+	for r, k := range kb.Keys {
+		if k.Key != "" && len([]rune(k.Key)) > 1 {
+			m[strings.ToLower(k.Key)] = string(r)
+		}
+	}
+	m["esc"], m["return"], m["space"] = m["escape"], m["enter"], " "
+	return m
+}()
+
+// PressKey presses a key by name (Enter, Tab, Escape, ArrowDown, F5, a) or
+// a combination with modifiers (Control+a, Shift+Tab).
+func (p *Page) PressKey(ctx context.Context, key string) error {
+	parts := strings.Split(key, "+")
+	name := parts[len(parts)-1]
+	if name == "" && len(parts) > 1 { // "Control++"
+		name = "+"
+	}
+	var mods []chromedp.Modifier
+	for _, m := range parts[:len(parts)-1] {
+		switch strings.ToLower(m) {
+		case "control", "ctrl":
+			mods = append(mods, chromedp.ModifierCtrl)
+		case "shift":
+			mods = append(mods, chromedp.ModifierShift)
+		case "alt":
+			mods = append(mods, chromedp.ModifierAlt)
+		case "meta", "cmd", "command":
+			mods = append(mods, chromedp.ModifierMeta)
+		default:
+			return tool.Errorf(tool.CodeInvalidArgs, "argument \"key\": unknown modifier %q; use Control, Shift, Alt or Meta", m)
+		}
+	}
+	keys := name
+	if len([]rune(name)) > 1 {
+		k, ok := keyNames[strings.ToLower(name)]
+		if !ok {
+			return tool.Errorf(tool.CodeInvalidArgs, "argument \"key\": unknown key %q; use a name such as Enter, Tab, Escape, Backspace, ArrowDown, PageDown, F5, or one character", name)
+		}
+		keys = k
+	}
+	return describe("press "+key, p.run(ctx, chromedp.KeyEvent(keys, chromedp.KeyModifiers(mods...))))
+}
+
+// Text is the visible text of the element (the whole page for "").
+func (p *Page) Text(ctx context.Context, sel string, o FindOptions) (string, error) {
+	if sel == "" {
+		raw, err := p.evalRaw(ctx, "document.body ? document.body.innerText : ''")
+		if err != nil {
+			return "", err
+		}
+		var s string
+		return s, json.Unmarshal(raw, &s)
+	}
+	o.State = "attached"
+	pr, err := p.Find(ctx, sel, o)
+	if err != nil {
+		return "", err
+	}
+	var s string
+	err = p.helper(ctx, fmt.Sprintf("text(window.__bh.resolve(%s)[0])", jsString(pr.Matched)), &s)
+	return s, err
+}
+
+// Attribute returns an attribute of the element (nil when it has none).
+func (p *Page) Attribute(ctx context.Context, sel, name string, o FindOptions) (*string, error) {
+	o.State = "attached"
+	pr, err := p.Find(ctx, sel, o)
+	if err != nil {
+		return nil, err
+	}
+	var v *string
+	err = p.helper(ctx, fmt.Sprintf("resolve(%s)[0].getAttribute(%s)", jsString(pr.Matched), jsString(name)), &v)
+	return v, err
+}
+
+// Count is how many elements match sel now (no waiting).
+func (p *Page) Count(ctx context.Context, sel string) (int, error) {
+	var pr Probe
+	if err := p.helper(ctx, fmt.Sprintf("probe(%s, {})", jsString(sel)), &pr); err != nil {
+		return 0, err
+	}
+	return pr.Count, nil
+}
+
+// Element describes a matching element for browser_get_elements.
+type Element struct {
+	Tag     string            `json:"tag"`
+	Role    string            `json:"role,omitempty"`
+	Name    string            `json:"name,omitempty"`
+	Text    string            `json:"text,omitempty"`
+	Visible bool              `json:"visible"`
+	Attrs   map[string]string `json:"attributes,omitempty"`
+}
+
+// Elements lists up to limit elements matching sel.
+func (p *Page) Elements(ctx context.Context, sel string, limit int) ([]Element, int, error) {
+	var out struct {
+		Total int       `json:"total"`
+		Items []Element `json:"items"`
+	}
+	js := fmt.Sprintf(`(() => { const els = window.__bh.resolve(%s); return { total: els.length, items: els.slice(0, %d).map((el) => {
+		const attrs = {}; for (const a of el.attributes) if (['id','class','name','type','href','src','value','data-testid','aria-label','placeholder','role'].includes(a.name)) attrs[a.name] = a.value.slice(0, 200);
+		return { tag: el.tagName.toLowerCase(), role: window.__bh.role(el) || undefined, name: window.__bh.name(el).slice(0, 120) || undefined, text: window.__bh.text(el).slice(0, 200) || undefined, visible: window.__bh.visible(el), attributes: attrs };
+	}) }; })()`, jsString(sel), limit)
+	if err := p.helper(ctx, "text", nil); err != nil { // installs the helper
+		return nil, 0, err
+	}
+	raw, err := p.evalRaw(ctx, js)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, 0, tool.Errorf(tool.CodeInternal, "elements: %v", err)
+	}
+	return out.Items, out.Total, nil
+}
+
+// Snapshot is the accessibility snapshot of the page (or of root's
+// subtree), at most maxBytes long.
+type Snapshot struct {
+	Text     string `json:"text"`
+	Cut      bool   `json:"cut"`
+	Elements int    `json:"elements"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Snapshot takes the accessibility snapshot; its refs (e12) are selectors.
+func (p *Page) Snapshot(ctx context.Context, root string, includeHidden bool, maxBytes int) (*Snapshot, error) {
+	rootArg := "null"
+	if root != "" {
+		rootArg = jsString(root)
+	}
+	var s Snapshot
+	if err := p.helper(ctx, fmt.Sprintf("snapshot(%s, %v, %d)", rootArg, includeHidden, maxBytes), &s); err != nil {
+		return nil, err
+	}
+	if s.Error != "" {
+		return nil, tool.Errorf(tool.CodeElementNotFound, "argument \"root\": %s", s.Error)
+	}
+	return &s, nil
+}
+
+// Screenshot captures the viewport as PNG, or the whole page, or one
+// element's box.
+func (p *Page) Screenshot(ctx context.Context, fullPage bool, sel string, o FindOptions) ([]byte, error) {
+	if sel != "" {
+		o.Actionable = false
+		pr, err := p.Find(ctx, sel, o)
+		if err != nil {
+			return nil, err
+		}
+		var r struct{ X, Y, W, H float64 }
+		raw, err := p.evalRaw(ctx, fmt.Sprintf(`(() => { const b = window.__bh.resolve(%s)[0].getBoundingClientRect(); return {X: b.left + scrollX, Y: b.top + scrollY, W: b.width, H: b.height}; })()`, jsString(pr.Matched)))
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, tool.Errorf(tool.CodeInternal, "element box: %v", err)
+		}
+		return p.capture(ctx, &page.Viewport{X: r.X, Y: r.Y, Width: r.W, Height: r.H, Scale: 1}, true)
+	}
+	if fullPage {
+		buf, err := chromedp.Run(p.withCall(ctx), chromedp.FullScreenshot(100))
+		return buf, describe("screenshot", err)
+	}
+	return p.capture(ctx, nil, false)
+}
+
+func (p *Page) capture(ctx context.Context, clip *page.Viewport, beyond bool) ([]byte, error) {
+	var buf []byte
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng, Clip: clip, CaptureBeyondViewport: &beyond})
+		if err != nil {
+			return err
+		}
+		buf = res.Data
+		return nil
+	}))
+	return buf, describe("screenshot", err)
+}
