@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 )
 
@@ -82,6 +83,14 @@ type Page struct {
 	pending  *Dialog
 	// dialogOpen is signalled when a dialog opens (for handle_dialog).
 	dialogOpen chan struct{}
+	// mouseX, mouseY are where the mouse was last moved.
+	mouseX, mouseY float64
+	// paused stops the recording of requests (browser_network_requests stop).
+	paused bool
+	// tracing, trace and traceDone hold a trace being taken.
+	tracing   bool
+	trace     [][]byte
+	traceDone chan struct{}
 }
 
 // ConsoleMessage is one console entry or uncaught exception.
@@ -224,7 +233,19 @@ func (p *Page) record(ev any) {
 			text = e.ExceptionDetails.Exception.Description
 		}
 		p.console = appendBounded(p.console, ConsoleMessage{Type: "exception", Text: text, URL: e.ExceptionDetails.URL, Line: e.ExceptionDetails.LineNumber + 1, Time: now.UTC().Format(time.RFC3339Nano)})
+	case *tracing.EventDataCollected:
+		for _, v := range e.Value {
+			p.trace = append(p.trace, []byte(v))
+		}
+	case *tracing.EventTracingComplete:
+		if p.traceDone != nil {
+			close(p.traceDone)
+			p.traceDone = nil
+		}
 	case *network.EventRequestWillBeSent:
+		if p.paused {
+			return
+		}
 		r := &Request{ID: string(e.RequestID), Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type), Started: now.UTC().Format(time.RFC3339Nano), start: now}
 		p.byID[e.RequestID] = r
 		p.requests = appendBounded(p.requests, r)
@@ -519,7 +540,7 @@ func Get(ctx context.Context, res *tool.Resources) (*Browser, error) {
 		return nil, tool.Errorf(tool.CodeInternal, "browser tools need a worker's resources")
 	}
 	v, err := res.GetOrCreate(tool.KindBrowser, "browser", func() (any, func() error, error) {
-		b, err := Launch(ctx, Options{Headless: true})
+		b, err := Launch(ctx, Options{Headless: Headless()})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -560,15 +581,17 @@ func (p *Page) run(ctx context.Context, steps ...chromedp.Action[chromedp.Void])
 	if p.ctx.Err() != nil {
 		return errClosed
 	}
-	return chromedp.Do(p.withCall(ctx), steps...)
+	tctx, done := p.withCall(ctx)
+	defer done()
+	return chromedp.Do(tctx, steps...)
 }
 
-// withCall is the tab's context, ending when the call's does too.
-func (p *Page) withCall(ctx context.Context) context.Context {
+// withCall is the tab's context, ending when the call's does too; call
+// done when the action is over.
+func (p *Page) withCall(ctx context.Context) (context.Context, func()) {
 	tctx, cancel := context.WithCancel(p.ctx)
 	stop := context.AfterFunc(ctx, cancel)
-	go func() { <-tctx.Done(); stop() }()
-	return tctx
+	return tctx, func() { stop(); cancel() }
 }
 
 func (p *Page) setViewport(ctx context.Context, w, h int) error {
@@ -674,4 +697,44 @@ func (p *Page) AnswerDialog(ctx context.Context, accept bool, prompt string, wai
 		case <-time.After(pollInterval):
 		}
 	}
+}
+
+// settings are the Igor's browser settings (igors.browserHeadless,
+// tools.screenshotDir), set once at the Igor's init.
+var settings = struct {
+	sync.Mutex
+	headless bool
+	dir      string
+}{headless: true}
+
+// Configure sets whether browsers started lazily are headless, and where
+// the browser tools write files.
+func Configure(headless bool, dir string) {
+	settings.Lock()
+	defer settings.Unlock()
+	settings.headless, settings.dir = headless, dir
+}
+
+// Headless is the configured default.
+func Headless() bool {
+	settings.Lock()
+	defer settings.Unlock()
+	return settings.headless
+}
+
+// OutputDir is where the browser tools write files: the configured
+// directory, else <BARRHAWK_HOME or ~/.barrhawk>/screenshots.
+func OutputDir() string {
+	settings.Lock()
+	dir := settings.dir
+	settings.Unlock()
+	if dir != "" {
+		return dir
+	}
+	home := os.Getenv("BARRHAWK_HOME")
+	if home == "" {
+		h, _ := os.UserHomeDir()
+		home = h + "/.barrhawk"
+	}
+	return home + "/screenshots"
 }

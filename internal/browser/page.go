@@ -5,10 +5,12 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -35,7 +37,9 @@ func (p *Page) evalRaw(ctx context.Context, expr string) (json.RawMessage, error
 		return nil, tool.Errorf(tool.CodeToolError, "%v; call browser_launch or any browser tool to start again", errClosed)
 	}
 	var out json.RawMessage
-	err := chromedp.Do(p.withCall(ctx), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	tctx, done := p.withCall(ctx)
+	defer done()
+	err := chromedp.Do(tctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes, UserGesture: &yes})
 		if err != nil {
 			return err
@@ -111,7 +115,9 @@ func (p *Page) Navigate(ctx context.Context, url string) (int64, error) {
 	if p.ctx.Err() != nil {
 		return 0, tool.Errorf(tool.CodeToolError, "%v", errClosed)
 	}
-	resp, err := chromedp.Run(p.withCall(ctx), chromedp.NavigateResponse(url))
+	tctx, done := p.withCall(ctx)
+	defer done()
+	resp, err := chromedp.Run(tctx, chromedp.NavigateResponse(url))
 	if err != nil {
 		return 0, describe("navigate to "+url, err)
 	}
@@ -121,19 +127,40 @@ func (p *Page) Navigate(ctx context.Context, url string) (int64, error) {
 	return resp.Status, nil
 }
 
-// History moves back (-1) or forward (+1), or reloads (0), and waits for
-// the page to load.
-func (p *Page) History(ctx context.Context, delta int) error {
-	var a chromedp.Action[chromedp.Void]
-	switch {
-	case delta < 0:
-		a = chromedp.NavigateBack()
-	case delta > 0:
-		a = chromedp.NavigateForward()
-	default:
-		a = chromedp.Reload()
+// History moves back (-1) or forward (+1), or reloads (0), and waits up
+// to timeout for the new document to be complete. (The page is marked, and
+// the wait ends when a document without the mark is complete: a page
+// restored from the back-forward cache fires no load event.)
+func (p *Page) History(ctx context.Context, delta int, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = 10 * time.Second
 	}
-	return describe("history", p.run(ctx, a))
+	js := map[int]string{-1: "history.back()", 1: "history.forward()", 0: "location.reload()"}[max(-1, min(1, delta))]
+	// A mark of this call's own: a page restored from the cache may hold
+	// the mark of an earlier call.
+	mark := jsString(strconv.FormatInt(time.Now().UnixNano(), 36))
+	if _, err := p.evalRaw(ctx, "window.__bhMark = "+mark+"; setTimeout(() => "+js+", 0); true"); err != nil {
+		return err
+	}
+	what := map[int]string{-1: "go back", 1: "go forward", 0: "reload"}[max(-1, min(1, delta))]
+	deadline := time.Now().Add(timeout)
+	for {
+		raw, err := p.evalRaw(ctx, "window.__bhMark !== "+mark+" && document.readyState === 'complete'")
+		if err == nil && string(raw) == "true" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			if delta != 0 {
+				return tool.Errorf(tool.CodeToolError, "could not %s within %v: the tab has no page that way in its history, or it did not load", what, timeout)
+			}
+			return tool.Errorf(tool.CodeTimeout, "the page did not reload within %v", timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pollInterval):
+		}
+	}
 }
 
 // Probe is what the page says of a selector's first element.
@@ -304,9 +331,31 @@ func (p *Page) ClickXY(ctx context.Context, x, y float64, button string, count i
 	return describe("click", p.run(ctx, chromedp.MouseClickXY(x, y, chromedp.Button(button), chromedp.ClickCount(count))))
 }
 
-// MouseMove moves the mouse to x, y in steps.
+// MouseMove moves the mouse to x, y.
 func (p *Page) MouseMove(ctx context.Context, x, y float64) error {
-	return describe("move the mouse", p.run(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y)))
+	return p.MouseMoveSteps(ctx, x, y, 1)
+}
+
+// MouseMoveSteps moves the mouse from where it was to x, y in steps moves.
+func (p *Page) MouseMoveSteps(ctx context.Context, x, y float64, steps int) error {
+	if steps < 1 {
+		steps = 1
+	}
+	p.mu.Lock()
+	fx, fy := p.mouseX, p.mouseY
+	p.mu.Unlock()
+	var moves []chromedp.Action[chromedp.Void]
+	for i := 1; i <= steps; i++ {
+		f := float64(i) / float64(steps)
+		moves = append(moves, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, fx+(x-fx)*f, fy+(y-fy)*f))
+	}
+	if err := p.run(ctx, moves...); err != nil {
+		return describe("move the mouse", err)
+	}
+	p.mu.Lock()
+	p.mouseX, p.mouseY = x, y
+	p.mu.Unlock()
+	return nil
 }
 
 // Hover waits for the element and moves the mouse over it.
@@ -327,10 +376,26 @@ func (p *Page) Drag(ctx context.Context, fx, fy, tx, ty float64, steps int) erro
 	return describe("drag", p.run(ctx, chromedp.DragAndDropXY(fx, fy, tx, ty, steps)))
 }
 
-// Wheel scrolls by deltas at the centre of the viewport.
+// wheelParams are Input.dispatchMouseEvent's for a wheel event, with both
+// deltas always sent: the protocol requires them, and the generated type
+// omits a zero one.
+type wheelParams struct {
+	Type   string  `json:"type"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	DeltaX float64 `json:"deltaX"`
+	DeltaY float64 `json:"deltaY"`
+}
+
+var dispatchWheel = cdp.Command[wheelParams, cdp.Empty]{Method: input.CommandDispatchMouseEvent}
+
+// Wheel turns the mouse wheel at the mouse's position.
 func (p *Page) Wheel(ctx context.Context, dx, dy float64) error {
+	p.mu.Lock()
+	x, y := p.mouseX, p.mouseY
+	p.mu.Unlock()
 	return describe("scroll", p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseWheel, X: 100, Y: 100, DeltaX: dx, DeltaY: dy})
+		_, err := chromedp.Call(ctx, dispatchWheel, wheelParams{Type: "mouseWheel", X: x, Y: y, DeltaX: dx, DeltaY: dy})
 		return err
 	})))
 }
@@ -526,7 +591,9 @@ func (p *Page) Screenshot(ctx context.Context, fullPage bool, sel string, o Find
 		return p.capture(ctx, &page.Viewport{X: r.X, Y: r.Y, Width: r.W, Height: r.H, Scale: 1}, true)
 	}
 	if fullPage {
-		buf, err := chromedp.Run(p.withCall(ctx), chromedp.FullScreenshot(100))
+		tctx, done := p.withCall(ctx)
+		defer done()
+		buf, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
 		return buf, describe("screenshot", err)
 	}
 	return p.capture(ctx, nil, false)

@@ -89,6 +89,9 @@ type Igors struct {
 	// SquadIdleTimeout dissolves a squad that has run nothing for this
 	// long. Default 30m.
 	SquadIdleTimeout time.Duration `koanf:"squadIdleTimeout"`
+	// BrowserHeadless runs the Igors' browsers without a window. Default
+	// true; browser_launch {headless: false} asks for a window per call.
+	BrowserHeadless bool `koanf:"browserHeadless"`
 }
 
 // Tools configures tool calls and dynamic tools.
@@ -103,6 +106,10 @@ type Tools struct {
 	DynamicDir string `koanf:"dynamicDir"`
 	// SnapshotsDir holds snapshots of DynamicDir. Default <home>/snapshots.
 	SnapshotsDir string `koanf:"snapshotsDir"`
+	// ScreenshotDir is where browser_screenshot's savePath, browser_pdf_save
+	// and browser_stop_tracing write (paths inside it only). Default
+	// <home>/screenshots.
+	ScreenshotDir string `koanf:"screenshotDir"`
 	// SnapshotKeep is how many snapshots are kept. Default 20.
 	SnapshotKeep int `koanf:"snapshotKeep"`
 	// FSRoot confines ctx.fs of tools with the filesystem permission.
@@ -208,6 +215,7 @@ func Default() Config {
 			StopGrace:         time.Second,
 			MemoryLimit:       512 << 20,
 			SquadIdleTimeout:  30 * time.Minute,
+			BrowserHeadless:   true,
 		},
 		Tools: Tools{
 			DefaultTimeout: 30 * time.Second, EnableDynamic: true, HotReload: true,
@@ -290,7 +298,7 @@ func Load(path string, flags map[string]any) (Config, error) {
 	cfg.File = path
 	if home, ok := k.Get("home").(string); ok && home != def.Home {
 		// State paths not set explicitly follow a changed home.
-		for key, p := range map[string]*string{"tools.dynamicDir": &cfg.Tools.DynamicDir, "tools.snapshotsDir": &cfg.Tools.SnapshotsDir, "tools.fsRoot": &cfg.Tools.FSRoot} {
+		for key, p := range map[string]*string{"tools.dynamicDir": &cfg.Tools.DynamicDir, "tools.snapshotsDir": &cfg.Tools.SnapshotsDir, "tools.fsRoot": &cfg.Tools.FSRoot, "tools.screenshotDir": &cfg.Tools.ScreenshotDir} {
 			if !k.Exists(key) {
 				*p = ""
 			}
@@ -326,6 +334,9 @@ func (c *Config) fillPaths() {
 	}
 	if c.Tools.SnapshotsDir == "" {
 		c.Tools.SnapshotsDir = filepath.Join(c.Home, "snapshots")
+	}
+	if c.Tools.ScreenshotDir == "" {
+		c.Tools.ScreenshotDir = filepath.Join(c.Home, "screenshots")
 	}
 	if c.Tools.FSRoot == "" {
 		c.Tools.FSRoot = filepath.Join(c.Home, "tool-files")

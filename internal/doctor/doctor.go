@@ -66,7 +66,7 @@ func New(opts Options) (*Doctor, error) {
 		squads:  squad.Registry{Idle: opts.Config.Igors.SquadIdleTimeout}}
 	popts := PoolOptions{
 		Command: opts.IgorCommand, Env: opts.IgorEnv, Igors: opts.Config.Igors,
-		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, Log: opts.Log, Events: events,
+		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, ScreenshotDir: opts.Config.Tools.ScreenshotDir, Log: opts.Log, Events: events,
 		Results: d.results, TaskEvents: opts.Config.Events.Tasks,
 	}
 	var tools []tool.Tool

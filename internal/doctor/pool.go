@@ -34,6 +34,8 @@ type PoolOptions struct {
 	DefaultTimeout time.Duration
 	// FSRoot confines the filesystem permission of dynamic tools.
 	FSRoot string
+	// ScreenshotDir is where the browser tools write files.
+	ScreenshotDir string
 	// Results bounds each result; sent to each Igor.
 	Results tool.ResultLimits
 	// OwnAddrs are the front's listen addresses, which dynamic tools'
@@ -572,7 +574,7 @@ func (p *Pool) launch(ig *igorConn) {
 	initErr := ig.enc.Encode(wire.Init{
 		Type: wire.TypeInit, ID: ig.id, ToolBag: p.toolBag(ig), DynamicBag: p.dynamicBag(ig), DynamicTools: dyn,
 		Config: wire.InitConfig{
-			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: true,
+			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: p.opts.Igors.BrowserHeadless, ScreenshotDir: p.opts.ScreenshotDir,
 			MemoryLimit: p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
 			MaxResultBytes: p.opts.Results.Cut, MaxResultHardBytes: p.opts.Results.Hard, OwnAddrs: p.opts.OwnAddrs,
 		},

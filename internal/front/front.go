@@ -196,6 +196,17 @@ func ToResult(r doctor.Result, withStructured bool) *mcp.CallToolResult {
 	if r.Err != nil {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: r.Err.Text()}}}
 	}
+	if c, ok := tool.AsContent(r.Value); ok {
+		res := &mcp.CallToolResult{Content: make([]mcp.Content, 0, len(c.Parts))}
+		for _, p := range c.Parts {
+			if p.Type == "image" {
+				res.Content = append(res.Content, &mcp.ImageContent{Data: p.Data, MIMEType: p.MIMEType})
+			} else {
+				res.Content = append(res.Content, &mcp.TextContent{Text: p.Text})
+			}
+		}
+		return res
+	}
 	text := string(r.Value)
 	if len(r.Value) > 0 && r.Value[0] == '"' {
 		var s string

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/barrhawk/barrhawk/internal/browser"
 	"io"
 	"log/slog"
 	"maps"
@@ -190,6 +191,7 @@ func (w *worker) init(env *wire.Envelope) error {
 			w.stopGrace = time.Duration(c.StopGrace) * time.Millisecond
 		}
 		w.jsOpts.FSRoot = c.FSRoot
+		browser.Configure(c.BrowserHeadless, c.ScreenshotDir)
 		w.limits = tool.ResultLimits{Cut: c.MaxResultBytes, Hard: c.MaxResultHardBytes}
 		w.jsOpts.Results = w.limits
 		w.jsOpts.OwnAddrs = c.OwnAddrs

@@ -27,6 +27,10 @@ func (l ResultLimits) Encode(v any) (json.RawMessage, error) {
 	switch x := v.(type) {
 	case json.RawMessage:
 		return l.bound(x)
+	case Content:
+		return l.content(x)
+	case *Content:
+		return l.content(*x)
 	case string:
 		if l.Hard > 0 && int64(len(x)) > l.Hard {
 			return nil, l.tooLarge(int64(len(x)), "bytes")
@@ -45,6 +49,27 @@ func (l ResultLimits) Encode(v any) (json.RawMessage, error) {
 		return nil, Errorf(CodeInternal, "the tool's result is not JSON: %v", err)
 	}
 	return l.bound(raw)
+}
+
+// content bounds a content result: each text part is cut as a string
+// result would be; images are bounded by the hard limit only, for a
+// screenshot cut in half is no image at all.
+func (l ResultLimits) content(c Content) (json.RawMessage, error) {
+	parts := make([]Part, len(c.Parts))
+	for i, p := range c.Parts {
+		if p.Type == "text" && l.NeedsCut(int64(len(p.Text))) {
+			p.Text = CutText(p.Text, int(l.Cut)) + CutNote(l.Cut, int64(len(p.Text)), "bytes")
+		}
+		parts[i] = p
+	}
+	raw, err := json.Marshal(Content{Parts: parts})
+	if err != nil {
+		return nil, Errorf(CodeInternal, "the tool's content is not JSON: %v", err)
+	}
+	if l.Hard > 0 && int64(len(raw)) > l.Hard {
+		return nil, l.tooLarge(int64(len(raw)), "bytes")
+	}
+	return raw, nil
 }
 
 // bound applies the limits to an encoded result.

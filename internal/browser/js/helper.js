@@ -156,6 +156,11 @@
       const spaced = w.replace(/[-_]+/g, ' ');
       if (spaced !== w) tries.push('[aria-label=' + JSON.stringify(spaced) + ' i]', 'text=' + spaced);
     }
+    // Then the same attributes holding the word as a part.
+    for (const w of words) {
+      const q = JSON.stringify(w);
+      tries.push('[data-testid*=' + q + ']', '[id*=' + q + ']', '[aria-label*=' + q + ' i]', '[name*=' + q + ']');
+    }
     for (const t of tries) {
       let els;
       try { els = resolve(t); } catch (e) { continue; }

@@ -5,6 +5,7 @@ package builtin
 import (
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tools/assert"
+	browsertools "github.com/barrhawk/barrhawk/internal/tools/browser"
 	"github.com/barrhawk/barrhawk/internal/tools/data"
 	"github.com/barrhawk/barrhawk/internal/tools/db"
 	"github.com/barrhawk/barrhawk/internal/tools/fault"
@@ -32,6 +33,7 @@ func Tools() []tool.Tool {
 		web.Tools(),
 		fs.Tools(),
 		db.Tools(),
+		browsertools.Tools(),
 	} {
 		out = append(out, family...)
 	}

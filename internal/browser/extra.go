@@ -1,0 +1,142 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/tracing"
+	"github.com/chromedp/chromedp"
+)
+
+// SetFiles sets the files of a file input, as a user choosing them would.
+func (p *Page) SetFiles(ctx context.Context, sel string, files []string, o FindOptions) (*Probe, error) {
+	o.State = "attached"
+	pr, err := p.Find(ctx, sel, o)
+	if err != nil {
+		return nil, err
+	}
+	err = p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "window.__bh.resolve(" + jsString(pr.Matched) + ")[0]"})
+		if err != nil {
+			return err
+		}
+		if res.Result == nil || res.Result.ObjectID == "" {
+			return fmt.Errorf("the element is gone")
+		}
+		var isFile bool
+		chk, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "(() => { const el = window.__bh.resolve(" + jsString(pr.Matched) + ")[0]; return el.tagName === 'INPUT' && el.type === 'file'; })()", ReturnByValue: &yes})
+		if err == nil && chk.Result != nil {
+			isFile = string(chk.Result.Value) == "true"
+		}
+		if !isFile {
+			return tool.Errorf(tool.CodeInvalidArgs, "selector %q matched an element that is not a file input (<input type=\"file\">)", sel)
+		}
+		_, err = chromedp.Call(ctx, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: res.Result.ObjectID})
+		return err
+	}))
+	return pr, describe("set the files", err)
+}
+
+// PDF prints the page.
+func (p *Page) PDF(ctx context.Context, landscape, background bool, paper string) ([]byte, error) {
+	var opts []chromedp.PDFOption
+	if landscape {
+		opts = append(opts, chromedp.PDFLandscape())
+	}
+	if background {
+		opts = append(opts, chromedp.PDFPrintBackground())
+	}
+	switch paper {
+	case "A4", "":
+		opts = append(opts, chromedp.PDFPaper(chromedp.PaperA4))
+	case "Letter":
+		opts = append(opts, chromedp.PDFPaper(chromedp.PaperLetter))
+	case "Legal":
+		opts = append(opts, chromedp.PDFPaper(chromedp.PaperLegal))
+	default:
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"format\": %q; use A4, Letter or Legal", paper)
+	}
+	tctx, done := p.withCall(ctx)
+	defer done()
+	buf, err := chromedp.Run(tctx, chromedp.PrintToPDF(opts...))
+	return buf, describe("print to PDF", err)
+}
+
+// StartTracing starts a Chrome trace of the tab (the Performance panel's
+// format), with screenshots when asked.
+func (p *Page) StartTracing(ctx context.Context, screenshots bool) error {
+	p.mu.Lock()
+	if p.tracing {
+		p.mu.Unlock()
+		return tool.Errorf(tool.CodeInvalidArgs, "tracing is already on; stop it with browser_stop_tracing first")
+	}
+	p.tracing, p.trace, p.traceDone = true, nil, make(chan struct{})
+	p.mu.Unlock()
+	cats := []string{"devtools.timeline", "v8.execute", "disabled-by-default-devtools.timeline", "disabled-by-default-devtools.timeline.frame", "blink.user_timing", "loading", "latencyInfo"}
+	if screenshots {
+		cats = append(cats, "disabled-by-default-devtools.screenshot")
+	}
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{TransferMode: tracing.StartTransferModeReportEvents, TraceConfig: &tracing.TraceConfig{IncludedCategories: cats}})
+		return err
+	}))
+	if err != nil {
+		p.mu.Lock()
+		p.tracing = false
+		p.mu.Unlock()
+	}
+	return describe("start tracing", err)
+}
+
+// StopTracing ends the trace and returns it as Chrome's trace JSON
+// ({"traceEvents": [...]}).
+func (p *Page) StopTracing(ctx context.Context) ([]byte, int, error) {
+	p.mu.Lock()
+	if !p.tracing {
+		p.mu.Unlock()
+		return nil, 0, tool.Errorf(tool.CodeInvalidArgs, "tracing is not on; start it with browser_start_tracing")
+	}
+	done := p.traceDone
+	p.mu.Unlock()
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, tracing.End, struct{}{})
+		return err
+	}))
+	if err != nil {
+		return nil, 0, describe("stop tracing", err)
+	}
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		return nil, 0, tool.Errorf(tool.CodeTimeout, "the browser did not finish the trace within 30 s")
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tracing = false
+	var b bytes.Buffer
+	b.WriteString(`{"traceEvents":[`)
+	for i, ev := range p.trace {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(ev)
+	}
+	b.WriteString("]}")
+	n := len(p.trace)
+	p.trace = nil
+	return b.Bytes(), n, nil
+}
+
+// SetRecording turns the recording of network requests on or off.
+func (p *Page) SetRecording(on bool) {
+	p.mu.Lock()
+	p.paused = !on
+	p.mu.Unlock()
+}

@@ -1,0 +1,589 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+func consoleMessages() tool.Tool {
+	type args struct {
+		Clear  bool   `json:"clear"`
+		Filter string `json:"filter"`
+		Type   string `json:"type"`
+	}
+	return tool.Tool{
+		Def: def("browser_console_messages", "The tab's console messages and uncaught exceptions, oldest first (the last 1000). Returns {messages, count}.", false,
+			schema.Object(schema.Boolean("clear", "Forget them after reading").Default(false),
+				schema.String("filter", "Only messages containing this text"),
+				schema.String("type", "Only this type: log, info, warning, error, debug, exception"))),
+		Run: pageRun(func(_ context.Context, p *browser.Page, in args) (any, error) {
+			var out []browser.ConsoleMessage
+			for _, m := range p.Console() {
+				if in.Filter != "" && !strings.Contains(m.Text, in.Filter) || in.Type != "" && m.Type != in.Type {
+					continue
+				}
+				out = append(out, m)
+			}
+			if in.Clear {
+				p.ClearConsole()
+			}
+			if out == nil {
+				out = []browser.ConsoleMessage{}
+			}
+			return map[string]any{"messages": out, "count": len(out)}, nil
+		}),
+	}
+}
+
+func networkRequests() tool.Tool {
+	type args struct {
+		Start        bool   `json:"start"`
+		Stop         bool   `json:"stop"`
+		Clear        bool   `json:"clear"`
+		Filter       string `json:"filter"`
+		Method       string `json:"method"`
+		Status       int64  `json:"status"`
+		ResourceType string `json:"resourceType"`
+	}
+	return tool.Tool{
+		Def: def("browser_network_requests", "The tab's network requests (recorded from the tab's start, the last 1000): method, url, type, status, duration, failure. "+
+			"stop pauses the recording, start resumes it, clear forgets. Returns {requests, count}.", false,
+			schema.Object(schema.Boolean("start", "Resume recording").Default(false), schema.Boolean("stop", "Pause recording").Default(false),
+				schema.Boolean("clear", "Forget the requests after reading").Default(false),
+				schema.String("filter", "Only URLs containing this text"), schema.String("method", "Only this method (GET, POST, ...)"),
+				schema.Integer("status", "Only this status (404, ...)"), schema.String("resourceType", "Only this type: Document, Script, XHR, Fetch, Image, Stylesheet, ..."))),
+		Run: pageRun(func(_ context.Context, p *browser.Page, in args) (any, error) {
+			if in.Start {
+				p.SetRecording(true)
+			}
+			if in.Stop {
+				p.SetRecording(false)
+			}
+			out := []browser.Request{}
+			for _, r := range p.Requests() {
+				if in.Filter != "" && !strings.Contains(r.URL, in.Filter) || in.Method != "" && !strings.EqualFold(r.Method, in.Method) ||
+					in.Status != 0 && r.Status != in.Status || in.ResourceType != "" && !strings.EqualFold(r.ResourceType, in.ResourceType) {
+					continue
+				}
+				out = append(out, r)
+			}
+			if in.Clear {
+				p.ClearRequests()
+			}
+			return map[string]any{"requests": out, "count": len(out)}, nil
+		}),
+	}
+}
+
+func hover() tool.Tool {
+	type args struct {
+		Selector string `json:"selector"`
+		SelfHeal bool   `json:"selfHeal"`
+		Timeout  int64  `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("browser_hover", "Move the mouse over an element (menus, tooltips). Returns {selector, matched}.", true,
+			schema.Object(selectorArg(true), healArg(), timeoutArg())),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			pr, err := p.Hover(ctx, in.Selector, findOpts(in.Timeout, in.SelfHeal))
+			if err != nil {
+				return nil, err
+			}
+			return located(p, ctx, in.Selector, pr), nil
+		}),
+	}
+}
+
+func drag() tool.Tool {
+	type args struct {
+		Source  string `json:"source"`
+		Target  string `json:"target"`
+		Timeout int64  `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("browser_drag", "Drag one element onto another with the mouse. Returns {source, target}.", true,
+			schema.Object(schema.String("source", "Element to drag (a selector)").Required().Min(1), schema.String("target", "Element to drop on (a selector)").Required().Min(1), timeoutArg())),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			o := findOpts(in.Timeout, false)
+			o.Actionable = true
+			from, err := p.Find(ctx, in.Source, o)
+			if err != nil {
+				return nil, err
+			}
+			to, err := p.Find(ctx, in.Target, o)
+			if err != nil {
+				return nil, err
+			}
+			if err := p.Drag(ctx, from.X, from.Y, to.X, to.Y, 10); err != nil {
+				return nil, err
+			}
+			return map[string]any{"source": in.Source, "target": in.Target}, nil
+		}),
+	}
+}
+
+func selectOption() tool.Tool {
+	type args struct {
+		Selector string   `json:"selector"`
+		Value    *string  `json:"value"`
+		Label    *string  `json:"label"`
+		Index    *int     `json:"index"`
+		Values   []string `json:"values"`
+		Timeout  int64    `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("browser_select_option", "Choose options of a <select> by value, label, index, or several values (multiple). Fires input and change. Returns {selected: [values]}.", true,
+			schema.Object(selectorArg(true), schema.String("value", "Option value"), schema.String("label", "Option's visible text"),
+				schema.Integer("index", "Option index (0 first)").Min(0), schema.Array("values", "Several values, for a multiple select", schema.StringItems()), timeoutArg())),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			o := findOpts(in.Timeout, false)
+			o.Actionable = true
+			pr, err := p.Find(ctx, in.Selector, o)
+			if err != nil {
+				return nil, err
+			}
+			want := map[string]any{}
+			switch {
+			case len(in.Values) > 0:
+				want["values"] = in.Values
+			case in.Value != nil:
+				want["values"] = []string{*in.Value}
+			case in.Label != nil:
+				want["label"] = *in.Label
+			case in.Index != nil:
+				want["index"] = *in.Index
+			default:
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "browser_select_option needs value, label, index or values")
+			}
+			raw, err := p.Evaluate(ctx, `(w) => { const el = window.__bh.resolve(`+jsq(pr.Matched)+`)[0];
+				if (el.tagName !== 'SELECT') return {error: 'the element is a ' + el.tagName.toLowerCase() + ', not a select'};
+				const opts = [...el.options]; let hit = [];
+				if (w.values) hit = opts.filter((o) => w.values.includes(o.value));
+				else if (w.label !== undefined) hit = opts.filter((o) => o.text.trim() === w.label);
+				else hit = opts.filter((o, i) => i === w.index);
+				if (!hit.length) return {error: 'no option matches; options: ' + opts.map((o) => JSON.stringify(o.value) + ' (' + o.text.trim() + ')').join(', ')};
+				for (const o of opts) o.selected = hit.includes(o);
+				el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true}));
+				return {selected: hit.map((o) => o.value)}; }`, []byte(toJSON(want)))
+			if err != nil {
+				return nil, err
+			}
+			if e := errorField(raw); e != "" {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "browser_select_option %s: %s", in.Selector, e)
+			}
+			return raw, nil
+		}),
+	}
+}
+
+func fileUpload() tool.Tool {
+	type args struct {
+		Selector string   `json:"selector"`
+		Files    []string `json:"files"`
+		Timeout  int64    `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("browser_file_upload", "Choose files in an <input type=\"file\"> (absolute paths on the server's machine). Returns {selector, files}.", true,
+			schema.Object(selectorArg(true), schema.Array("files", "Paths of the files", schema.StringItems()).Required().Min(1), timeoutArg())),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			abs := make([]string, len(in.Files))
+			for i, f := range in.Files {
+				a, err := filepath.Abs(f)
+				if err != nil {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "file %q: %v", f, err)
+				}
+				if st, err := os.Stat(a); err != nil || st.IsDir() {
+					return nil, tool.Errorf(tool.CodeNotFound, "file %s: not a readable file", a)
+				}
+				abs[i] = a
+			}
+			pr, err := p.SetFiles(ctx, in.Selector, abs, findOpts(in.Timeout, false))
+			if err != nil {
+				return nil, err
+			}
+			out := located(p, ctx, in.Selector, pr)
+			out["files"] = abs
+			return out, nil
+		}),
+	}
+}
+
+func handleDialog() tool.Tool {
+	type args struct {
+		Action      string `json:"action"`
+		PromptText  string `json:"promptText"`
+		AutoRespond *bool  `json:"autoRespond"`
+		Timeout     int64  `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("browser_handle_dialog", "Answer JavaScript dialogs (alert, confirm, prompt). By default every dialog is dismissed as it opens and recorded. "+
+			"action accept or dismiss answers an open dialog (waiting up to timeout for one); with autoRespond true it also becomes the answer to future dialogs, "+
+			"with autoRespond false future dialogs stay open for a later call. Returns {answered, dialogs}.", true,
+			schema.Object(schema.String("action", "How to answer").Enum("accept", "dismiss").Required(),
+				schema.String("promptText", "Text for a prompt dialog (with accept)"),
+				schema.Boolean("autoRespond", "Answer future dialogs this way (true), or leave them open (false)"),
+				schema.Integer("timeout", "Milliseconds to wait for a dialog to open").Default(0).Min(0).Max(60_000))),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			if in.AutoRespond != nil {
+				pol := browser.DialogPolicy{}
+				if *in.AutoRespond {
+					pol = browser.DialogPolicy{Action: in.Action, PromptText: in.PromptText}
+				}
+				p.SetDialogPolicy(pol)
+			}
+			d, err := p.AnswerDialog(ctx, in.Action == "accept", in.PromptText, time.Duration(in.Timeout)*time.Millisecond)
+			if err != nil {
+				return nil, err
+			}
+			seen, _ := p.Dialogs()
+			out := map[string]any{"dialogs": seen}
+			if d != nil {
+				out["answered"] = d
+			} else {
+				out["answered"] = nil
+				out["note"] = "no dialog was open"
+			}
+			return out, nil
+		}),
+	}
+}
+
+func fillForm() tool.Tool {
+	type field struct {
+		Selector string `json:"selector"`
+		Value    any    `json:"value"`
+		Type     string `json:"type"`
+	}
+	type args struct {
+		Fields  []field `json:"fields"`
+		Submit  string  `json:"submit"`
+		Timeout int64   `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("browser_fill_form", "Fill several fields at once: text inputs are typed, selects chosen, checkboxes and radios set to the boolean value; then optionally click submit. Returns {filled, submitted}.", true,
+			schema.Object(schema.Array("fields", "The fields", schema.ObjectItems(
+				schema.String("selector", "The field (a selector)").Required().Min(1),
+				schema.Any("value", "Text, an option value, or true/false for a checkbox").Required(),
+				schema.String("type", "text (default), select, checkbox or radio; guessed from the element when omitted"),
+			)).Required().Min(1),
+				schema.String("submit", "A selector to click once filled (the submit button)"), timeoutArg())),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			o := findOpts(in.Timeout, false)
+			for i, f := range in.Fields {
+				o.Actionable = true
+				pr, err := p.Find(ctx, f.Selector, o)
+				if err != nil {
+					return nil, fmt.Errorf("field %d: %w", i+1, err)
+				}
+				raw, err := p.Evaluate(ctx, `(v) => { const el = window.__bh.resolve(`+jsq(pr.Matched)+`)[0]; const t = (el.type || '').toLowerCase();
+					if (el.tagName === 'SELECT') { const o = [...el.options].find((o) => o.value === String(v) || o.text.trim() === String(v)); if (!o) return {error: 'no option ' + JSON.stringify(v)}; el.value = o.value; }
+					else if (t === 'checkbox' || t === 'radio') { const want = v === true || v === 'true' || v === 'on'; if (el.checked !== want) el.click(); return {kind: t}; }
+					else return {kind: 'text'};
+					el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true})); return {kind: 'select'}; }`, []byte(toJSON(f.Value)))
+				if err != nil {
+					return nil, err
+				}
+				if e := errorField(raw); e != "" {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "field %d (%s): %s", i+1, f.Selector, e)
+				}
+				if strings.Contains(string(raw), `"text"`) {
+					if _, err := p.Type(ctx, pr.Matched, fmt.Sprint(f.Value), true, false, o); err != nil {
+						return nil, fmt.Errorf("field %d: %w", i+1, err)
+					}
+				}
+			}
+			out := map[string]any{"filled": len(in.Fields), "submitted": false}
+			if in.Submit != "" {
+				if _, err := p.Click(ctx, in.Submit, browser.ClickOptions{FindOptions: o}); err != nil {
+					return nil, err
+				}
+				out["submitted"] = true
+			}
+			return out, nil
+		}),
+	}
+}
+
+func resize() tool.Tool {
+	type args struct {
+		Width  int `json:"width"`
+		Height int `json:"height"`
+	}
+	return tool.Tool{
+		Def: def("browser_resize", "Set the viewport's size (responsive checks). Returns {width, height}.", true,
+			schema.Object(schema.Integer("width", "Width in CSS pixels").Required().Min(100).Max(7680), schema.Integer("height", "Height in CSS pixels").Required().Min(100).Max(4320))),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			if err := p.Resize(ctx, in.Width, in.Height); err != nil {
+				return nil, err
+			}
+			return map[string]any{"width": in.Width, "height": in.Height}, nil
+		}),
+	}
+}
+
+func tabs() tool.Tool {
+	type args struct {
+		Action string `json:"action"`
+		URL    string `json:"url"`
+		Index  *int   `json:"index"`
+	}
+	return tool.Tool{
+		Def: def("browser_tabs", "Tabs of the active session: list; new (optionally opening url); select index; close index (tab 0 holds the session). Returns {tabs}.", true,
+			schema.Object(schema.String("action", "What to do").Enum("list", "new", "select", "close").Required(),
+				schema.String("url", "Address for a new tab"), schema.Integer("index", "Tab index (select, close)").Min(0))),
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			b, err := browser.Get(ctx, call.Resources)
+			if err != nil {
+				return nil, err
+			}
+			needIndex := func() (int, error) {
+				if in.Index == nil {
+					return 0, tool.Errorf(tool.CodeInvalidArgs, "argument \"index\": action %s needs the tab's index (browser_tabs {action: \"list\"} shows them)", in.Action)
+				}
+				return *in.Index, nil
+			}
+			switch in.Action {
+			case "new":
+				p, _, err := b.NewTab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if in.URL != "" {
+					if _, err := p.Navigate(ctx, in.URL); err != nil {
+						return nil, err
+					}
+				}
+			case "select":
+				i, err := needIndex()
+				if err == nil {
+					err = b.SelectTab(i)
+				}
+				if err != nil {
+					return nil, err
+				}
+			case "close":
+				i, err := needIndex()
+				if err == nil {
+					err = b.CloseTab(i)
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
+			return map[string]any{"tabs": b.ListTabs(ctx)}, nil
+		}),
+	}
+}
+
+func pdfSave() tool.Tool {
+	type args struct {
+		Path            string `json:"path"`
+		Format          string `json:"format"`
+		Landscape       bool   `json:"landscape"`
+		PrintBackground bool   `json:"printBackground"`
+	}
+	return tool.Tool{
+		Def: def("browser_pdf_save", "Print the page to a PDF file under tools.screenshotDir. Returns {path, bytes}.", true,
+			schema.Object(schema.String("path", "File name, relative to tools.screenshotDir (e.g. \"report.pdf\")").Required().Min(1),
+				schema.String("format", "Paper").Enum("A4", "Letter", "Legal").Default("A4"),
+				schema.Boolean("landscape", "Landscape orientation").Default(false), schema.Boolean("printBackground", "Print backgrounds").Default(false))),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			path, err := outputPath("path", in.Path)
+			if err != nil {
+				return nil, err
+			}
+			buf, err := p.PDF(ctx, in.Landscape, in.PrintBackground, in.Format)
+			if err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(path, buf, 0o644); err != nil {
+				return nil, tool.Errorf(tool.CodeToolError, "write %s: %v", path, err)
+			}
+			return map[string]any{"path": path, "bytes": len(buf)}, nil
+		}),
+	}
+}
+
+func mouseMove() tool.Tool {
+	type args struct {
+		X     float64 `json:"x"`
+		Y     float64 `json:"y"`
+		Steps int     `json:"steps"`
+	}
+	return tool.Tool{
+		Def: def("browser_mouse_move", "Move the mouse to viewport coordinates. Returns {x, y}.", true,
+			schema.Object(schema.Number("x", "Viewport x").Required(), schema.Number("y", "Viewport y").Required(), schema.Integer("steps", "Intermediate moves").Default(1).Min(1).Max(100))),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			if err := p.MouseMoveSteps(ctx, in.X, in.Y, in.Steps); err != nil {
+				return nil, err
+			}
+			return map[string]any{"x": in.X, "y": in.Y}, nil
+		}),
+	}
+}
+
+func mouseClick() tool.Tool {
+	type args struct {
+		X          float64 `json:"x"`
+		Y          float64 `json:"y"`
+		Button     string  `json:"button"`
+		ClickCount int     `json:"clickCount"`
+	}
+	return tool.Tool{
+		Def: def("browser_mouse_click", "Click at viewport coordinates. Returns {x, y}.", true,
+			schema.Object(schema.Number("x", "Viewport x").Required(), schema.Number("y", "Viewport y").Required(),
+				schema.String("button", "Mouse button").Enum("left", "right", "middle").Default("left"), schema.Integer("clickCount", "2 for a double click").Default(1).Min(1).Max(3))),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			if err := p.ClickXY(ctx, in.X, in.Y, in.Button, in.ClickCount); err != nil {
+				return nil, err
+			}
+			return map[string]any{"x": in.X, "y": in.Y}, nil
+		}),
+	}
+}
+
+func mouseDrag() tool.Tool {
+	type args struct {
+		FromX float64 `json:"fromX"`
+		FromY float64 `json:"fromY"`
+		ToX   float64 `json:"toX"`
+		ToY   float64 `json:"toY"`
+		Steps int     `json:"steps"`
+	}
+	return tool.Tool{
+		Def: def("browser_mouse_drag", "Press at one point, move to another and release. Returns {from, to}.", true,
+			schema.Object(schema.Number("fromX", "Start x").Required(), schema.Number("fromY", "Start y").Required(),
+				schema.Number("toX", "End x").Required(), schema.Number("toY", "End y").Required(), schema.Integer("steps", "Intermediate moves").Default(10).Min(1).Max(100))),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			if err := p.Drag(ctx, in.FromX, in.FromY, in.ToX, in.ToY, in.Steps); err != nil {
+				return nil, err
+			}
+			return map[string]any{"from": []float64{in.FromX, in.FromY}, "to": []float64{in.ToX, in.ToY}}, nil
+		}),
+	}
+}
+
+func mouseWheel() tool.Tool {
+	type args struct {
+		DeltaX float64 `json:"deltaX"`
+		DeltaY float64 `json:"deltaY"`
+	}
+	return tool.Tool{
+		Def: def("browser_mouse_wheel", "Turn the mouse wheel (positive deltaY scrolls down). Returns {deltaX, deltaY}.", true,
+			schema.Object(schema.Number("deltaX", "Horizontal pixels").Default(0), schema.Number("deltaY", "Vertical pixels").Default(0))),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			if err := p.Wheel(ctx, in.DeltaX, in.DeltaY); err != nil {
+				return nil, err
+			}
+			return map[string]any{"deltaX": in.DeltaX, "deltaY": in.DeltaY}, nil
+		}),
+	}
+}
+
+func startTracing() tool.Tool {
+	type args struct {
+		Screenshots bool `json:"screenshots"`
+		Snapshots   bool `json:"snapshots"`
+		Sources     bool `json:"sources"`
+	}
+	return tool.Tool{
+		Def: def("browser_start_tracing", "Start a Chrome performance trace of the tab (open it in Chrome DevTools' Performance panel or ui.perfetto.dev). Returns {tracing}.", true,
+			schema.Object(schema.Boolean("screenshots", "Include screenshots in the trace").Default(false),
+				schema.Boolean("snapshots", "Accepted for Playwright compatibility; the DOM is in the timeline events").Default(false),
+				schema.Boolean("sources", "Accepted for Playwright compatibility").Default(false))),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			if err := p.StartTracing(ctx, in.Screenshots); err != nil {
+				return nil, err
+			}
+			return map[string]any{"tracing": true}, nil
+		}),
+	}
+}
+
+func stopTracing() tool.Tool {
+	type args struct {
+		Path string `json:"path"`
+	}
+	return tool.Tool{
+		Def: def("browser_stop_tracing", "Stop the trace and write it (Chrome trace JSON) under tools.screenshotDir. Returns {path, events, bytes}.", true,
+			schema.Object(schema.String("path", "File name, relative to tools.screenshotDir (e.g. \"trace.json\")").Required().Min(1))),
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			path, err := outputPath("path", in.Path)
+			if err != nil {
+				return nil, err
+			}
+			data, n, err := p.StopTracing(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				return nil, tool.Errorf(tool.CodeToolError, "write %s: %v", path, err)
+			}
+			return map[string]any{"path": path, "events": n, "bytes": len(data)}, nil
+		}),
+	}
+}
+
+func sessionTool(name, desc string, input func() []schema.Prop, run func(ctx context.Context, b *browser.Browser, id, url string) (any, error)) tool.Tool {
+	type args struct {
+		ID  string `json:"id"`
+		URL string `json:"url"`
+	}
+	d := def(name, desc, true, schema.Object(input()...))
+	d.Group = SessionGroup
+	return tool.Tool{Def: d, Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+		b, err := browser.Get(ctx, call.Resources)
+		if err != nil {
+			return nil, err
+		}
+		return run(ctx, b, in.ID, in.URL)
+	})}
+}
+
+func sessionNew() tool.Tool {
+	return sessionTool("browser_session_new", "Open an isolated browser session (its own cookies and storage: another user in a multi-user flow) and make it active. Returns {sessions}.",
+		func() []schema.Prop {
+			return []schema.Prop{schema.String("id", "The session's name").Required().Min(1), schema.String("url", "Open this address in it")}
+		},
+		func(ctx context.Context, b *browser.Browser, id, url string) (any, error) {
+			p, err := b.NewSession(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if url != "" {
+				if _, err := p.Navigate(ctx, url); err != nil {
+					return nil, err
+				}
+			}
+			return map[string]any{"sessions": b.Sessions(ctx)}, nil
+		})
+}
+
+func sessionSwitch() tool.Tool {
+	return sessionTool("browser_session_switch", "Make another browser session active (the first is \"default\"). Returns {sessions}.",
+		func() []schema.Prop {
+			return []schema.Prop{schema.String("id", "The session's name").Required().Min(1)}
+		},
+		func(ctx context.Context, b *browser.Browser, id, _ string) (any, error) {
+			if err := b.Switch(id); err != nil {
+				return nil, err
+			}
+			return map[string]any{"sessions": b.Sessions(ctx)}, nil
+		})
+}
+
+func sessionList() tool.Tool {
+	return sessionTool("browser_session_list", "List the browser sessions with their tabs' URLs and which is active. Returns {sessions}.",
+		func() []schema.Prop { return nil },
+		func(ctx context.Context, b *browser.Browser, _, _ string) (any, error) {
+			return map[string]any{"sessions": b.Sessions(ctx)}, nil
+		})
+}
