@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestBrowserOverMCP: a login flow in real Chromium through the server and
+// an Igor, a screenshot as MCP image content, and an Igor killed with
+// SIGKILL while it holds the browser leaves no Chromium process behind.
+func TestBrowserOverMCP(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			io.WriteString(w, `<!doctype html><title>Login</title><form action="/home"><label for="u">User</label><input id="u" name="u"><button>Sign in</button></form>`)
+		case "/home":
+			fmt.Fprintf(w, `<!doctype html><title>Home</title><h1>Welcome %s</h1>`, r.URL.Query().Get("u"))
+		}
+	}))
+	defer srv.Close()
+	s := startConfigured(t, "igors:\n  maxWorkers: 1\n")
+	s.mustCall("browser_navigate", map[string]any{"url": srv.URL + "/"})
+	s.mustCall("browser_type", map[string]any{"selector": "role=textbox[name=\"User\"]", "text": "ada"})
+	s.mustCall("browser_click", map[string]any{"selector": "text=Sign in"})
+	s.mustCall("browser_wait", map[string]any{"selector": "h1"})
+	if got := s.mustCall("browser_get_text", map[string]any{"selector": "h1"}); got["text"] != "Welcome ada" {
+		t.Fatalf("after login: %v", got)
+	}
+	res, err := s.session.CallTool(context.Background(), callParams("browser_screenshot", map[string]any{}))
+	if err != nil || res.IsError || len(res.Content) != 2 {
+		t.Fatalf("screenshot: %v %+v", err, res)
+	}
+	img, ok := res.Content[0].(*mcp.ImageContent)
+	if !ok || img.MIMEType != "image/png" {
+		t.Fatalf("screenshot part 0: %#v", res.Content[0])
+	}
+	if p, err := png.Decode(bytes.NewReader(img.Data)); err != nil || p.Bounds().Dx() != 1280 || p.Bounds().Dy() != 720 {
+		t.Errorf("screenshot image: %v", err)
+	}
+	if meta := text(res); !strings.Contains(meta, `"width":1280`) || !strings.Contains(meta, "/home") {
+		t.Errorf("screenshot metadata: %s", meta)
+	}
+
+	// SIGKILL the Igor that holds the browser: its Chromium goes too.
+	pids := s.igorPIDs()
+	if len(pids) != 1 {
+		t.Fatalf("igors: %v", pids)
+	}
+	var browsers []int
+	for _, p := range proc.Descendants(pids[0]) {
+		browsers = append(browsers, p.PID)
+	}
+	if len(browsers) < 2 {
+		t.Fatalf("the Igor's descendants: %v (want the browser and its helpers)", browsers)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range browsers {
+		for processAlive(pid) && time.Now().Before(deadline) {
+			proc.ReapOrphans()
+			time.Sleep(20 * time.Millisecond)
+		}
+		if processAlive(pid) {
+			t.Errorf("browser process %d outlived its Igor", pid)
+		}
+	}
+	// The next call gets a new Igor and a new browser.
+	s.mustCall("browser_navigate", map[string]any{"url": srv.URL + "/"})
+}
