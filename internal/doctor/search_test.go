@@ -102,6 +102,16 @@ var searchQueries = []struct{ query, want string }{
 	{"open a sqlite file", "db_sqlite_open"},
 	{"read a key from redis", "db_redis_get"},
 	{"clear the redis cache", "db_redis_flush"},
+	{"take a screenshot of the page", "browser_screenshot"},
+	{"open a website in the browser", "browser_navigate"},
+	{"click the login button", "browser_click"},
+	{"type my email into the form", "browser_type"},
+	{"check the page for accessibility problems", "accessibility_audit"},
+	{"make sure the success message is visible", "assert_visible"},
+	{"check that we were redirected to the dashboard url", "assert_url"},
+	{"see the javascript errors in the console", "browser_console_messages"},
+	{"which API calls did the page make", "browser_network_requests"},
+	{"save the page as a pdf", "browser_pdf_save"},
 }
 
 func TestToolSearchFindsWhatUsersAskFor(t *testing.T) {

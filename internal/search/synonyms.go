@@ -39,7 +39,7 @@ var synonyms = map[string][]string{
 	// utilities
 	"time": {"timestamp"}, "now": {"timestamp"}, "clock": {"timestamp"}, "epoch": {"timestamp"}, "unix": {"timestamp"},
 	"day": {"date"}, "week": {"date"}, "month": {"date"}, "calendar": {"date"}, "tomorrow": {"date"}, "yesterday": {"date"},
-	"sleep": {"wait"}, "pause": {"wait"}, "delay": {"wait"}, "settle": {"wait"},
+	"sleep": {"wait ms"}, "pause": {"wait ms"}, "delay": {"wait ms"}, "settle": {"wait"}, "seconds": {"ms wait"},
 	"average": {"stats"}, "mean": {"stats"}, "median": {"stats"}, "deviation": {"stats"}, "statistic": {"stats"},
 	"link": {"url"}, "query": {"url"}, "hostname": {"url"}, "domain": {"url"},
 	"random": {"random choice"}, "pick": {"random choice"}, "choose": {"random choice"}, "shuffle": {"random"},
@@ -61,6 +61,7 @@ var synonyms = map[string][]string{
 	// files
 	"executable": {"chmod mode"}, "permission": {"chmod mode"}, "grep": {"search content"}, "word": {"content search"},
 	"cache": {"redis"}, "clear": {"flush"}, "wipe": {"flush"}, "postgresql": {"postgres pg"}, "rows": {"seed query"},
+	"form": {"fill"}, "calls": {"network requests"}, "asking": {"intent analyze"}, "really": {"intent"},
 	"folder": {"directory"}, "disk": {"file"}, "extract": {"unzip"}, "unpack": {"unzip"}, "archive": {"zip"},
 	// tools still to come keep their words here, so that queries find them as they arrive
 	"screenshot": {"browser screenshot"}, "screen": {"browser screenshot"}, "click": {"browser click"},

@@ -6,6 +6,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tools/assert"
 	browsertools "github.com/barrhawk/barrhawk/internal/tools/browser"
+	"github.com/barrhawk/barrhawk/internal/tools/browserassert"
 	"github.com/barrhawk/barrhawk/internal/tools/data"
 	"github.com/barrhawk/barrhawk/internal/tools/db"
 	"github.com/barrhawk/barrhawk/internal/tools/fault"
@@ -34,6 +35,7 @@ func Tools() []tool.Tool {
 		fs.Tools(),
 		db.Tools(),
 		browsertools.Tools(),
+		browserassert.Tools(),
 	} {
 		out = append(out, family...)
 	}

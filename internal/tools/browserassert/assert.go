@@ -1,0 +1,393 @@
+// Package browserassert holds the assertions on the browser's active page
+// (assert_visible, assert_hidden, assert_text, assert_url, assert_title,
+// assert_count, assert_attribute) and accessibility_audit. Like the other
+// assertions, a failed one is a result {passed: false, expected, actual,
+// message}, not an error; each looks again until it passes or its timeout
+// ends, as Playwright's expect does.
+package browserassert
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/tools/assert"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Tools returns the family.
+func Tools() []tool.Tool {
+	return []tool.Tool{visible(), hidden(), text(), url(), title(), count(), attribute(), audit()}
+}
+
+// defaultTimeout is how long an assertion keeps looking.
+const defaultTimeout = 5 * time.Second
+
+func def(name, desc string, input *jsonschema.Schema) tool.Def {
+	return tool.Def{Name: name, Description: desc, Group: assert.Group, Category: tool.CategoryBrowser, Input: input, RequiresWorker: true}
+}
+
+func selectorArg() schema.Prop {
+	return schema.String("selector", `Element: CSS, text=..., role=button[name="Save"], xpath=... or a snapshot ref (e12)`).Required().Min(1)
+}
+
+func timeoutArg() schema.Prop {
+	return schema.Integer("timeout", "Milliseconds to keep looking before failing").Default(defaultTimeout.Milliseconds()).Min(0).Max(120_000)
+}
+
+// outcome is one look: whether it passed and what was found.
+type outcome struct {
+	passed bool
+	actual any
+}
+
+// until looks until check passes or the timeout ends, and reports the last
+// look. Errors of the page (not a failed check) end it at once.
+func until(ctx context.Context, timeoutMs int64, check func() (outcome, error)) (outcome, time.Duration, error) {
+	d := defaultTimeout
+	if timeoutMs > 0 {
+		d = time.Duration(timeoutMs) * time.Millisecond
+	} else if timeoutMs == 0 {
+		d = defaultTimeout
+	}
+	t0 := time.Now()
+	deadline := t0.Add(d)
+	for {
+		o, err := check()
+		if err != nil || o.passed || time.Now().After(deadline) {
+			return o, time.Since(t0), err
+		}
+		select {
+		case <-ctx.Done():
+			return o, time.Since(t0), ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// result is the answer every browser assertion gives.
+func result(o outcome, waited time.Duration, expected any, pass, fail string) map[string]any {
+	msg := pass
+	if !o.passed {
+		msg = fail
+	}
+	return map[string]any{"passed": o.passed, "expected": expected, "actual": o.actual, "message": msg, "waitedMs": waited.Milliseconds()}
+}
+
+// runOn adapts a handler on the active page.
+func runOn[In any](f func(ctx context.Context, p *browser.Page, in In) (any, error)) tool.Handler {
+	return tool.Typed(func(ctx context.Context, in In, call *tool.Call) (any, error) {
+		p, err := browser.ActivePage(ctx, call.Resources)
+		if err != nil {
+			return nil, err
+		}
+		return f(ctx, p, in)
+	})
+}
+
+// probe looks at a selector once.
+func probe(ctx context.Context, p *browser.Page, sel string) (*browser.Probe, error) {
+	pr, err := p.Find(ctx, sel, browser.FindOptions{State: "attached", Timeout: time.Millisecond})
+	if err != nil {
+		if te, ok := err.(*tool.Error); ok && te.Code == tool.CodeElementNotFound {
+			return &browser.Probe{}, nil
+		}
+		return nil, err
+	}
+	return pr, nil
+}
+
+func visible() tool.Tool {
+	type args struct {
+		Selector string `json:"selector"`
+		Timeout  int64  `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("assert_visible", "Assert that an element is visible on the page (waiting up to timeout). A failure is a result. Returns {passed, expected, actual, message}.",
+			schema.Object(selectorArg(), timeoutArg())),
+		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
+				pr, err := probe(ctx, p, in.Selector)
+				if err != nil {
+					return outcome{}, err
+				}
+				state := "not found"
+				if pr.Count > 0 {
+					state = map[bool]string{true: "visible", false: "hidden"}[pr.Visible]
+				}
+				return outcome{passed: pr.Count > 0 && pr.Visible, actual: state}, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return result(o, waited, "visible", fmt.Sprintf("%s is visible", in.Selector), fmt.Sprintf("%s is %s, expected visible", in.Selector, o.actual)), nil
+		}),
+	}
+}
+
+func hidden() tool.Tool {
+	type args struct {
+		Selector string `json:"selector"`
+		Timeout  int64  `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("assert_hidden", "Assert that an element is hidden or absent (waiting up to timeout). A failure is a result. Returns {passed, expected, actual, message}.",
+			schema.Object(selectorArg(), timeoutArg())),
+		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
+				pr, err := probe(ctx, p, in.Selector)
+				if err != nil {
+					return outcome{}, err
+				}
+				state := "not found"
+				if pr.Count > 0 {
+					state = map[bool]string{true: "visible", false: "hidden"}[pr.Visible]
+				}
+				return outcome{passed: pr.Count == 0 || !pr.Visible, actual: state}, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return result(o, waited, "hidden", fmt.Sprintf("%s is %s", in.Selector, o.actual), fmt.Sprintf("%s is visible, expected hidden", in.Selector)), nil
+		}),
+	}
+}
+
+// match compares a text by mode: contains (default), equals or matches (a
+// regular expression).
+func match(mode, want string, ignoreCase bool) (func(string) bool, error) {
+	switch mode {
+	case "", "contains":
+		if ignoreCase {
+			w := strings.ToLower(want)
+			return func(s string) bool { return strings.Contains(strings.ToLower(s), w) }, nil
+		}
+		return func(s string) bool { return strings.Contains(s, want) }, nil
+	case "equals":
+		return func(s string) bool {
+			s = strings.TrimSpace(s)
+			if ignoreCase {
+				return strings.EqualFold(s, strings.TrimSpace(want))
+			}
+			return s == strings.TrimSpace(want)
+		}, nil
+	case "matches":
+		expr := want
+		if ignoreCase {
+			expr = "(?i)" + expr
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"expected\": %q is not a regular expression (RE2): %v", want, err)
+		}
+		return re.MatchString, nil
+	}
+	return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"mode\": %q; use contains, equals or matches", mode)
+}
+
+func modeArg() schema.Prop {
+	return schema.String("mode", "How to compare").Enum("contains", "equals", "matches").Default("contains")
+}
+
+func text() tool.Tool {
+	type args struct {
+		Selector   string `json:"selector"`
+		Expected   string `json:"expected"`
+		Mode       string `json:"mode"`
+		IgnoreCase bool   `json:"ignoreCase"`
+		Timeout    int64  `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("assert_text", "Assert an element's visible text: contains (default), equals, or matches a regular expression (waiting up to timeout). A failure is a result with the text found.",
+			schema.Object(selectorArg(), schema.String("expected", "The text (or pattern)").Required(), modeArg(),
+				schema.Boolean("ignoreCase", "Compare case-insensitively").Default(false), timeoutArg())),
+		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			ok, err := match(in.Mode, in.Expected, in.IgnoreCase)
+			if err != nil {
+				return nil, err
+			}
+			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
+				pr, err := probe(ctx, p, in.Selector)
+				if err != nil || pr.Count == 0 {
+					return outcome{actual: nil}, err
+				}
+				s, err := p.Text(ctx, in.Selector, browser.FindOptions{Timeout: time.Millisecond})
+				if err != nil {
+					return outcome{}, nil // gone meanwhile: look again
+				}
+				return outcome{passed: ok(s), actual: s}, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			mode := in.Mode
+			if mode == "" {
+				mode = "contains"
+			}
+			fail := fmt.Sprintf("the text of %s is %q, expected it to %s %q", in.Selector, o.actual, verb(mode), in.Expected)
+			if o.actual == nil {
+				fail = fmt.Sprintf("%s matched no element, expected its text to %s %q", in.Selector, verb(mode), in.Expected)
+			}
+			return result(o, waited, in.Expected, fmt.Sprintf("the text of %s %ss %q", in.Selector, strings.TrimSuffix(verb(mode), " to"), in.Expected), fail), nil
+		}),
+	}
+}
+
+func verb(mode string) string {
+	switch mode {
+	case "equals":
+		return "equal"
+	case "matches":
+		return "match"
+	}
+	return "contain"
+}
+
+func pageValue(name, what string, get func(ctx context.Context, p *browser.Page) (string, error)) tool.Tool {
+	type args struct {
+		Expected   string `json:"expected"`
+		Mode       string `json:"mode"`
+		IgnoreCase bool   `json:"ignoreCase"`
+		Timeout    int64  `json:"timeout"`
+	}
+	modeDefault := "equals"
+	return tool.Tool{
+		Def: def(name, fmt.Sprintf("Assert the page's %s: equals (default), contains, or matches a regular expression (waiting up to timeout, e.g. for a redirect). A failure is a result with the %s found.", what, what),
+			schema.Object(schema.String("expected", "The "+what+" (or pattern)").Required(),
+				schema.String("mode", "How to compare").Enum("equals", "contains", "matches").Default(modeDefault),
+				schema.Boolean("ignoreCase", "Compare case-insensitively").Default(false), timeoutArg())),
+		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			if in.Mode == "" {
+				in.Mode = modeDefault
+			}
+			ok, err := match(in.Mode, in.Expected, in.IgnoreCase)
+			if err != nil {
+				return nil, err
+			}
+			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
+				s, err := get(ctx, p)
+				if err != nil {
+					return outcome{}, err
+				}
+				return outcome{passed: ok(s), actual: s}, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return result(o, waited, in.Expected, fmt.Sprintf("the %s %ss %q", what, verb(in.Mode), in.Expected),
+				fmt.Sprintf("the %s is %q, expected it to %s %q", what, o.actual, verb(in.Mode), in.Expected)), nil
+		}),
+	}
+}
+
+func url() tool.Tool {
+	return pageValue("assert_url", "URL", func(ctx context.Context, p *browser.Page) (string, error) { return p.URL(ctx) })
+}
+
+func title() tool.Tool {
+	return pageValue("assert_title", "title", func(ctx context.Context, p *browser.Page) (string, error) { return p.Title(ctx) })
+}
+
+func count() tool.Tool {
+	type args struct {
+		Selector string `json:"selector"`
+		Equals   *int   `json:"equals"`
+		Min      *int   `json:"min"`
+		Max      *int   `json:"max"`
+		Timeout  int64  `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("assert_count", "Assert how many elements a selector matches: equals, or within min and max (waiting up to timeout). A failure is a result with the count found.",
+			schema.Object(selectorArg(), schema.Integer("equals", "Exactly this many").Min(0), schema.Integer("min", "At least this many").Min(0),
+				schema.Integer("max", "At most this many").Min(0), timeoutArg())),
+		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			if in.Equals == nil && in.Min == nil && in.Max == nil {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "assert_count needs equals, min or max")
+			}
+			var want []string
+			if in.Equals != nil {
+				want = append(want, fmt.Sprintf("exactly %d", *in.Equals))
+			}
+			if in.Min != nil {
+				want = append(want, fmt.Sprintf("at least %d", *in.Min))
+			}
+			if in.Max != nil {
+				want = append(want, fmt.Sprintf("at most %d", *in.Max))
+			}
+			expected := strings.Join(want, " and ")
+			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
+				n, err := p.Count(ctx, in.Selector)
+				if err != nil {
+					return outcome{}, err
+				}
+				ok := (in.Equals == nil || n == *in.Equals) && (in.Min == nil || n >= *in.Min) && (in.Max == nil || n <= *in.Max)
+				return outcome{passed: ok, actual: n}, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return result(o, waited, expected, fmt.Sprintf("%s matches %v elements (%s)", in.Selector, o.actual, expected),
+				fmt.Sprintf("%s matches %v elements, expected %s", in.Selector, o.actual, expected)), nil
+		}),
+	}
+}
+
+func attribute() tool.Tool {
+	type args struct {
+		Selector string  `json:"selector"`
+		Name     string  `json:"name"`
+		Value    *string `json:"value"`
+		Mode     string  `json:"mode"`
+		Timeout  int64   `json:"timeout"`
+	}
+	return tool.Tool{
+		Def: def("assert_attribute", "Assert an element's attribute: present (without value), or its value equals, contains or matches (waiting up to timeout). A failure is a result with the value found.",
+			schema.Object(selectorArg(), schema.String("name", "Attribute name (href, aria-expanded, disabled, ...)").Required().Min(1),
+				schema.String("value", "Expected value; omit to check only that the attribute is present"),
+				schema.String("mode", "How to compare the value").Enum("equals", "contains", "matches").Default("equals"), timeoutArg())),
+		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
+			if in.Mode == "" {
+				in.Mode = "equals"
+			}
+			ok := func(string) bool { return true }
+			expected := "present"
+			if in.Value != nil {
+				var err error
+				if ok, err = match(in.Mode, *in.Value, false); err != nil {
+					return nil, err
+				}
+				expected = *in.Value
+			}
+			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
+				pr, err := probe(ctx, p, in.Selector)
+				if err != nil || pr.Count == 0 {
+					return outcome{actual: "no element"}, err
+				}
+				v, err := p.Attribute(ctx, in.Selector, in.Name, browser.FindOptions{Timeout: time.Millisecond})
+				if err != nil {
+					return outcome{actual: "no element"}, nil
+				}
+				if v == nil {
+					return outcome{actual: nil}, nil
+				}
+				return outcome{passed: ok(*v), actual: *v}, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			fail := fmt.Sprintf("%s's %s is %q, expected %s", in.Selector, in.Name, o.actual, expected)
+			switch o.actual {
+			case nil:
+				fail = fmt.Sprintf("%s has no attribute %s, expected %s", in.Selector, in.Name, expected)
+			case "no element":
+				fail = fmt.Sprintf("%s matched no element", in.Selector)
+			}
+			return result(o, waited, expected, fmt.Sprintf("%s's %s is %v", in.Selector, in.Name, o.actual), fail), nil
+		}),
+	}
+}
