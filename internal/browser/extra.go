@@ -3,6 +3,7 @@ package browser
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -140,3 +141,53 @@ func (p *Page) SetRecording(on bool) {
 	p.paused = !on
 	p.mu.Unlock()
 }
+
+// Script is the page API of dynamic tools' ctx.browser (jsrt.Browser): the
+// active tab of the Igor's browser, with the tools' default waits.
+type Script struct{ p *Page }
+
+// ForScript returns the ctx.browser API over the Igor's browser, starting
+// it on first use.
+func ForScript(ctx context.Context, res *tool.Resources) (*Script, error) {
+	p, err := ActivePage(ctx, res)
+	if err != nil {
+		return nil, err
+	}
+	return &Script{p: p}, nil
+}
+
+// Navigate opens url.
+func (s *Script) Navigate(ctx context.Context, url string) (int64, error) { return s.p.Navigate(ctx, url) }
+
+// Click clicks the element once it is actionable.
+func (s *Script) Click(ctx context.Context, sel string) error {
+	_, err := s.p.Click(ctx, sel, ClickOptions{})
+	return err
+}
+
+// Type types text into the element, clearing it first.
+func (s *Script) Type(ctx context.Context, sel, text string) error {
+	_, err := s.p.Type(ctx, sel, text, true, false, FindOptions{})
+	return err
+}
+
+// Text is the element's (or the page's) visible text.
+func (s *Script) Text(ctx context.Context, sel string) (string, error) {
+	return s.p.Text(ctx, sel, FindOptions{})
+}
+
+// Screenshot is a PNG of the viewport.
+func (s *Script) Screenshot(ctx context.Context) ([]byte, error) {
+	return s.p.Screenshot(ctx, false, "", FindOptions{})
+}
+
+// Evaluate runs JavaScript in the page.
+func (s *Script) Evaluate(ctx context.Context, expr string) (json.RawMessage, error) {
+	return s.p.Evaluate(ctx, expr, nil)
+}
+
+// URL is the page's address.
+func (s *Script) URL(ctx context.Context) (string, error) { return s.p.URL(ctx) }
+
+// Title is the page's title.
+func (s *Script) Title(ctx context.Context) (string, error) { return s.p.Title(ctx) }

@@ -3,6 +3,7 @@ package igor
 import (
 	"context"
 	"encoding/json"
+	"github.com/barrhawk/barrhawk/internal/browser"
 	"sort"
 	"sync"
 
@@ -99,6 +100,11 @@ func dynamicTool(name string, mod *jsrt.Module) *tool.Tool {
 	return &tool.Tool{
 		Def: tool.Def{Name: name, Description: "dynamic", Group: "Dynamic", Category: tool.CategoryUtility, Input: schema.Object(), RequiresWorker: true},
 		Run: func(ctx context.Context, c *tool.Call) (any, error) {
+			if mod.Permissions().Browser {
+				ctx = jsrt.WithBrowser(ctx, func(ctx context.Context) (jsrt.Browser, error) {
+					return browser.ForScript(ctx, c.Resources)
+				})
+			}
 			out, err := mod.CallIn(ctx, c.Args, c.Context)
 			if err != nil {
 				return nil, err

@@ -83,3 +83,34 @@ func TestBrowserOverMCP(t *testing.T) {
 	// The next call gets a new Igor and a new browser.
 	s.mustCall("browser_navigate", map[string]any{"url": srv.URL + "/"})
 }
+
+// TestDynamicToolBrowser: a dynamic tool with the browser permission drives
+// a page through ctx.browser; one without it is refused with FORBIDDEN.
+func TestDynamicToolBrowser(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><title>Greeter</title><input id="name"><button onclick="document.getElementById('out').textContent = 'Hi ' + document.getElementById('name').value">Greet</button><p id="out"></p>`)
+	}))
+	defer srv.Close()
+	s := start(t)
+	code := `const status = await ctx.browser.navigate(args.url);
+await ctx.browser.type('#name', 'Ada');
+await ctx.browser.click('text=Greet');
+const png = await ctx.browser.screenshot();
+return { status, text: await ctx.browser.text('#out'), title: await ctx.browser.title(), sum: await ctx.browser.evaluate('1 + 2'), png: png.length > 100 };`
+	args := map[string]any{"name": "greet_page", "description": "Greets on a page", "permissions": []string{"browser"},
+		"schema": map[string]any{"type": "object", "properties": map[string]any{"url": map[string]any{"type": "string", "description": "Page"}}, "required": []string{"url"}},
+		"code":   code}
+	s.mustCall("dynamic_tool_create", args)
+	got := s.mustCall("greet_page", map[string]any{"url": srv.URL})
+	if got["status"] != float64(200) || got["text"] != "Hi Ada" || got["title"] != "Greeter" || got["sum"] != float64(3) || got["png"] != true {
+		t.Errorf("greet_page: %v", got)
+	}
+	args["name"], args["permissions"] = "greet_sneaky", []string{}
+	s.mustCall("dynamic_tool_create", args)
+	out, isErr := s.call("greet_sneaky", map[string]any{"url": srv.URL})
+	if !isErr || !strings.Contains(out, "FORBIDDEN") || !strings.Contains(out, `permissions: ["browser"]`) {
+		t.Errorf("without the permission: %s", out)
+	}
+}

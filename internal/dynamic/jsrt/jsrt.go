@@ -103,8 +103,8 @@ const (
 )
 
 // Permissions a tool declares: "network", "filesystem", "browser", "ai".
-// Network enables ctx.fetch and Filesystem enables ctx.fs; Browser and AI are
-// recorded for the front (no ctx API here uses them yet).
+// Network enables ctx.fetch, Filesystem ctx.fs and Browser ctx.browser; AI
+// is recorded for the front (no ctx API here uses it yet).
 type Permissions struct{ Network, Filesystem, Browser, AI bool }
 
 // ParsePermissions turns a declared permission list into Permissions. An

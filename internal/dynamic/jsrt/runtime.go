@@ -34,6 +34,7 @@ type jsRuntime struct {
 
 	// The ctx members shared by every call on this runtime (frozen).
 	logFn, fetchFn, fsObj goja.Value
+	browserObj            goja.Value
 
 	cur      *callState
 	timerSeq int64
@@ -578,6 +579,7 @@ func (rt *jsRuntime) installGlobals() {
 	})
 	rt.fetchFn = vm.ToValue(rt.fetch)
 	rt.fsObj = rt.newFS()
+	rt.browserObj = rt.newBrowser()
 }
 
 // maxLogBytes caps one log line from a tool.
@@ -672,6 +674,7 @@ func (rt *jsRuntime) call(cs *callState, args string) (json.RawMessage, bool, er
 	_ = ctxObj.Set("log", rt.logFn)
 	_ = ctxObj.Set("fetch", rt.fetchFn)
 	_ = ctxObj.Set("fs", rt.fsObj)
+	_ = ctxObj.Set("browser", rt.browserObj)
 	if sq := rt.squadObject(cs); sq != nil {
 		_ = ctxObj.Set("squad", sq)
 	}
