@@ -738,3 +738,17 @@ func OutputDir() string {
 	}
 	return home + "/screenshots"
 }
+
+// PageCount is how many tabs are open, over all sessions.
+func (b *Browser) PageCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0
+	}
+	n := 0
+	for _, s := range b.sessions {
+		n += len(s.pages)
+	}
+	return n
+}

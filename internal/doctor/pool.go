@@ -113,6 +113,8 @@ type igorConn struct {
 
 	startedAt   time.Time
 	toolsLoaded int
+	// usage is what the Igor said it holds in its last pong.
+	usage atomic.Pointer[wire.ResourceUsage]
 	ready       chan struct{} // closed on ready, or on death before it
 	exited      chan struct{} // closed once the exit is handled
 	exitStatus  string
@@ -659,6 +661,9 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 				ch <- reply{env: env}
 			}
 		case wire.KindPong:
+			if env.ResourceUsage != nil {
+				ig.usage.Store(env.ResourceUsage)
+			}
 			ig.lastPong.Store(time.Now().UnixNano())
 			ig.pingsMissed.Store(0)
 		case wire.KindReady:

@@ -24,6 +24,13 @@ type IgorStatus struct {
 	TasksFailed int64  `json:"tasksFailed"`
 	InFlight    int    `json:"inFlight"`
 	ToolsLoaded int    `json:"toolsLoaded"`
+	// From the Igor's last pong: its browser's tabs and their processes'
+	// memory, and its open database connections.
+	BrowserPages  int   `json:"browserPages"`
+	BrowserMemory int64 `json:"browserMemory"`
+	// BrowserMemoryPerPage is BrowserMemory shared out over the tabs.
+	BrowserMemoryPerPage int64 `json:"browserMemoryPerPage,omitempty"`
+	DBConnections        int   `json:"dbConnections"`
 }
 
 // PoolStatus is the pool as worker_status shows it.
@@ -61,6 +68,12 @@ func (p *Pool) Status() PoolStatus {
 		}
 		if ig.p != nil {
 			is.PID = ig.p.PID()
+		}
+		if u := ig.usage.Load(); u != nil {
+			is.BrowserPages, is.BrowserMemory, is.DBConnections = u.BrowserPages, u.BrowserMemory, u.DBConnections
+			if u.BrowserPages > 0 {
+				is.BrowserMemoryPerPage = u.BrowserMemory / int64(u.BrowserPages)
+			}
 		}
 		st.Igors = append(st.Igors, is)
 		if ig.state == stateReady {

@@ -436,9 +436,17 @@ func (w *worker) pong() {
 }
 
 func (w *worker) usage() wire.ResourceUsage {
+	pages, browserMem := 0, int64(0)
+	if b, ok := browser.Lookup(w.res); ok {
+		pages = b.PageCount()
+		for _, p := range proc.Descendants(os.Getpid()) {
+			browserMem += proc.RSS(p.PID)
+		}
+	}
 	return wire.ResourceUsage{
 		Memory:        proc.RSS(os.Getpid()),
-		BrowserPages:  w.res.Count(tool.KindBrowserPage),
+		BrowserPages:  pages,
+		BrowserMemory: browserMem,
 		DBConnections: w.res.Count(tool.KindPostgres) + w.res.Count(tool.KindSQLite) + w.res.Count(tool.KindRedis),
 		TasksInFlight: int(w.inFlight.Load()),
 		Goroutines:    runtime.NumGoroutine(),

@@ -202,6 +202,9 @@ type Pong struct {
 type ResourceUsage struct {
 	Memory        int64 `json:"memory"`
 	BrowserPages  int   `json:"browserPages"`
+	// BrowserMemory is the resident memory of the Igor's browser processes
+	// (the browser, its renderers and helpers), in bytes.
+	BrowserMemory int64 `json:"browserMemory,omitempty"`
 	DBConnections int   `json:"dbConnections"`
 	TasksInFlight int   `json:"tasksInFlight"`
 	Goroutines    int   `json:"goroutines,omitempty"`

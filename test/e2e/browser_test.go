@@ -32,7 +32,7 @@ func TestBrowserOverMCP(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	s := startConfigured(t, "igors:\n  maxWorkers: 1\n")
+	s := startConfigured(t, "igors:\n  maxWorkers: 1\n  heartbeatInterval: 100ms\n")
 	s.mustCall("browser_navigate", map[string]any{"url": srv.URL + "/"})
 	s.mustCall("browser_type", map[string]any{"selector": "role=textbox[name=\"User\"]", "text": "ada"})
 	s.mustCall("browser_click", map[string]any{"selector": "text=Sign in"})
@@ -54,6 +54,12 @@ func TestBrowserOverMCP(t *testing.T) {
 	if meta := text(res); !strings.Contains(meta, `"width":1280`) || !strings.Contains(meta, "/home") {
 		t.Errorf("screenshot metadata: %s", meta)
 	}
+
+	// worker_status shows the browser's tabs and their memory (from pongs).
+	waitFor(t, "the browser in worker_status", func() bool {
+		ig := s.mustCall("worker_status", nil)["pool"].(map[string]any)["igors"].([]any)[0].(map[string]any)
+		return ig["browserPages"] == float64(1) && ig["browserMemory"].(float64) > 10<<20 && ig["browserMemoryPerPage"].(float64) > 0
+	})
 
 	// SIGKILL the Igor that holds the browser: its Chromium goes too.
 	pids := s.igorPIDs()
