@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -56,6 +57,8 @@ type Browser struct {
 	opts        Options
 	started     time.Time
 	closed      bool
+	// lastUsed is when a tool last asked for the browser (Unix ns).
+	lastUsed atomic.Int64
 }
 
 // Session is an isolated browser context: its own cookies, storage and
@@ -187,6 +190,10 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		return nil, err
 	}
 	b.sessions[DefaultSession] = &Session{Name: DefaultSession, pages: []*Page{p}, first: root}
+	b.touch()
+	if idle := idleTimeout(); idle > 0 {
+		go b.closeWhenIdle(idle)
+	}
 	if err := p.setViewport(ctx, opts.Width, opts.Height); err != nil {
 		b.Close()
 		return nil, err
@@ -550,10 +557,11 @@ func Get(ctx context.Context, res *tool.Resources) (*Browser, error) {
 		return nil, err
 	}
 	b := v.(*Browser)
-	if b.isClosed() {
+	if b.isClosed() { // closed by browser_close's peer paths or by idleness
 		res.Close(tool.KindBrowser, "browser") //nolint:errcheck // already closed
 		return Get(ctx, res)
 	}
+	b.touch()
 	return b, nil
 }
 
@@ -705,14 +713,41 @@ var settings = struct {
 	sync.Mutex
 	headless bool
 	dir      string
+	idle     time.Duration
 }{headless: true}
 
-// Configure sets whether browsers started lazily are headless, and where
-// the browser tools write files.
-func Configure(headless bool, dir string) {
+// Configure sets whether browsers started lazily are headless, where the
+// browser tools write files, and after how long unused a browser closes
+// (0: never).
+func Configure(headless bool, dir string, idle time.Duration) {
 	settings.Lock()
 	defer settings.Unlock()
-	settings.headless, settings.dir = headless, dir
+	settings.headless, settings.dir, settings.idle = headless, dir, idle
+}
+
+// idleTimeout is the configured idle bound.
+func idleTimeout() time.Duration {
+	settings.Lock()
+	defer settings.Unlock()
+	return settings.idle
+}
+
+// touch records a use of the browser.
+func (b *Browser) touch() { b.lastUsed.Store(time.Now().UnixNano()) }
+
+// closeWhenIdle closes the browser once unused for idle.
+func (b *Browser) closeWhenIdle(idle time.Duration) {
+	tick := time.NewTicker(min(idle/4+time.Millisecond, 30*time.Second))
+	defer tick.Stop()
+	for range tick.C {
+		if b.isClosed() {
+			return
+		}
+		if time.Since(time.Unix(0, b.lastUsed.Load())) > idle {
+			b.Close()
+			return
+		}
+	}
 }
 
 // Headless is the configured default.

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
 	"time"
 )
 
@@ -146,5 +148,33 @@ func TestEngine(t *testing.T) {
 	}
 	if reqs := p.Requests(); len(reqs) < 2 {
 		t.Errorf("requests: %+v", reqs)
+	}
+}
+
+// An idle browser closes itself; the next use starts another.
+func TestIdleBrowserCloses(t *testing.T) {
+	Configure(true, "", 300*time.Millisecond)
+	defer Configure(true, "", 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res := tool.NewResources()
+	defer res.CloseAll()
+	b, err := Get(ctx, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !b.isClosed() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !b.isClosed() {
+		t.Fatal("the idle browser is still open")
+	}
+	b2, err := Get(ctx, res)
+	if err != nil || b2 == b || b2.isClosed() {
+		t.Fatalf("after idling: %v %v", b2 == b, err)
+	}
+	if _, err := b2.Active(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -92,6 +92,10 @@ type Igors struct {
 	// BrowserHeadless runs the Igors' browsers without a window. Default
 	// true; browser_launch {headless: false} asks for a window per call.
 	BrowserHeadless bool `koanf:"browserHeadless"`
+	// BrowserIdleTimeout closes an Igor's browser (every tab) when no
+	// browser tool has used it for this long; the next use starts a new
+	// one. Default 10m; 0 keeps it open.
+	BrowserIdleTimeout time.Duration `koanf:"browserIdleTimeout"`
 }
 
 // Tools configures tool calls and dynamic tools.
@@ -203,19 +207,20 @@ func Default() Config {
 	home, _ := os.UserHomeDir()
 	c := Config{
 		Igors: Igors{
-			MaxWorkers:        runtime.NumCPU(),
-			Strategy:          "round-robin",
-			MaxTasksPerIgor:   32,
-			IdleTimeout:       5 * time.Minute,
-			HeartbeatInterval: 5 * time.Second,
-			SpawnDelay:        100 * time.Millisecond,
-			BackoffMax:        5 * time.Second,
-			SpawnTimeout:      10 * time.Second,
-			ShutdownGrace:     3 * time.Second,
-			StopGrace:         time.Second,
-			MemoryLimit:       512 << 20,
-			SquadIdleTimeout:  30 * time.Minute,
-			BrowserHeadless:   true,
+			MaxWorkers:         runtime.NumCPU(),
+			Strategy:           "round-robin",
+			MaxTasksPerIgor:    32,
+			IdleTimeout:        5 * time.Minute,
+			HeartbeatInterval:  5 * time.Second,
+			SpawnDelay:         100 * time.Millisecond,
+			BackoffMax:         5 * time.Second,
+			SpawnTimeout:       10 * time.Second,
+			ShutdownGrace:      3 * time.Second,
+			StopGrace:          time.Second,
+			MemoryLimit:        512 << 20,
+			SquadIdleTimeout:   30 * time.Minute,
+			BrowserHeadless:    true,
+			BrowserIdleTimeout: 10 * time.Minute,
 		},
 		Tools: Tools{
 			DefaultTimeout: 30 * time.Second, EnableDynamic: true, HotReload: true,

@@ -576,7 +576,7 @@ func (p *Pool) launch(ig *igorConn) {
 	initErr := ig.enc.Encode(wire.Init{
 		Type: wire.TypeInit, ID: ig.id, ToolBag: p.toolBag(ig), DynamicBag: p.dynamicBag(ig), DynamicTools: dyn,
 		Config: wire.InitConfig{
-			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: p.opts.Igors.BrowserHeadless, ScreenshotDir: p.opts.ScreenshotDir,
+			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: p.opts.Igors.BrowserHeadless, BrowserIdleTimeout: p.opts.Igors.BrowserIdleTimeout.Milliseconds(), ScreenshotDir: p.opts.ScreenshotDir,
 			MemoryLimit: p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
 			MaxResultBytes: p.opts.Results.Cut, MaxResultHardBytes: p.opts.Results.Hard, OwnAddrs: p.opts.OwnAddrs,
 		},

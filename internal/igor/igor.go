@@ -191,7 +191,7 @@ func (w *worker) init(env *wire.Envelope) error {
 			w.stopGrace = time.Duration(c.StopGrace) * time.Millisecond
 		}
 		w.jsOpts.FSRoot = c.FSRoot
-		browser.Configure(c.BrowserHeadless, c.ScreenshotDir)
+		browser.Configure(c.BrowserHeadless, c.ScreenshotDir, time.Duration(c.BrowserIdleTimeout)*time.Millisecond)
 		w.limits = tool.ResultLimits{Cut: c.MaxResultBytes, Hard: c.MaxResultHardBytes}
 		w.jsOpts.Results = w.limits
 		w.jsOpts.OwnAddrs = c.OwnAddrs

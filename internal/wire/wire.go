@@ -137,6 +137,9 @@ type InitConfig struct {
 	StopGrace       int64  `json:"stopGrace,omitempty"`
 	BrowserHeadless bool   `json:"browserHeadless"`
 	ScreenshotDir   string `json:"screenshotDir,omitempty"`
+	// BrowserIdleTimeout, in milliseconds, closes a browser unused this
+	// long (0: never).
+	BrowserIdleTimeout int64 `json:"browserIdleTimeout,omitempty"`
 	// MemoryLimit bounds the Igor's memory in bytes (0: no bound).
 	MemoryLimit int64 `json:"memoryLimit,omitempty"`
 	// FSRoot is the directory a dynamic tool with the filesystem permission
@@ -200,8 +203,8 @@ type Pong struct {
 
 // ResourceUsage is what an Igor holds.
 type ResourceUsage struct {
-	Memory        int64 `json:"memory"`
-	BrowserPages  int   `json:"browserPages"`
+	Memory       int64 `json:"memory"`
+	BrowserPages int   `json:"browserPages"`
 	// BrowserMemory is the resident memory of the Igor's browser processes
 	// (the browser, its renderers and helpers), in bytes.
 	BrowserMemory int64 `json:"browserMemory,omitempty"`

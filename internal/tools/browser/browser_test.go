@@ -91,7 +91,7 @@ func obj(t *testing.T, s *tooltest.Session, name, args string) map[string]any {
 func TestBrowserTools(t *testing.T) {
 	srv := appServer(t)
 	out := t.TempDir()
-	browser.Configure(true, out)
+	browser.Configure(true, out, 0)
 	s := tooltest.NewSession(t, Tools())
 	got := obj(t, s, "browser_launch", `{"url":"`+srv.URL+`/"}`)
 	if got["launched"] != true || got["status"] != float64(200) {
