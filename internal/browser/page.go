@@ -64,10 +64,14 @@ func (p *Page) evalRaw(ctx context.Context, expr string) (json.RawMessage, error
 	return out, nil
 }
 
-// helper evaluates a call of window.__bh, installing it first in a
-// document that lacks it (a new page, after a navigation).
+// helper evaluates a call of window.__bh. The helper's source is sent only
+// to a document that lacks it (a new page, after a navigation): the call is
+// tried alone first, and a document without the helper answers a marker.
 func (p *Page) helper(ctx context.Context, call string, out any) error {
-	raw, err := p.evalRaw(ctx, "(() => { if (!window.__bh) {"+helperJS+"} return window.__bh."+call+"; })()")
+	raw, err := p.evalRaw(ctx, "window.__bh ? window.__bh."+call+" : "+missingHelper)
+	if err == nil && string(raw) == missingHelper {
+		raw, err = p.evalRaw(ctx, "(() => {"+helperJS+" return window.__bh."+call+"; })()")
+	}
 	if err != nil {
 		return err
 	}
@@ -79,6 +83,9 @@ func (p *Page) helper(ctx context.Context, call string, out any) error {
 	}
 	return nil
 }
+
+// missingHelper is what a document without the helper answers.
+const missingHelper = `"__bh_missing__"`
 
 // Evaluate runs JavaScript in the page (an expression, or a function given
 // arg as JSON) and returns its JSON value.
@@ -170,6 +177,8 @@ type Probe struct {
 	Visible  bool    `json:"visible"`
 	Enabled  bool    `json:"enabled"`
 	Editable bool    `json:"editable"`
+	// Animating says a CSS animation or transition runs on the element.
+	Animating bool `json:"animating"`
 	X        float64 `json:"x"`
 	Y        float64 `json:"y"`
 	W        float64 `json:"w"`
@@ -235,7 +244,9 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 		default:
 			done = pr.Count > 0 && pr.Visible
 			if done && o.Actionable {
-				done = pr.Enabled && prev != nil && prev.X == pr.X && prev.Y == pr.Y && prev.W == pr.W && prev.H == pr.H
+				// Still: no animation running on it, or the same box twice.
+				still := !pr.Animating || prev != nil && prev.X == pr.X && prev.Y == pr.Y && prev.W == pr.W && prev.H == pr.H
+				done = pr.Enabled && still
 			}
 		}
 		if done {

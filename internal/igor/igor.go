@@ -440,7 +440,7 @@ func (w *worker) usage() wire.ResourceUsage {
 	if b, ok := browser.Lookup(w.res); ok {
 		pages = b.PageCount()
 		for _, p := range proc.Descendants(os.Getpid()) {
-			browserMem += proc.RSS(p.PID)
+			browserMem += proc.PSS(p.PID)
 		}
 	}
 	return wire.ResourceUsage{

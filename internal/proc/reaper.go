@@ -170,3 +170,24 @@ func statm(pid, i int) int64 {
 	pages, _ := strconv.ParseInt(f[i], 10, 64)
 	return pages * int64(os.Getpagesize())
 }
+
+// PSS returns the proportional set size of pid in bytes (its private pages
+// plus its share of the pages it shares), from /proc/PID/smaps_rollup; 0
+// when unreadable. Summed over processes that share pages (a browser and
+// its renderers), it counts each page once, where RSS counts it in each.
+func PSS(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}

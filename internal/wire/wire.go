@@ -205,7 +205,7 @@ type Pong struct {
 type ResourceUsage struct {
 	Memory       int64 `json:"memory"`
 	BrowserPages int   `json:"browserPages"`
-	// BrowserMemory is the resident memory of the Igor's browser processes
+	// BrowserMemory is the memory (PSS) of the Igor's browser processes
 	// (the browser, its renderers and helpers), in bytes.
 	BrowserMemory int64 `json:"browserMemory,omitempty"`
 	DBConnections int   `json:"dbConnections"`

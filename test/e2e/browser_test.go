@@ -32,7 +32,7 @@ func TestBrowserOverMCP(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	s := startConfigured(t, "igors:\n  maxWorkers: 1\n  heartbeatInterval: 100ms\n")
+	s := startConfigured(t, "igors:\n  maxWorkers: 1\n  heartbeatInterval: 1s\n")
 	s.mustCall("browser_navigate", map[string]any{"url": srv.URL + "/"})
 	s.mustCall("browser_type", map[string]any{"selector": "role=textbox[name=\"User\"]", "text": "ada"})
 	s.mustCall("browser_click", map[string]any{"selector": "text=Sign in"})

@@ -221,6 +221,7 @@
     return {
       count: els.length, matched, visible: visible(el),
       enabled: !(el.disabled || el.getAttribute('aria-disabled') === 'true'),
+      animating: typeof el.getAnimations === 'function' && el.getAnimations({ subtree: false }).some((a) => a.playState === 'running'),
       editable: el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) && !el.readOnly,
       x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, h: r.height,
     };
