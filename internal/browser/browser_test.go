@@ -178,3 +178,18 @@ func TestIdleBrowserCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Without a browser, launching says how to get one.
+func TestLaunchWithoutABrowser(t *testing.T) {
+	t.Setenv(ChromiumEnv, "/nonexistent/chromium")
+	_, err := Launch(context.Background(), Options{Headless: true})
+	if err == nil || !strings.Contains(err.Error(), ChromiumEnv) {
+		t.Fatalf("launch without a browser: %v", err)
+	}
+	t.Setenv(ChromiumEnv, "")
+	t.Setenv("PATH", t.TempDir())
+	_, err = Launch(context.Background(), Options{Headless: true})
+	if err == nil || !strings.Contains(err.Error(), "apt-get install chromium") || !strings.Contains(err.Error(), ChromiumEnv) {
+		t.Fatalf("launch with no browser on PATH: %v", err)
+	}
+}

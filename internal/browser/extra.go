@@ -157,7 +157,9 @@ func ForScript(ctx context.Context, res *tool.Resources) (*Script, error) {
 }
 
 // Navigate opens url.
-func (s *Script) Navigate(ctx context.Context, url string) (int64, error) { return s.p.Navigate(ctx, url) }
+func (s *Script) Navigate(ctx context.Context, url string) (int64, error) {
+	return s.p.Navigate(ctx, url)
+}
 
 // Click clicks the element once it is actionable.
 func (s *Script) Click(ctx context.Context, sel string) error {

@@ -172,17 +172,17 @@ func (p *Page) History(ctx context.Context, delta int, timeout time.Duration) er
 
 // Probe is what the page says of a selector's first element.
 type Probe struct {
-	Count    int     `json:"count"`
-	Matched  string  `json:"matched,omitempty"`
-	Visible  bool    `json:"visible"`
-	Enabled  bool    `json:"enabled"`
-	Editable bool    `json:"editable"`
+	Count    int    `json:"count"`
+	Matched  string `json:"matched,omitempty"`
+	Visible  bool   `json:"visible"`
+	Enabled  bool   `json:"enabled"`
+	Editable bool   `json:"editable"`
 	// Animating says a CSS animation or transition runs on the element.
-	Animating bool `json:"animating"`
-	X        float64 `json:"x"`
-	Y        float64 `json:"y"`
-	W        float64 `json:"w"`
-	H        float64 `json:"h"`
+	Animating bool    `json:"animating"`
+	X         float64 `json:"x"`
+	Y         float64 `json:"y"`
+	W         float64 `json:"w"`
+	H         float64 `json:"h"`
 }
 
 // FindOptions say what to wait for.

@@ -114,7 +114,7 @@ type igorConn struct {
 	startedAt   time.Time
 	toolsLoaded int
 	// usage is what the Igor said it holds in its last pong.
-	usage atomic.Pointer[wire.ResourceUsage]
+	usage       atomic.Pointer[wire.ResourceUsage]
 	ready       chan struct{} // closed on ready, or on death before it
 	exited      chan struct{} // closed once the exit is handled
 	exitStatus  string

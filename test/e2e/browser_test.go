@@ -40,6 +40,15 @@ func TestBrowserOverMCP(t *testing.T) {
 	if got := s.mustCall("browser_get_text", map[string]any{"selector": "h1"}); got["text"] != "Welcome ada" {
 		t.Fatalf("after login: %v", got)
 	}
+	if got := s.mustCall("assert_url", map[string]any{"expected": "/home?u=ada", "mode": "contains"}); got["passed"] != true {
+		t.Errorf("assert_url: %v", got)
+	}
+	if got := s.mustCall("assert_text", map[string]any{"selector": "h1", "expected": "Welcome ada", "mode": "equals"}); got["passed"] != true {
+		t.Errorf("assert_text: %v", got)
+	}
+	if got := s.mustCall("assert_text", map[string]any{"selector": "h1", "expected": "Goodbye", "timeout": 300}); got["passed"] != false || got["actual"] != "Welcome ada" {
+		t.Errorf("a failing assert_text: %v", got)
+	}
 	res, err := s.session.CallTool(context.Background(), callParams("browser_screenshot", map[string]any{}))
 	if err != nil || res.IsError || len(res.Content) != 2 {
 		t.Fatalf("screenshot: %v %+v", err, res)
@@ -86,8 +95,15 @@ func TestBrowserOverMCP(t *testing.T) {
 			t.Errorf("browser process %d outlived its Igor", pid)
 		}
 	}
-	// The next call gets a new Igor and a new browser.
+	// The next call gets a new Igor and a new browser; browser_close ends
+	// every process of it.
 	s.mustCall("browser_navigate", map[string]any{"url": srv.URL + "/"})
+	igor := s.igorPIDs()[0]
+	if len(proc.Descendants(igor)) == 0 {
+		t.Fatal("no browser under the new Igor")
+	}
+	s.mustCall("browser_close", nil)
+	waitFor(t, "no browser process after browser_close", func() bool { proc.ReapOrphans(); return len(proc.Descendants(igor)) == 0 })
 }
 
 // TestDynamicToolBrowser: a dynamic tool with the browser permission drives
