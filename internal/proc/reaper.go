@@ -2,7 +2,6 @@ package proc
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -11,19 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
-
-// BecomeSubreaper makes this process the reaper of its orphaned
-// descendants (PR_SET_CHILD_SUBREAPER). PID 1 in these sandboxes does not
-// reap, so without this a killed Igor's grandchildren would stay zombies.
-func BecomeSubreaper() error {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", err)
-	}
-	return nil
-}
 
 // Reap waits for zombie children that this package did not start (orphans
 // adopted as a subreaper) on every SIGCHLD and every interval, until ctx
