@@ -9,6 +9,7 @@ package db
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -173,6 +174,12 @@ func jsonValue(v any) any {
 	case json.Marshaler:
 		if b, err := x.MarshalJSON(); err == nil && json.Valid(b) {
 			return json.RawMessage(b)
+		}
+	case driver.Valuer: // pgtype's interval, ranges, ...: their SQL text
+		if v, err := x.Value(); err == nil {
+			if _, again := v.(driver.Valuer); !again {
+				return jsonValue(v)
+			}
 		}
 	case fmt.Stringer:
 		return x.String()

@@ -1,0 +1,23 @@
+package db
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
+)
+
+// Values of PostgreSQL's common types come back as readable JSON, not as
+// Go structs or byte arrays.
+func TestPostgresTypesAsJSON(t *testing.T) {
+	t.Parallel()
+	s := tooltest.NewSession(t, Tools())
+	s.MustRun("db_pg_connect", fmt.Sprintf(`{"connectionString":%q}`, pg.URL))
+	got := tooltest.Marshal(s.MustRun("db_pg_query", `{"query":"SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS u, 12.50::numeric AS n, '\\x00ff'::bytea AS b, 'hi'::bytea AS t, ARRAY[1,2] AS a, '10.0.0.1/8'::inet AS ip, '{\"k\":1}'::json AS j, '1 day 2 hours'::interval AS i, 9007199254740993::int8 AS big, NULL::text AS nothing, true AS yes, '2024-01-02 03:04:05+00'::timestamptz AS ts"}`))
+	for _, want := range []string{`"u":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"`, `"n":12.5`, `"b":"AP8="`, `"t":"hi"`, `"a":[1,2]`, `"ip":"10.0.0.1/8"`, `"j":{"k":1}`, `"big":"9007199254740993"`, `"nothing":null`, `"yes":true`, `"ts":"2024-01-02T03:04:05Z"`, `"i":"1 day 02:00:00`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %s: %s", want, got)
+		}
+	}
+}
