@@ -73,6 +73,11 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 // Create makes worktree name on branch barrhawk/<name> from ref (HEAD when
 // ""). A name in use, or a ref that does not resolve, is an error saying so.
 func (m *Manager) Create(ctx context.Context, name, ref string) (*Worktree, error) {
+	return m.CreateOn(ctx, name, BranchPrefix+name, ref)
+}
+
+// CreateOn is Create on a branch of the caller's naming (spawn/<id>).
+func (m *Manager) CreateOn(ctx context.Context, name, branch, ref string) (*Worktree, error) {
 	if !validName.MatchString(name) || strings.Contains(name, "..") {
 		return nil, fmt.Errorf("worktree name %q: use letters, digits, '.', '_' and '-' (at most 100)", name)
 	}
@@ -92,7 +97,9 @@ func (m *Manager) Create(ctx context.Context, name, ref string) (*Worktree, erro
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("worktree %q exists already (%s); remove it first or pick another name", name, path)
 	}
-	branch := BranchPrefix + name
+	if _, err := git(ctx, m.repo, "check-ref-format", "--branch", branch); err != nil {
+		return nil, fmt.Errorf("branch name %q is not valid: %w", branch, err)
+	}
 	if _, err := git(ctx, m.repo, "worktree", "add", "--quiet", "-b", branch, path, strings.TrimSpace(commit)); err != nil {
 		return nil, fmt.Errorf("create worktree %q from %s: %w", name, ref, err)
 	}

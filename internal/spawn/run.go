@@ -1,0 +1,355 @@
+package spawn
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/worktree"
+)
+
+// Timeouts of a run (the improbability drive's defaults).
+const (
+	DefaultIdleTimeout  = 120 * time.Second
+	DefaultTotalTimeout = 30 * time.Minute
+	// stopGrace is how long a stopped agent gets before SIGKILL.
+	stopGrace = 2 * time.Second
+)
+
+// Request is one sub-agent run.
+type Request struct {
+	// ID names the run (branch spawn/<ID>); made up when empty.
+	ID string
+	// Repo is a directory inside the repository to work on; Ref the commit
+	// the branch starts from (HEAD when empty).
+	Repo, Ref string
+	Prompt    string
+	// CLI is "claude" or "gemini"; CLIPath the executable to run.
+	CLI, CLIPath string
+	Options      RunOptions
+	IdleTimeout  time.Duration
+	TotalTimeout time.Duration
+	// Commands are the commands the agent may run: they alone are on its
+	// PATH (git is always there).
+	Commands []string
+	// Env is added to the agent's otherwise empty environment.
+	Env map[string]string
+	// StateDir keeps the run's files: the agent's HOME, its PATH, the raw
+	// stream and stderr.
+	StateDir string
+}
+
+// Result is how a run ended.
+type Result struct {
+	ID         string   `json:"id"`
+	Status     string   `json:"status"` // completed, failed, idle_timeout, timeout, cancelled
+	Summary    string   `json:"summary"`
+	Branch     string   `json:"branch"`
+	Commits    []string `json:"commits"`
+	Changed    []string `json:"changedFiles"`
+	Denials    []Denial `json:"denials,omitempty"`
+	Usage      *Usage   `json:"usage,omitempty"`
+	CostUSD    *float64 `json:"costUsd,omitempty"`
+	ExitStatus string   `json:"exitStatus"`
+	DurationMs int64    `json:"durationMs"`
+	Events     int      `json:"events"`
+	StreamLog  string   `json:"streamLog"`
+	StderrLog  string   `json:"stderrLog"`
+}
+
+// Run runs one agent in a fresh worktree on branch spawn/<id>, in a
+// sandbox: HOME is a new directory, PATH holds only the allowed commands,
+// the environment is empty but for what the request adds. Each event is
+// passed to onEvent as it comes. The agent is killed, with its whole
+// process tree, at the idle timeout (no output for that long), at the total
+// timeout, or when ctx ends. Afterwards what it left uncommitted is
+// committed, the worktree removed and the branch kept.
+func Run(ctx context.Context, req Request, onEvent func(Event)) (*Result, error) {
+	if req.ID == "" {
+		req.ID = strings.ToLower(rand.Text()[:10])
+	}
+	parse, args, err := command(req)
+	if err != nil {
+		return nil, err
+	}
+	if req.IdleTimeout <= 0 {
+		req.IdleTimeout = DefaultIdleTimeout
+	}
+	if req.TotalTimeout <= 0 {
+		req.TotalTimeout = DefaultTotalTimeout
+	}
+	if req.StateDir == "" {
+		return nil, errors.New("spawn: no state directory")
+	}
+	m, err := worktree.New(ctx, req.Repo, "")
+	if err != nil {
+		return nil, err
+	}
+	wt, err := m.CreateOn(ctx, "spawn-"+req.ID, "spawn/"+req.ID, req.Ref)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{ID: req.ID, Branch: "spawn/" + req.ID}
+	defer func() { _ = m.Remove(context.WithoutCancel(ctx), "spawn-"+req.ID, true) }()
+	env, err := sandbox(req)
+	if err != nil {
+		return nil, err
+	}
+	res.StreamLog, res.StderrLog = filepath.Join(req.StateDir, "stream.jsonl"), filepath.Join(req.StateDir, "stderr.log")
+	stream, err := os.Create(res.StreamLog)
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
+	stderrLog, err := os.Create(res.StderrLog)
+	if err != nil {
+		return nil, err
+	}
+	defer stderrLog.Close()
+
+	cmd := exec.Command(req.CLIPath, args...)
+	cmd.Dir, cmd.Env = wt.Path, env
+	// Pipes of our own: proc.Start waits for the process at once, and
+	// exec.Cmd's own pipes would be closed by that Wait before all the
+	// output is read.
+	stdout, stdoutW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer stdout.Close()
+	stderr, stderrW, err := os.Pipe()
+	if err != nil {
+		stdoutW.Close()
+		return nil, err
+	}
+	defer stderr.Close()
+	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
+	start := time.Now()
+	p, err := proc.Start(cmd)
+	stdoutW.Close() // the child holds its own copies
+	stderrW.Close()
+	if err != nil {
+		return nil, fmt.Errorf("start the agent %s: %w", req.CLIPath, err)
+	}
+	activity := make(chan struct{}, 1)
+	touch := func() {
+		select {
+		case activity <- struct{}{}:
+		default:
+		}
+	}
+	var mu sync.Mutex
+	var texts []string
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			touch()
+			line := sc.Bytes()
+			stream.Write(append(line, '\n')) //nolint:errcheck // the debug copy; the run goes on
+			evs, err := parse(line)
+			if err != nil {
+				continue // not an event: kept in the raw stream only
+			}
+			mu.Lock()
+			for _, e := range evs {
+				res.Events++
+				switch e.Kind {
+				case EventText:
+					texts = append(texts, e.Text)
+				case EventResult:
+					if e.Text != "" {
+						res.Summary = e.Text
+					}
+					res.Denials, res.Usage, res.CostUSD = e.Denials, e.Usage, e.CostUSD
+					if e.IsError {
+						res.Status = "failed"
+					}
+				}
+			}
+			mu.Unlock()
+			if onEvent != nil {
+				for _, e := range evs {
+					onEvent(e)
+				}
+			}
+		}
+	})
+	wg.Go(func() {
+		r := io.TeeReader(stderr, stderrLog)
+		buf := make([]byte, 4096)
+		for {
+			if _, err := r.Read(buf); err != nil {
+				return
+			}
+			touch()
+		}
+	})
+
+	// The timers: idle (reset by any output) and total. Driven by timers,
+	// never by output arriving.
+	idle := time.NewTimer(req.IdleTimeout)
+	total := time.NewTimer(req.TotalTimeout)
+	defer idle.Stop()
+	defer total.Stop()
+	stopped := ""
+wait:
+	for {
+		select {
+		case <-p.Done():
+			break wait
+		case <-activity:
+			if !idle.Stop() {
+				select {
+				case <-idle.C:
+				default:
+				}
+			}
+			idle.Reset(req.IdleTimeout)
+		case <-idle.C:
+			stopped = "idle_timeout"
+			p.Stop(stopGrace)
+		case <-total.C:
+			stopped = "timeout"
+			p.Stop(stopGrace)
+		case <-ctx.Done():
+			stopped = "cancelled"
+			p.Stop(stopGrace)
+		}
+	}
+	// The output ends with the process group; a descendant that left the
+	// group could hold it open, so it is read for 2 s more at most.
+	readers := make(chan struct{})
+	go func() { wg.Wait(); close(readers) }()
+	select {
+	case <-readers:
+	case <-time.After(2 * time.Second):
+		stdout.Close()
+		stderr.Close()
+		<-readers
+	}
+	res.DurationMs = time.Since(start).Milliseconds()
+	res.ExitStatus = p.ExitStatus()
+	mu.Lock()
+	if res.Summary == "" {
+		res.Summary = strings.TrimSpace(strings.Join(texts, ""))
+	}
+	mu.Unlock()
+	switch {
+	case stopped != "":
+		res.Status = stopped
+	case res.Status == "":
+		res.Status = "completed"
+		if p.Err() != nil {
+			res.Status = "failed"
+		}
+	}
+	if err := collect(context.WithoutCancel(ctx), wt, req.ID, res); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// command picks the parser and the command line of the request's CLI.
+func command(req Request) (Parser, []string, error) {
+	if req.Prompt == "" {
+		return nil, nil, errors.New("spawn: an empty prompt")
+	}
+	switch req.CLI {
+	case "claude", "":
+		a, err := ClaudeArgs(req.Prompt, req.Options)
+		return ParseClaude, a, err
+	case "gemini":
+		a, err := GeminiArgs(req.Prompt, req.Options)
+		return ParseGemini, a, err
+	}
+	return nil, nil, fmt.Errorf("spawn: unknown CLI %q; use claude or gemini", req.CLI)
+}
+
+// sandbox makes the agent's HOME and PATH and returns its environment:
+// empty but for HOME, PATH, a locale, git's identity and the request's Env.
+func sandbox(req Request) ([]string, error) {
+	home := filepath.Join(req.StateDir, "home")
+	bin := filepath.Join(req.StateDir, "bin")
+	for _, d := range []string{home, bin} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("spawn sandbox: %w", err)
+		}
+	}
+	for _, c := range append([]string{"git"}, req.Commands...) {
+		path, err := exec.LookPath(c)
+		if err != nil {
+			return nil, fmt.Errorf("spawn sandbox: the allowed command %q is not installed", c)
+		}
+		link := filepath.Join(bin, filepath.Base(c))
+		if _, err := os.Lstat(link); err == nil {
+			continue
+		}
+		if err := os.Symlink(path, link); err != nil {
+			return nil, fmt.Errorf("spawn sandbox: %w", err)
+		}
+	}
+	env := []string{"HOME=" + home, "PATH=" + bin, "LANG=C.UTF-8", "TERM=dumb", "BARRHAWK_SPAWN_ID=" + req.ID,
+		"GIT_AUTHOR_NAME=barrhawk-spawn", "GIT_AUTHOR_EMAIL=spawn@barrhawk.invalid",
+		"GIT_COMMITTER_NAME=barrhawk-spawn", "GIT_COMMITTER_EMAIL=spawn@barrhawk.invalid", "GIT_TERMINAL_PROMPT=0"}
+	for k, v := range req.Env {
+		env = append(env, k+"="+v)
+	}
+	return env, nil
+}
+
+// collect commits what the agent left, then lists the branch's commits
+// and changed files since the worktree's start.
+func collect(ctx context.Context, wt *worktree.Worktree, id string, res *Result) error {
+	gitIn := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = wt.Path
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=barrhawk-spawn", "GIT_AUTHOR_EMAIL=spawn@barrhawk.invalid",
+			"GIT_COMMITTER_NAME=barrhawk-spawn", "GIT_COMMITTER_EMAIL=spawn@barrhawk.invalid")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return string(out), nil
+	}
+	if st, err := gitIn("status", "--porcelain"); err == nil && strings.TrimSpace(st) != "" {
+		if _, err := gitIn("add", "-A"); err != nil {
+			return err
+		}
+		if _, err := gitIn("commit", "-q", "-m", "spawn "+id+": changes the agent left uncommitted"); err != nil {
+			return err
+		}
+	}
+	out, err := gitIn("log", "--format=%H %s", wt.Head+"..HEAD")
+	if err != nil {
+		return err
+	}
+	res.Commits = nonEmpty(strings.Split(out, "\n"))
+	out, err = gitIn("diff", "--name-only", wt.Head, "HEAD")
+	if err != nil {
+		return err
+	}
+	res.Changed = nonEmpty(strings.Split(out, "\n"))
+	return nil
+}
+
+func nonEmpty(ss []string) []string {
+	out := []string{}
+	for _, s := range ss {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
