@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +46,9 @@ type Request struct {
 	// StateDir keeps the run's files: the agent's HOME, its PATH, the raw
 	// stream and stderr.
 	StateDir string
+	// Redact removes secrets from what the run keeps or reports (the
+	// stream, stderr, event texts, the summary); nil keeps text as it is.
+	Redact func(string) string
 }
 
 // Result is how a run ended.
@@ -90,6 +92,10 @@ func Run(ctx context.Context, req Request, onEvent func(Event)) (*Result, error)
 	}
 	if req.StateDir == "" {
 		return nil, errors.New("spawn: no state directory")
+	}
+	red := req.Redact
+	if red == nil {
+		red = func(s string) string { return s }
 	}
 	m, err := worktree.New(ctx, req.Repo, "")
 	if err != nil {
@@ -157,10 +163,14 @@ func Run(ctx context.Context, req Request, onEvent func(Event)) (*Result, error)
 		for sc.Scan() {
 			touch()
 			line := sc.Bytes()
-			stream.Write(append(line, '\n')) //nolint:errcheck // the debug copy; the run goes on
+			stream.WriteString(red(string(line)) + "\n") //nolint:errcheck // the debug copy; the run goes on
 			evs, err := parse(line)
 			if err != nil {
 				continue // not an event: kept in the raw stream only
+			}
+			for i := range evs {
+				evs[i].Text = red(evs[i].Text)
+				evs[i].Raw = nil // the raw line may hold a secret; the stream file has it redacted
 			}
 			mu.Lock()
 			for _, e := range evs {
@@ -187,13 +197,11 @@ func Run(ctx context.Context, req Request, onEvent func(Event)) (*Result, error)
 		}
 	})
 	wg.Go(func() {
-		r := io.TeeReader(stderr, stderrLog)
-		buf := make([]byte, 4096)
-		for {
-			if _, err := r.Read(buf); err != nil {
-				return
-			}
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
 			touch()
+			stderrLog.WriteString(red(sc.Text()) + "\n") //nolint:errcheck // a log; the run goes on
 		}
 	})
 

@@ -45,9 +45,14 @@ func request(t *testing.T, mode string) Request {
 func TestRunCompletes(t *testing.T) {
 	t.Parallel()
 	req := request(t, "ok")
-	if err := os.WriteFile(filepath.Join(os.Getenv("HOME"), ".barrhawk-spawn-planted"), nil, 0o600); err == nil {
-		defer os.Remove(filepath.Join(os.Getenv("HOME"), ".barrhawk-spawn-planted"))
+	// A file in the real HOME: the agent's HOME is another directory.
+	home, _ := os.UserHomeDir()
+	planted := filepath.Join(home, ".barrhawk-planted-"+strconv.Itoa(os.Getpid()))
+	if err := os.WriteFile(planted, []byte("real home"), 0o600); err != nil {
+		t.Fatal(err)
 	}
+	defer os.Remove(planted)
+	req.Env["FAKE_PLANTED"] = filepath.Base(planted)
 	var seen []EventKind
 	res, err := Run(context.Background(), req, func(e Event) { seen = append(seen, e.Kind) })
 	if err != nil {
