@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/barrhawk/barrhawk/internal/spawn"
 	"log/slog"
 	"net"
 	"os"
@@ -46,9 +47,17 @@ func NewDoctor(cfg config.Config, log *slog.Logger) (*doctor.Doctor, error) {
 		Config:      cfg,
 		IgorCommand: []string{bin, "igor"},
 		IgorEnv:     env,
-		Tools:       builtin.Tools(),
+		Tools:       append(builtin.Tools(), SpawnService(cfg).Tools()...),
 		Log:         log,
 	})
+}
+
+// SpawnService is the sub-agent service of cfg (the spawn_* tools and
+// barrhawk spawn share it).
+func SpawnService(cfg config.Config) *spawn.Service {
+	s := cfg.Spawn
+	return spawn.NewService(spawn.Config{Dir: s.Dir, ClaudePath: s.ClaudePath, GeminiPath: s.GeminiPath, IdleTimeout: s.IdleTimeout,
+		TotalTimeout: s.TotalTimeout, Recovery: s.Recovery, GitHubAPI: s.GitHubAPI, SecretsDir: s.SecretsDir})
 }
 
 // ServeOptions say how to serve.

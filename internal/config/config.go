@@ -39,6 +39,8 @@ type Config struct {
 	// Events configures the front's event bus (events_recent, log
 	// notifications).
 	Events Events `koanf:"events"`
+	// Spawn configures sub-agents (spawn_agent, barrhawk spawn).
+	Spawn Spawn `koanf:"spawn"`
 	// Home is where persistent state lives (default ~/.barrhawk).
 	Home string `koanf:"home"`
 
@@ -158,6 +160,30 @@ type Events struct {
 	Tasks bool `koanf:"tasks"`
 }
 
+// Spawn configures sub-agents.
+type Spawn struct {
+	// ClaudePath and GeminiPath are the agent CLIs (default: claude and
+	// gemini on PATH).
+	ClaudePath string `koanf:"claudePath"`
+	GeminiPath string `koanf:"geminiPath"`
+	// Dir keeps each spawn's status, manifests, streams and patch. Default
+	// <home>/spawns.
+	Dir string `koanf:"dir"`
+	// IdleTimeout stops an agent silent this long. Default 120s.
+	IdleTimeout time.Duration `koanf:"idleTimeout"`
+	// TotalTimeout stops a run that takes this long. Default 30m.
+	TotalTimeout time.Duration `koanf:"totalTimeout"`
+	// Recovery is how denials are fixed: moderate (one retry), aggressive
+	// (while fixes help) or interactive (asking). Default moderate.
+	Recovery string `koanf:"recovery"`
+	// GitHubAPI is the REST API for pull requests. Default
+	// https://api.github.com (Enterprise: https://HOST/api/v3).
+	GitHubAPI string `koanf:"githubApi"`
+	// SecretsDir holds secrets as files named after them. Default
+	// <home>/secrets.
+	SecretsDir string `koanf:"secretsDir"`
+}
+
 // Admin configures the Beta HTTP admin API (serve --admin ADDR).
 type Admin struct {
 	// Token is the bearer token every request must carry (env
@@ -230,6 +256,7 @@ func Default() Config {
 		MCP:    MCP{MaxMessageBytes: 16 << 20},
 		Intent: Intent{Enabled: true, CacheResults: true},
 		Log:    Log{Level: "info", Format: "text"},
+		Spawn:  Spawn{IdleTimeout: 120 * time.Second, TotalTimeout: 30 * time.Minute, Recovery: "moderate", GitHubAPI: "https://api.github.com"},
 		Home:   filepath.Join(home, ".barrhawk"),
 	}
 	c.fillPaths()
@@ -339,6 +366,12 @@ func (c *Config) fillPaths() {
 	}
 	if c.Tools.SnapshotsDir == "" {
 		c.Tools.SnapshotsDir = filepath.Join(c.Home, "snapshots")
+	}
+	if c.Spawn.Dir == "" {
+		c.Spawn.Dir = filepath.Join(c.Home, "spawns")
+	}
+	if c.Spawn.SecretsDir == "" {
+		c.Spawn.SecretsDir = filepath.Join(c.Home, "secrets")
 	}
 	if c.Tools.ScreenshotDir == "" {
 		c.Tools.ScreenshotDir = filepath.Join(c.Home, "screenshots")

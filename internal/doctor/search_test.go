@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/barrhawk/barrhawk/internal/config"
+	"github.com/barrhawk/barrhawk/internal/spawn"
 	"github.com/barrhawk/barrhawk/internal/tools/builtin"
 )
 
@@ -15,7 +16,9 @@ func newSearchDoctor(t testing.TB) *Doctor {
 	cfg := config.Default()
 	cfg.Home = t.TempDir()
 	cfg.Tools.DynamicDir, cfg.Tools.SnapshotsDir, cfg.Tools.FSRoot = "", "", ""
-	d, err := New(Options{Config: cfg, Tools: builtin.Tools()})
+	// The tools serve registers: the built-in ones and the front's own
+	// sub-agent tools.
+	d, err := New(Options{Config: cfg, Tools: append(builtin.Tools(), spawn.NewService(spawn.Config{Dir: t.TempDir()}).Tools()...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +115,10 @@ var searchQueries = []struct{ query, want string }{
 	{"see the javascript errors in the console", "browser_console_messages"},
 	{"which API calls did the page make", "browser_network_requests"},
 	{"save the page as a pdf", "browser_pdf_save"},
+	{"delegate this task to a sub-agent", "spawn_agent"},
+	{"let claude code fix it on its own branch", "spawn_agent"},
+	{"how is the sub-agent doing", "spawn_status"},
+	{"stop the agent run", "spawn_cancel"},
 }
 
 func TestToolSearchFindsWhatUsersAskFor(t *testing.T) {

@@ -361,3 +361,6 @@ func nonEmpty(ss []string) []string {
 	}
 	return out
 }
+
+// lookPath finds a CLI on PATH.
+func lookPath(name string) (string, error) { return exec.LookPath(name) }

@@ -111,6 +111,10 @@ func Spawn(ctx context.Context, req SpawnRequest, onEvent func(Event)) (*SpawnRe
 	base := req.StateDir
 	out := &SpawnResult{Mode: req.Mode}
 	for attempt := 1; ; attempt++ {
+		if attempt > 1 && ctx.Err() != nil { // cancelled between attempts
+			out.Status = "cancelled"
+			return out, nil
+		}
 		run := req.Request
 		run.ID = req.ID
 		if attempt > 1 {
