@@ -153,3 +153,18 @@ func TestRunRefusesBadRequests(t *testing.T) {
 		t.Errorf("a missing command: %v", err)
 	}
 }
+
+// Gemini CLI's stream: the summary is the assistant's message chunks.
+func TestRunGemini(t *testing.T) {
+	t.Parallel()
+	req := request(t, "")
+	req.CLI = "gemini"
+	req.CLIPath, _ = filepath.Abs("testdata/fake-gemini")
+	res, err := Run(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "completed" || res.Summary != "Writing the greeting." || len(res.Commits) != 1 || res.Changed[0] != "greeting.txt" || res.Usage == nil || res.Usage.OutputTokens != 10 {
+		t.Errorf("result: %+v", res)
+	}
+}

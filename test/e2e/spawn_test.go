@@ -1,13 +1,20 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // fakeClaude is the stand-in CLI that prints Claude Code's stream-json.
@@ -107,4 +114,83 @@ func TestSpawnCommand(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("the background spawn %q did not finish", id)
+}
+
+// TestSpawnWaitWithProgressAndPR: spawn_agent {wait: true} sends progress
+// notifications as the agent works, then pushes the branch to the (local,
+// bare) origin and opens a pull request on a local server that answers
+// GitHub's REST endpoint.
+func TestSpawnWaitWithProgressAndPR(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	bare := t.TempDir()
+	for _, args := range [][]string{
+		{"-C", bare, "init", "-q", "--bare"},
+		{"-C", repo, "remote", "add", "origin", "https://github.com/acme/app.git"},
+		{"-C", repo, "config", "url." + bare + ".insteadOf", "https://github.com/acme/app.git"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	var prs []map[string]string
+	var mu sync.Mutex
+	gh := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The token: gh's login below, unless GITHUB_TOKEN is set where the
+		// tests run (it comes first).
+		want := "gh-test-token"
+		if env := os.Getenv("GITHUB_TOKEN"); env != "" {
+			want = env
+		}
+		if r.URL.Path != "/repos/acme/app/pulls" || r.Header.Get("Authorization") != "Bearer "+want {
+			http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+			return
+		}
+		var pr map[string]string
+		json.NewDecoder(r.Body).Decode(&pr)
+		mu.Lock()
+		prs = append(prs, pr)
+		mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{"number":1,"html_url":"https://github.com/acme/app/pull/1"}`)
+	}))
+	defer gh.Close()
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "barrhawk.yaml"), []byte("spawn:\n  claudePath: "+fakeClaude(t)+"\n  githubApi: "+gh.URL+"\n"), 0o644)
+	var progress []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-spawn", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params.Message)
+			mu.Unlock()
+		},
+	})
+	// The token from gh's login, as a user who ran `gh auth login` has it
+	// (the server's HOME is home).
+	os.MkdirAll(filepath.Join(home, ".config", "gh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".config", "gh", "hosts.yml"), []byte("github.com:\n    oauth_token: gh-test-token\n    user: ada\n"), 0o600)
+	session := connect(t, client, home, "2025-11-25")
+	params := &mcp.CallToolParams{Name: "spawn_agent", Arguments: map[string]any{"prompt": "add hello", "repo": repo, "wait": true, "pr": true}}
+	params.SetProgressToken("spawn-1")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := session.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("spawn_agent: %v %s", err, text(res))
+	}
+	out := text(res)
+	if !strings.Contains(out, `"prUrl":"https://github.com/acme/app/pull/1"`) || !strings.Contains(out, `"pushed":true`) {
+		t.Errorf("result: %s", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(prs) != 1 || !strings.HasPrefix(prs[0]["head"], "spawn/") || prs[0]["base"] != "main" || !strings.Contains(prs[0]["body"], "Added hello.txt.") {
+		t.Errorf("pull requests: %v", prs)
+	}
+	if len(progress) < 3 || !strings.Contains(strings.Join(progress, "|"), "tool Write") {
+		t.Errorf("progress: %v", progress)
+	}
+	if b, err := exec.Command("git", "-C", bare, "branch", "--list", "spawn/*").CombinedOutput(); err != nil || !strings.Contains(string(b), "spawn/") {
+		t.Errorf("not pushed: %s %v", b, err)
+	}
 }
