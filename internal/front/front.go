@@ -137,6 +137,9 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			if token := req.Params.GetProgressToken(); token != nil {
 				ctx = tool.WithProgress(ctx, progressTo(ctx, req.Session, token))
 			}
+			if ask := askUser(req.Session); ask != nil {
+				ctx = tool.WithAsk(ctx, ask)
+			}
 		}
 		return ToResult(s.doctor.Call(ctx, name, req.Params.Arguments), Structured(req.ProtocolVersion())), nil
 	}
@@ -146,6 +149,27 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 func progressTo(ctx context.Context, ss *mcp.ServerSession, token any) tool.Progress {
 	return func(done, total float64, message string) {
 		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: message}) // a client gone is not the call's failure
+	}
+}
+
+// askUser puts yes-or-no questions to the session's user through MCP
+// elicitation, when the client declared it can (and the protocol lets a
+// server send requests); nil otherwise.
+func askUser(ss *mcp.ServerSession) tool.Ask {
+	if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil || p.ProtocolVersion >= noServerRequests {
+		return nil
+	}
+	return func(ctx context.Context, question string) (bool, error) {
+		res, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: question, RequestedSchema: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"allow": map[string]any{"type": "boolean", "description": "Allow it"}},
+			"required":   []string{"allow"},
+		}})
+		if err != nil {
+			return false, fmt.Errorf("elicitation/create: %w", err)
+		}
+		allow, _ := res.Content["allow"].(bool)
+		return res.Action == "accept" && allow, nil
 	}
 }
 

@@ -47,7 +47,7 @@ func (s *Service) Tools() []tool.Tool {
 		schema.String("ref", "Commit or branch to start from (default HEAD)"),
 		schema.String("llm", "Which agent CLI").Enum("claude", "gemini").Default("claude"),
 		schema.String("mode", "structured rewrites the prompt as a brief; passthrough sends it as given").Enum(ModeStructured, ModePassthrough).Default(ModeStructured),
-		schema.String("recovery", "How permission denials are fixed and retried").Enum(RecoveryModerate, RecoveryAggressive, RecoveryInteractive),
+		schema.String("recovery", "How permission denials are fixed and retried (interactive asks you through MCP elicitation)").Enum(RecoveryModerate, RecoveryAggressive, RecoveryInteractive),
 		schema.Integer("idleTimeout", "Seconds without output before the agent is stopped").Min(1),
 		schema.Integer("totalTimeout", "Seconds the run may take in all").Min(1),
 		schema.Array("secrets", "Names of secrets to give the agent as environment variables (redacted everywhere)", schema.StringItems()),
@@ -62,7 +62,7 @@ func (s *Service) Tools() []tool.Tool {
 			events := 0
 			id, done, err := s.Start(ctx, Options{Prompt: in.Prompt, Repo: in.Repo, Ref: in.Ref, LLM: in.LLM, Mode: in.Mode, Recovery: in.Recovery,
 				IdleTimeout: time.Duration(in.IdleTimeout) * time.Second, TotalTimeout: time.Duration(in.TotalTimeout) * time.Second,
-				Secrets: in.Secrets, PR: in.PR, Base: in.Base}, func(e Event) {
+				Secrets: in.Secrets, PR: in.PR, Base: in.Base, Ask: tool.AskFrom(ctx)}, func(e Event) {
 				events++
 				if in.Wait {
 					progress(float64(events), 0, describeEvent(e))

@@ -191,3 +191,19 @@ func (d *Def) Validate() error {
 	}
 	return nil
 }
+
+// Ask puts a yes-or-no question to the user (MCP elicitation) and reports
+// the answer.
+type Ask func(ctx context.Context, question string) (bool, error)
+
+type askKey struct{}
+
+// WithAsk gives the calls under ctx a way to ask the user.
+func WithAsk(ctx context.Context, a Ask) context.Context { return context.WithValue(ctx, askKey{}, a) }
+
+// AskFrom returns the way to ask the user, or nil when the client cannot
+// be asked.
+func AskFrom(ctx context.Context) Ask {
+	a, _ := ctx.Value(askKey{}).(Ask)
+	return a
+}

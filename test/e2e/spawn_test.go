@@ -194,3 +194,43 @@ func TestSpawnWaitWithProgressAndPR(t *testing.T) {
 		t.Errorf("not pushed: %s %v", b, err)
 	}
 }
+
+// TestSpawnInteractiveRecoveryAsksTheUser: under recovery interactive, the
+// fix of a denial is put to the user through MCP elicitation; a yes runs
+// the agent again with the command allowed.
+func TestSpawnInteractiveRecoveryAsksTheUser(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "barrhawk.yaml"), []byte("spawn:\n  claudePath: "+fakeClaude(t)+"\n"), 0o644)
+	// FAKE_MODE reaches the fake agent as a secret from the secrets directory.
+	os.MkdirAll(filepath.Join(home, ".barrhawk", "secrets"), 0o700)
+	os.WriteFile(filepath.Join(home, ".barrhawk", "secrets", "FAKE_MODE"), []byte("needs-go\n"), 0o600)
+	var mu sync.Mutex
+	var asked []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-elicit", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			asked = append(asked, r.Params.Message)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, nil
+		},
+	})
+	session := connect(t, client, home, "2025-11-25")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "spawn_agent", Arguments: map[string]any{
+		"prompt": "run the tests", "repo": repo, "wait": true, "recovery": "interactive", "secrets": []string{"FAKE_MODE"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("spawn_agent: %v %s", err, text(res))
+	}
+	out := text(res)
+	if !strings.Contains(out, `"summary":"Tests pass."`) || !strings.Contains(out, `"attempts":2`) {
+		t.Errorf("result: %s", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || !strings.Contains(asked[0], `command "go"`) {
+		t.Errorf("asked: %v", asked)
+	}
+}
