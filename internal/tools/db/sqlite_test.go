@@ -23,15 +23,16 @@ func TestSQLite(t *testing.T) {
 	s.MustRun("db_sqlite_query", `{"alias":"app","query":"CREATE INDEX items_name ON items(name)"}`)
 	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"app","query":"INSERT INTO items (name, price) VALUES (?, ?), (?, ?)","params":["pen",1.5,"ink",2]}`))
 	tooltest.WantJSON(t, "insert", got, `{"rowsAffected":2,"lastInsertId":2}`)
-	// Rows for any statement that returns them, not only SELECT.
-	for q, want := range map[string]string{
-		`SELECT name, price FROM items ORDER BY id`:                   `[{"name":"pen","price":1.5},{"name":"ink","price":2}]`,
-		`WITH c AS (SELECT count(*) AS n FROM items) SELECT n FROM c`: `[{"n":2}]`,
-		`INSERT INTO items (name) VALUES ('cap') RETURNING id, name`:  `[{"id":3,"name":"cap"}]`,
-		`  -- a comment first\n select 'x' as v`:                      `[{"v":"x"}]`,
+	// Rows for any statement that returns them, not only SELECT (in this
+	// order: the INSERT changes what the SELECT sees).
+	for _, c := range []struct{ q, want string }{
+		{`SELECT name, price FROM items ORDER BY id`, `[{"name":"pen","price":1.5},{"name":"ink","price":2}]`},
+		{`WITH c AS (SELECT count(*) AS n FROM items) SELECT n FROM c`, `[{"n":2}]`},
+		{`INSERT INTO items (name) VALUES ('cap') RETURNING id, name`, `[{"id":3,"name":"cap"}]`},
+		{"  -- a comment first\n select 'x' as v", `[{"v":"x"}]`},
 	} {
-		got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"app","query":`+tooltest.Marshal(strings.ReplaceAll(q, `\n`, "\n"))+`}`))
-		tooltest.WantJSON(t, q, got["rows"], want)
+		got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"app","query":`+tooltest.Marshal(c.q)+`}`))
+		tooltest.WantJSON(t, c.q, got["rows"], c.want)
 	}
 	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"app","query":"PRAGMA table_info(items)"}`))
 	if got["rowCount"] != float64(4) {
