@@ -1,0 +1,315 @@
+// Package queue is the worker pool's durable job queue, on River: SQLite by
+// default (one file, nothing to install) and PostgreSQL for pools on
+// several machines, through one code path generic over River's driver.
+// Jobs of kind "command" (jobs.CommandJob) are worked by jobs.RunCommand.
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/jobs"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+)
+
+// CommandArgs are a command job's arguments as River stores them.
+type CommandArgs struct {
+	jobs.CommandJob
+}
+
+// Kind names the job kind.
+func (CommandArgs) Kind() string { return "command" }
+
+// Runner works one command job: id is the job's, for its task id.
+type Runner func(ctx context.Context, id int64, job jobs.CommandJob) (*jobs.Outcome, error)
+
+// Options say how a queue works jobs.
+type Options struct {
+	// Workers is how many jobs run at once in this process (0: the queue
+	// only inserts and reads).
+	Workers int
+	// Run works a command job.
+	Run Runner
+	// ID names this worker in River's records.
+	ID string
+}
+
+// Info is a job as task_status shows it.
+type Info struct {
+	ID          int64           `json:"id"`
+	Kind        string          `json:"kind"`
+	State       string          `json:"state"`
+	Attempt     int             `json:"attempt"`
+	MaxAttempts int             `json:"maxAttempts"`
+	Priority    int             `json:"priority"`
+	CreatedAt   time.Time       `json:"createdAt"`
+	AttemptedAt *time.Time      `json:"attemptedAt,omitempty"`
+	FinalizedAt *time.Time      `json:"finalizedAt,omitempty"`
+	AttemptedBy []string        `json:"attemptedBy,omitempty"`
+	Job         jobs.CommandJob `json:"job"`
+	Outcome     *jobs.Outcome   `json:"outcome,omitempty"`
+	Errors      []string        `json:"errors,omitempty"`
+}
+
+// Queue is the queue, whatever its database.
+type Queue interface {
+	// Submit inserts a command job and returns its id.
+	Submit(ctx context.Context, job jobs.CommandJob) (int64, error)
+	Get(ctx context.Context, id int64) (*Info, error)
+	// List returns the newest jobs first, at most limit.
+	List(ctx context.Context, limit int) ([]Info, error)
+	// Cancel cancels a job: a queued one never runs, a running one is
+	// stopped.
+	Cancel(ctx context.Context, id int64) (*Info, error)
+	// Start works jobs (with Options.Workers > 0) until Stop.
+	Start(ctx context.Context) error
+	// Stop waits for running jobs to end (drains) and stops working.
+	Stop(ctx context.Context) error
+	Close() error
+}
+
+// DefaultPath is the SQLite queue's file under the state directory.
+func DefaultPath(home string) string { return filepath.Join(home, "queue.db") }
+
+// Open opens the queue at dsn: a postgres:// URL, or an SQLite file path
+// ("" is an error: callers give DefaultPath). River's tables are made or
+// migrated on open.
+func Open(ctx context.Context, dsn string, o Options) (Queue, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		pool, err := pgxpool.New(ctx, dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open the queue on PostgreSQL: %w", redactURL(err))
+		}
+		if err := pool.Ping(ctx); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("reach the queue's PostgreSQL: %w", redactURL(err))
+		}
+		q, err := open(ctx, riverpgxv5.New(pool), o, func() error { pool.Close(); return nil })
+		if err != nil {
+			pool.Close()
+		}
+		return q, err
+	}
+	if dsn == "" {
+		return nil, errors.New("no queue database: give an SQLite file or a postgres:// URL")
+	}
+	if err := os.MkdirAll(filepath.Dir(dsn), 0o755); err != nil {
+		return nil, fmt.Errorf("the queue's directory: %w", err)
+	}
+	v := url.Values{}
+	v.Add("_pragma", "journal_mode(WAL)")
+	v.Add("_pragma", "busy_timeout(10000)")
+	v.Add("_pragma", "synchronous(NORMAL)")
+	db, err := sql.Open("sqlite", "file:"+dsn+"?"+v.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open the queue %s: %w", dsn, err)
+	}
+	// SQLite writes one at a time; River works in parallel: one connection
+	// (River's advice for this driver), several processes sharing the file
+	// through WAL and the busy timeout.
+	db.SetMaxOpenConns(1)
+	q, err := open(ctx, riversqlite.New(db), o, db.Close)
+	if err != nil {
+		db.Close()
+	}
+	return q, err
+}
+
+func redactURL(err error) error {
+	s := err.Error()
+	if i := strings.Index(s, "://"); i >= 0 {
+		if j := strings.Index(s[i:], "@"); j >= 0 {
+			return errors.New(s[:i+3] + "[REDACTED]" + s[i+j:])
+		}
+	}
+	return err
+}
+
+// store is the queue on one River driver.
+type store[TTx any] struct {
+	client  *river.Client[TTx]
+	closeDB func() error
+	working bool
+}
+
+func open[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], o Options, closeDB func() error) (Queue, error) {
+	mig, err := rivermigrate.New(driver, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the queue's migrations: %w", err)
+	}
+	if _, err := mig.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return nil, fmt.Errorf("migrate the queue's tables: %w", err)
+	}
+	cfg := &river.Config{
+		ID:                   o.ID,
+		FetchCooldown:        20 * time.Millisecond,
+		FetchPollInterval:    100 * time.Millisecond,
+		RescueStuckJobsAfter: 5 * time.Minute,
+		JobTimeout:           -1, // the job's own timeout (jobs.RunCommand) applies
+	}
+	st := &store[TTx]{closeDB: closeDB, working: o.Workers > 0}
+	if o.Workers > 0 {
+		if o.Run == nil {
+			return nil, errors.New("a queue that works jobs needs a runner")
+		}
+		workers := river.NewWorkers()
+		river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[CommandArgs]) error {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			go st.watchCancel(ctx, j.ID, cancel)
+			out, err := o.Run(ctx, j.ID, j.Args.CommandJob)
+			if out != nil {
+				if rerr := river.RecordOutput(ctx, out); rerr != nil {
+					return rerr
+				}
+			}
+			switch {
+			case err != nil:
+				return err
+			case out.Status == "cancelled":
+				return river.JobCancel(errors.New("cancelled"))
+			case out.Status != "succeeded":
+				return fmt.Errorf("%s in %s: %s (%s)", out.Status, out.Phase, out.Command, out.ExitStatus)
+			}
+			return nil
+		}))
+		cfg.Workers = workers
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}}
+	}
+	client, err := river.NewClient(driver, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("the queue's client: %w", err)
+	}
+	st.client = client
+	return st, nil
+}
+
+// watchCancel stops a running job that was cancelled: River marks the row
+// (cancel_attempted_at) and tells the worker through LISTEN/NOTIFY, which
+// SQLite lacks, so the worker looks for the mark itself.
+func (s *store[TTx]) watchCancel(ctx context.Context, id int64, cancel context.CancelFunc) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		row, err := s.client.JobGet(ctx, id)
+		if err == nil && strings.Contains(string(row.Metadata), `"cancel_attempted_at"`) {
+			cancel()
+			return
+		}
+	}
+}
+
+func (s *store[TTx]) Submit(ctx context.Context, job jobs.CommandJob) (int64, error) {
+	if job.Repo == "" {
+		return 0, errors.New("a command job needs repo: the repository to check out")
+	}
+	if len(job.Build)+len(job.Test) == 0 {
+		return 0, errors.New("a command job needs a build or a test command")
+	}
+	if job.Retries < 0 || job.Retries > 25 {
+		return 0, fmt.Errorf("retries %d: use 0 to 25", job.Retries)
+	}
+	prio := job.Priority
+	if prio == 0 {
+		prio = 2
+	}
+	if prio < 1 || prio > 4 {
+		return 0, fmt.Errorf("priority %d: use 1 (first) to 4 (last)", job.Priority)
+	}
+	res, err := s.client.Insert(ctx, CommandArgs{job}, &river.InsertOpts{MaxAttempts: job.Retries + 1, Priority: prio})
+	if err != nil {
+		return 0, fmt.Errorf("submit the job: %w", err)
+	}
+	return res.Job.ID, nil
+}
+
+func (s *store[TTx]) Get(ctx context.Context, id int64) (*Info, error) {
+	row, err := s.client.JobGet(ctx, id)
+	if errors.Is(err, river.ErrNotFound) {
+		return nil, fmt.Errorf("no job %d", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return info(row), nil
+}
+
+func (s *store[TTx]) List(ctx context.Context, limit int) ([]Info, error) {
+	if limit <= 0 || limit > 10_000 {
+		limit = 100
+	}
+	res, err := s.client.JobList(ctx, river.NewJobListParams().First(limit).OrderBy(river.JobListOrderByID, river.SortOrderDesc))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Info, 0, len(res.Jobs))
+	for _, r := range res.Jobs {
+		out = append(out, *info(r))
+	}
+	return out, nil
+}
+
+func (s *store[TTx]) Cancel(ctx context.Context, id int64) (*Info, error) {
+	row, err := s.client.JobCancel(ctx, id)
+	if errors.Is(err, river.ErrNotFound) {
+		return nil, fmt.Errorf("no job %d", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return info(row), nil
+}
+
+func (s *store[TTx]) Start(ctx context.Context) error {
+	if !s.working {
+		return nil
+	}
+	return s.client.Start(ctx)
+}
+
+func (s *store[TTx]) Stop(ctx context.Context) error {
+	if !s.working {
+		return nil
+	}
+	return s.client.Stop(ctx)
+}
+
+func (s *store[TTx]) Close() error { return s.closeDB() }
+
+func info(r *rivertype.JobRow) *Info {
+	in := &Info{ID: r.ID, Kind: r.Kind, State: string(r.State), Attempt: r.Attempt, MaxAttempts: r.MaxAttempts, Priority: r.Priority,
+		CreatedAt: r.CreatedAt, AttemptedAt: r.AttemptedAt, FinalizedAt: r.FinalizedAt, AttemptedBy: r.AttemptedBy}
+	var args CommandArgs
+	_ = json.Unmarshal(r.EncodedArgs, &args)
+	in.Job = args.CommandJob
+	if out := r.Output(); len(out) > 0 {
+		var o jobs.Outcome
+		if json.Unmarshal(out, &o) == nil {
+			in.Outcome = &o
+		}
+	}
+	for _, e := range r.Errors {
+		in.Errors = append(in.Errors, fmt.Sprintf("attempt %d: %s", e.Attempt, e.Error))
+	}
+	return in
+}
