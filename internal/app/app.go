@@ -7,11 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/barrhawk/barrhawk/internal/queue"
 	"github.com/barrhawk/barrhawk/internal/spawn"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
@@ -34,22 +36,39 @@ const IgorCommandEnv = "BARRHAWK_IGOR_BIN"
 
 // NewDoctor builds the Doctor for cfg, starting Igors from this binary.
 func NewDoctor(cfg config.Config, log *slog.Logger) (*doctor.Doctor, error) {
+	d, _, err := newDoctor(cfg, log)
+	return d, err
+}
+
+// QueueService is the job queue of cfg (the task_* tools, barrhawk task).
+func QueueService(cfg config.Config) *queue.Service {
+	w := cfg.Workers
+	return queue.NewService(queue.Config{Count: w.Count, DB: w.DB, WorktreeDir: w.WorktreeDir, LogDir: w.LogDir, ArtifactDir: w.ArtifactDir,
+		TempDir: filepath.Join(os.TempDir(), "barrhawk-workers"), KeepWorktrees: w.KeepWorktrees, EnvAllow: w.EnvAllow, ConfigPath: cfg.File})
+}
+
+// newDoctor is NewDoctor with the job queue the Doctor's tools use, for
+// serve to start and stop its embedded pool.
+func newDoctor(cfg config.Config, log *slog.Logger) (*doctor.Doctor, *queue.Service, error) {
 	bin := os.Getenv(IgorCommandEnv)
 	if bin == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			return nil, fmt.Errorf("finding this binary to start Igors: %w", err)
+			return nil, nil, fmt.Errorf("finding this binary to start Igors: %w", err)
 		}
 		bin = exe
 	}
 	env := append(os.Environ(), "BARRHAWK_LOG_LEVEL="+cfg.Log.Level)
-	return doctor.New(doctor.Options{
+	qs := QueueService(cfg)
+	tools := append(builtin.Tools(), SpawnService(cfg).Tools()...)
+	d, err := doctor.New(doctor.Options{
 		Config:      cfg,
 		IgorCommand: []string{bin, "igor"},
 		IgorEnv:     env,
-		Tools:       append(builtin.Tools(), SpawnService(cfg).Tools()...),
+		Tools:       append(tools, qs.Tools()...),
 		Log:         log,
 	})
+	return d, qs, err
 }
 
 // SpawnService is the sub-agent service of cfg (the spawn_* tools and
@@ -124,11 +143,20 @@ func Serve(opts ServeOptions) error {
 		defer writeAllocs(opts.MemProfile, log)
 	}
 
-	d, err := NewDoctor(opts.Config, log)
+	d, qs, err := newDoctor(opts.Config, log)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
+	defer func() {
+		// The embedded pool drains: running jobs finish (or are handed back
+		// after the grace), then the queue closes.
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := qs.Stop(sctx); err != nil {
+			log.Warn("stopping the worker pool", "err", err)
+		}
+	}()
 	srv := front.New(d, log, level)
 
 	// Listen before the Igors start: they must know the server's own
@@ -170,6 +198,9 @@ func Serve(opts ServeOptions) error {
 		return err
 	}
 	go d.Serve(ctx)
+	if err := qs.Start(ctx); err != nil {
+		log.Error("the embedded worker pool did not start; task_* tools still answer", "err", err)
+	}
 	log.Info("barrhawk serving", "tools", d.Registry().Len(), "maxIgors", opts.Config.Igors.MaxWorkers, "strategy", opts.Config.Igors.Strategy, "config", opts.Config.File, "stdio", opts.Stdio, "http", opts.HTTP)
 
 	errc := make(chan error, 3)

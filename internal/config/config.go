@@ -41,6 +41,8 @@ type Config struct {
 	Events Events `koanf:"events"`
 	// Spawn configures sub-agents (spawn_agent, barrhawk spawn).
 	Spawn Spawn `koanf:"spawn"`
+	// Workers configures the worker pool and its job queue (task_*).
+	Workers Workers `koanf:"workers"`
 	// Home is where persistent state lives (default ~/.barrhawk).
 	Home string `koanf:"home"`
 
@@ -160,6 +162,28 @@ type Events struct {
 	Tasks bool `koanf:"tasks"`
 }
 
+// Workers configures the worker pool and the durable job queue.
+type Workers struct {
+	// Count is how many jobs barrhawk serve runs at once (its embedded
+	// pool); 0 runs none here (jobs wait for another pool). Default 2.
+	Count int `koanf:"count"`
+	// DB is the queue: an SQLite file, or a postgres:// URL shared by pools
+	// on several machines. Default <home>/queue.db.
+	DB string `koanf:"db"`
+	// WorktreeDir is where jobs' worktrees go (default: the repository's
+	// .barrhawk/worktrees).
+	WorktreeDir string `koanf:"worktreeDir"`
+	// KeepWorktrees leaves each job's worktree (for debugging).
+	KeepWorktrees bool `koanf:"keepWorktrees"`
+	// LogDir and ArtifactDir keep each job's log and artifacts. Default
+	// <home>/jobs/logs and <home>/jobs/artifacts.
+	LogDir      string `koanf:"logDir"`
+	ArtifactDir string `koanf:"artifactDir"`
+	// EnvAllow names variables passed to jobs although their names look
+	// secret (KEY, SECRET, TOKEN, PASSWORD, CREDENTIAL).
+	EnvAllow []string `koanf:"envAllow"`
+}
+
 // Spawn configures sub-agents.
 type Spawn struct {
 	// ClaudePath and GeminiPath are the agent CLIs (default: claude and
@@ -253,11 +277,12 @@ func Default() Config {
 			SnapshotKeep: 20, RecoveryCrashes: 5, RecoveryWindow: time.Minute,
 			MaxResultBytes: 100_000, MaxResultHardBytes: 16 << 20, ListProfile: "core",
 		},
-		MCP:    MCP{MaxMessageBytes: 16 << 20},
-		Intent: Intent{Enabled: true, CacheResults: true},
-		Log:    Log{Level: "info", Format: "text"},
-		Spawn:  Spawn{IdleTimeout: 120 * time.Second, TotalTimeout: 30 * time.Minute, Recovery: "moderate", GitHubAPI: "https://api.github.com"},
-		Home:   filepath.Join(home, ".barrhawk"),
+		MCP:     MCP{MaxMessageBytes: 16 << 20},
+		Intent:  Intent{Enabled: true, CacheResults: true},
+		Log:     Log{Level: "info", Format: "text"},
+		Workers: Workers{Count: 2},
+		Spawn:   Spawn{IdleTimeout: 120 * time.Second, TotalTimeout: 30 * time.Minute, Recovery: "moderate", GitHubAPI: "https://api.github.com"},
+		Home:    filepath.Join(home, ".barrhawk"),
 	}
 	c.fillPaths()
 	return c
@@ -366,6 +391,15 @@ func (c *Config) fillPaths() {
 	}
 	if c.Tools.SnapshotsDir == "" {
 		c.Tools.SnapshotsDir = filepath.Join(c.Home, "snapshots")
+	}
+	if c.Workers.DB == "" {
+		c.Workers.DB = filepath.Join(c.Home, "queue.db")
+	}
+	if c.Workers.LogDir == "" {
+		c.Workers.LogDir = filepath.Join(c.Home, "jobs", "logs")
+	}
+	if c.Workers.ArtifactDir == "" {
+		c.Workers.ArtifactDir = filepath.Join(c.Home, "jobs", "artifacts")
 	}
 	if c.Spawn.Dir == "" {
 		c.Spawn.Dir = filepath.Join(c.Home, "spawns")

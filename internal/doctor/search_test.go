@@ -3,10 +3,12 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/barrhawk/barrhawk/internal/config"
+	"github.com/barrhawk/barrhawk/internal/queue"
 	"github.com/barrhawk/barrhawk/internal/spawn"
 	"github.com/barrhawk/barrhawk/internal/tools/builtin"
 )
@@ -18,7 +20,9 @@ func newSearchDoctor(t testing.TB) *Doctor {
 	cfg.Tools.DynamicDir, cfg.Tools.SnapshotsDir, cfg.Tools.FSRoot = "", "", ""
 	// The tools serve registers: the built-in ones and the front's own
 	// sub-agent tools.
-	d, err := New(Options{Config: cfg, Tools: append(builtin.Tools(), spawn.NewService(spawn.Config{Dir: t.TempDir()}).Tools()...)})
+	tools := append(builtin.Tools(), spawn.NewService(spawn.Config{Dir: t.TempDir()}).Tools()...)
+	tools = append(tools, queue.NewService(queue.Config{DB: filepath.Join(t.TempDir(), "queue.db")}).Tools()...)
+	d, err := New(Options{Config: cfg, Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +123,9 @@ var searchQueries = []struct{ query, want string }{
 	{"let claude code fix it on its own branch", "spawn_agent"},
 	{"how is the sub-agent doing", "spawn_status"},
 	{"stop the agent run", "spawn_cancel"},
+	{"queue a job that runs the tests", "task_submit"},
+	{"is my build job finished", "task_status"},
+	{"show the output of the job", "task_logs"},
 }
 
 func TestToolSearchFindsWhatUsersAskFor(t *testing.T) {

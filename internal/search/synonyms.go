@@ -61,7 +61,7 @@ var synonyms = map[string][]string{
 	// files
 	"executable": {"chmod mode"}, "permission": {"chmod mode"}, "grep": {"search content"}, "word": {"content search"},
 	"cache": {"redis"}, "clear": {"flush"}, "wipe": {"flush"}, "postgresql": {"postgres pg"}, "rows": {"seed query"},
-	"form": {"fill"}, "calls": {"network requests"}, "asking": {"intent analyze"}, "really": {"intent"},
+	"form": {"fill"}, "finished": {"status state"}, "doing": {"status"}, "delegate": {"agent"}, "queue": {"submit job"}, "calls": {"network requests"}, "asking": {"intent analyze"}, "really": {"intent"},
 	"folder": {"directory"}, "disk": {"file"}, "extract": {"unzip"}, "unpack": {"unzip"}, "archive": {"zip"},
 	// tools still to come keep their words here, so that queries find them as they arrive
 	"screenshot": {"browser screenshot"}, "screen": {"browser screenshot"}, "click": {"browser click"},

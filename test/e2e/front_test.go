@@ -311,6 +311,7 @@ func TestListBags(t *testing.T) {
 		return names, size / 4
 	}
 	names, tokens := list()
+	t.Logf("the default list: %d tokens, %d tools", tokens, len(names))
 	if tokens > 8000 || !names["tool_search"] || !names["tool_call"] || !names["tool_bag"] || !names["worker_status"] || names["test_prioritize"] {
 		t.Errorf("default list: %d tokens, %v", tokens, names)
 	}

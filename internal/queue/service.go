@@ -1,0 +1,144 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/jobs"
+)
+
+// Config is the worker pool's configuration (config section workers).
+type Config struct {
+	// Count is how many jobs this process runs at once (0: none; the queue
+	// is still there to submit to and read).
+	Count int
+	// DB is the queue: an SQLite file or a postgres:// URL.
+	DB string
+	// WorktreeDir, LogDir, ArtifactDir, TempDir: where jobs work and what
+	// they leave.
+	WorktreeDir, LogDir, ArtifactDir, TempDir string
+	KeepWorktrees                             bool
+	EnvAllow                                  []string
+	ConfigPath                                string
+	WorkerID                                  string
+}
+
+// Service is the queue as the front and the CLI use it: opened on first
+// use, working jobs when Count > 0 once started.
+type Service struct {
+	cfg     Config
+	mu      sync.Mutex
+	q       Queue
+	started bool
+	running sync.Map // job id → start time
+}
+
+// NewService returns the service of cfg.
+func NewService(cfg Config) *Service {
+	if cfg.WorkerID == "" {
+		host, _ := os.Hostname()
+		cfg.WorkerID = host + "-" + strconv.Itoa(os.Getpid())
+	}
+	return &Service{cfg: cfg}
+}
+
+// Queue opens the queue on first use.
+func (s *Service) Queue(ctx context.Context) (Queue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.q != nil {
+		return s.q, nil
+	}
+	q, err := Open(ctx, s.cfg.DB, Options{Workers: s.cfg.Count, Run: s.run, ID: s.cfg.WorkerID})
+	if err != nil {
+		return nil, err
+	}
+	s.q = q
+	return q, nil
+}
+
+// run works one job for the queue.
+func (s *Service) run(ctx context.Context, id int64, job jobs.CommandJob) (*jobs.Outcome, error) {
+	s.running.Store(id, time.Now())
+	defer s.running.Delete(id)
+	return jobs.RunCommand(ctx, job, jobs.RunEnv{TaskID: strconv.FormatInt(id, 10), WorkerID: s.cfg.WorkerID, ConfigPath: s.cfg.ConfigPath,
+		WorktreeDir: s.cfg.WorktreeDir, TempDir: filepath.Join(s.cfg.TempDir, s.cfg.WorkerID), LogDir: s.cfg.LogDir, ArtifactDir: s.cfg.ArtifactDir,
+		KeepWorktree: s.cfg.KeepWorktrees, EnvAllow: s.cfg.EnvAllow})
+}
+
+// Start works jobs (with Count > 0) until Stop.
+func (s *Service) Start(ctx context.Context) error {
+	if s.cfg.Count <= 0 {
+		return nil
+	}
+	q, err := s.Queue(ctx)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return nil
+	}
+	if err := q.Start(ctx); err != nil {
+		return fmt.Errorf("start the worker pool: %w", err)
+	}
+	s.started = true
+	return nil
+}
+
+// Stop lets running jobs finish (drain), then closes the queue; its
+// temporary directory goes.
+func (s *Service) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	q, started := s.q, s.started
+	s.q, s.started = nil, false
+	s.mu.Unlock()
+	if q == nil {
+		return nil
+	}
+	var err error
+	if started {
+		err = q.Stop(ctx)
+	}
+	_ = os.RemoveAll(filepath.Join(s.cfg.TempDir, s.cfg.WorkerID))
+	if cerr := q.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Running lists the jobs this process works now.
+func (s *Service) Running() []int64 {
+	var ids []int64
+	s.running.Range(func(k, _ any) bool { ids = append(ids, k.(int64)); return true })
+	slices.Sort(ids)
+	return ids
+}
+
+// Logs returns a job's log from offset, at most limit bytes, and the
+// offset to ask next.
+func (s *Service) Logs(id int64, offset int64, limit int) (string, int64, error) {
+	f, err := os.Open(filepath.Join(s.cfg.LogDir, strconv.FormatInt(id, 10)+".log"))
+	if os.IsNotExist(err) {
+		return "", 0, fmt.Errorf("job %d has no log yet (it has not started, or runs on another machine)", id)
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	offset = max(0, min(offset, fi.Size()))
+	buf := make([]byte, min(int64(limit), fi.Size()-offset))
+	n, _ := f.ReadAt(buf, offset)
+	return string(buf[:n]), offset + int64(n), nil
+}
+
+// Config is the service's configuration.
+func (s *Service) Config() Config { return s.cfg }
