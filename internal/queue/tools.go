@@ -17,7 +17,9 @@ func def(name, desc string, props ...schema.Prop) tool.Def {
 	return tool.Def{Name: name, Description: desc, Group: Group, Category: tool.CategoryOrchestration, Input: schema.Object(props...)}
 }
 
-func idArg() schema.Prop { return schema.Integer("id", "The job's id (task_submit gave it)").Required().Min(1) }
+func idArg() schema.Prop {
+	return schema.Integer("id", "The job's id (task_submit gave it)").Required().Min(1)
+}
 
 // final reports whether a job's state is one it ends in.
 func final(state string) bool {
