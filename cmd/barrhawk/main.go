@@ -5,6 +5,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"github.com/barrhawk/barrhawk/internal/browser"
 	"os"
@@ -16,6 +17,10 @@ func main() {
 	browser.ExecIfBrowserStart() // a browser started by an Igor: becomes chromium
 	if err := rootCmd().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "barrhawk:", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
 		os.Exit(1)
 	}
 }
@@ -32,6 +37,6 @@ func rootCmd() *cobra.Command {
 	root.PersistentFlags().Int("max-igors", 0, "maximum Igor worker processes (default: CPU cores)")
 	root.PersistentFlags().String("strategy", "", "dispatch strategy: round-robin, single, specialized, swarm or squad")
 	root.PersistentFlags().Duration("tool-timeout", 0, "default tool timeout (default 30s)")
-	root.AddCommand(serveCmd(), igorCmd(), toolsCmd(), callCmd(), spawnCmd(), versionCmd())
+	root.AddCommand(serveCmd(), igorCmd(), toolsCmd(), callCmd(), spawnCmd(), taskCmd(), workerCmd(), versionCmd())
 	return root
 }

@@ -123,7 +123,15 @@ func Open(ctx context.Context, dsn string, o Options) (Queue, error) {
 	// (River's advice for this driver), several processes sharing the file
 	// through WAL and the busy timeout.
 	db.SetMaxOpenConns(1)
+	// Processes opening the file together would migrate it together: one
+	// at a time.
+	unlock, err := lockFile(dsn + ".lock")
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	q, err := open(ctx, riversqlite.New(db), o, db.Close)
+	unlock()
 	if err != nil {
 		db.Close()
 	}
