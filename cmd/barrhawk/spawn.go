@@ -130,7 +130,7 @@ func spawnDetached(dir string, o *spawn.Options) error {
 	defer log.Close()
 	c := exec.Command(self, args...)
 	c.Stdout, c.Stderr = log, log
-	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach(c)
 	if err := c.Start(); err != nil {
 		return fmt.Errorf("start the spawn in the background: %w", err)
 	}

@@ -260,15 +260,10 @@ func RunIgor(id string) error {
 	// match past this counts as no match.
 	regexp2.DefaultMatchTimeout = regexMatchTimeout
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logging.ParseLevel(os.Getenv("BARRHAWK_LOG_LEVEL"))})).With("igor", id)
-	protoFD, err := syscall.Dup(1)
+	out, err := protocolOut()
 	if err != nil {
-		return fmt.Errorf("dup stdout: %w", err)
+		return err
 	}
-	if err := syscall.Dup2(2, 1); err != nil {
-		return fmt.Errorf("point stdout at stderr: %w", err)
-	}
-	syscall.CloseOnExec(protoFD)
-	out := os.NewFile(uintptr(protoFD), "protocol")
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	// BARRHAWK_IGOR_PROFILE=PREFIX writes each Igor's CPU profile to

@@ -156,9 +156,12 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		opts.Width, opts.Height = DefaultWidth, DefaultHeight
 	}
 	aopts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
+	if shim {
+		aopts = append(aopts, chromedp.ExecPath(self), chromedp.Env(execEnv+"="+path))
+	} else {
+		aopts = append(aopts, chromedp.ExecPath(path))
+	}
 	aopts = append(aopts,
-		chromedp.ExecPath(self),
-		chromedp.Env(execEnv+"="+path),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-component-update", true),

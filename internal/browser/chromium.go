@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // ChromiumEnv overrides where the browser is found.
@@ -35,30 +32,4 @@ func Find() (string, error) {
 		}
 	}
 	return "", errors.New("no Chromium or Chrome found: install Debian's chromium (sudo apt-get install chromium), or set BARRHAWK_CHROMIUM to the browser's path")
-}
-
-// ExecIfBrowserStart is called first thing in main: when this process was
-// started to be the browser, it lifts the soft RLIMIT_AS to the hard one
-// and execs the browser with the same arguments. It returns only when the
-// process is not a browser start, or when the exec failed (then it exits).
-func ExecIfBrowserStart() {
-	path := os.Getenv(execEnv)
-	if path == "" {
-		return
-	}
-	var lim unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_AS, &lim) == nil && lim.Cur != lim.Max {
-		lim.Cur = lim.Max
-		_ = unix.Setrlimit(unix.RLIMIT_AS, &lim) // best effort: the browser says if it cannot start
-	}
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if len(kv) < len(execEnv)+1 || kv[:len(execEnv)+1] != execEnv+"=" {
-			env = append(env, kv)
-		}
-	}
-	args := append([]string{path}, os.Args[1:]...)
-	err := syscall.Exec(path, args, env)
-	fmt.Fprintf(os.Stderr, "barrhawk: start the browser %s: %v\n", path, err)
-	os.Exit(127)
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/wire"
-	"golang.org/x/sys/unix"
 )
 
 // Memory bounding. Go has no per-goroutine limit and goja none at all, so
@@ -36,12 +35,7 @@ func (w *worker) applyMemoryLimit(limit int64) {
 	if vm := proc.VirtualSize(os.Getpid()); vm > 0 {
 		// Only the soft limit: a browser this Igor starts lifts it again
 		// before it becomes chromium (browser.ExecIfBrowserStart).
-		soft := uint64(vm + 8*limit)
-		var lim unix.Rlimit
-		if err := unix.Getrlimit(unix.RLIMIT_AS, &lim); err != nil || lim.Max < soft {
-			lim.Max = soft
-		}
-		if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: soft, Max: lim.Max}); err != nil {
+		if err := setSoftAddressLimit(uint64(vm + 8*limit)); err != nil {
 			w.log.Warn("cannot set RLIMIT_AS", "err", err)
 		}
 	}

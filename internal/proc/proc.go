@@ -33,10 +33,7 @@ type Process struct {
 
 // Start starts cmd in a new process group.
 func Start(cmd *exec.Cmd) (*Process, error) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	newGroup(cmd)
 	track.Lock()
 	err := cmd.Start()
 	if err == nil {
@@ -54,7 +51,7 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 func (p *Process) wait() {
 	p.err = p.Cmd.Wait()
 	// The leader is gone; take anything it left in its group with it.
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	_ = signalGroup(p.pid, syscall.SIGKILL)
 	track.Lock()
 	delete(track.pids, p.pid)
 	track.Unlock()
@@ -119,7 +116,7 @@ func (p *Process) Signal(sig syscall.Signal) error {
 		return nil
 	default:
 	}
-	if err := syscall.Kill(-p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := signalGroup(p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signal %v to process group %d: %w", sig, p.pid, err)
 	}
 	return nil

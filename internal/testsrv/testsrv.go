@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package testsrv starts real database servers for tests: a PostgreSQL
 // cluster (initdb, then postgres on a loopback port) and a redis-server,
 // each in a temp directory of its own, stopped and removed at the end.

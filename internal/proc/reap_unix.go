@@ -1,0 +1,52 @@
+//go:build unix
+
+package proc
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Reap waits for zombie children that this package did not start (orphans
+// adopted as a subreaper) on every SIGCHLD and every interval, until ctx
+// ends. Children started with Start are left to their own Wait.
+func Reap(ctx context.Context, interval time.Duration, log *slog.Logger) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGCHLD)
+	defer signal.Stop(ch)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if n := ReapOrphans(); n > 0 {
+			log.Debug("reaped orphaned processes", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ch:
+		case <-t.C:
+		}
+	}
+}
+
+// ReapOrphans reaps every zombie child not started through Start and
+// returns how many it reaped.
+func ReapOrphans() int {
+	track.Lock()
+	defer track.Unlock()
+	n := 0
+	for _, pid := range ZombieChildren(os.Getpid()) {
+		if track.pids[pid] {
+			continue
+		}
+		var ws syscall.WaitStatus
+		if got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); err == nil && got == pid {
+			n++
+		}
+	}
+	return n
+}

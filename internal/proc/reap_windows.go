@@ -1,0 +1,13 @@
+package proc
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Reap does nothing on Windows: there are no zombies to reap.
+func Reap(ctx context.Context, _ time.Duration, _ *slog.Logger) { <-ctx.Done() }
+
+// ReapOrphans does nothing on Windows.
+func ReapOrphans() int { return 0 }
