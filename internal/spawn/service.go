@@ -167,11 +167,6 @@ func (s *Service) Start(ctx context.Context, o Options, onEvent func(Event)) (st
 	done := make(chan *Status, 1)
 	go func() {
 		defer cancel()
-		defer func() {
-			s.mu.Lock()
-			delete(s.running, o.ID)
-			s.mu.Unlock()
-		}()
 		var mu sync.Mutex
 		lastSave := time.Time{}
 		req := SpawnRequest{
@@ -222,6 +217,10 @@ func (s *Service) Start(ctx context.Context, o Options, onEvent func(Event)) (st
 		}
 		st.UpdatedAt = time.Now().UTC()
 		_ = s.save(st)
+		// Not running any more before anyone hears it ended.
+		s.mu.Lock()
+		delete(s.running, o.ID)
+		s.mu.Unlock()
 		done <- st
 	}()
 	return o.ID, done, nil
