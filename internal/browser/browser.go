@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,6 +58,8 @@ type Browser struct {
 	opts        Options
 	started     time.Time
 	closed      bool
+	// evicted counts the idle tabs closed.
+	evicted int
 	// lastUsed is when a tool last asked for the browser (Unix ns).
 	lastUsed atomic.Int64
 }
@@ -86,6 +89,12 @@ type Page struct {
 	pending  *Dialog
 	// dialogOpen is signalled when a dialog opens (for handle_dialog).
 	dialogOpen chan struct{}
+	// dialogWake is closed (and replaced) when a dialog opens and stays
+	// open: an action waiting on the page returns instead of hanging.
+	dialogWake chan struct{}
+	// lastUsed is when a tool last acted on the tab (Unix ns), for the
+	// eviction of idle tabs.
+	lastUsed atomic.Int64
 	// mouseX, mouseY are where the mouse was last moved.
 	mouseX, mouseY float64
 	// paused stops the recording of requests (browser_network_requests stop).
@@ -207,7 +216,8 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 // adopt makes a Page of a chromedp tab context: its listeners record the
 // console, the network and dialogs.
 func (b *Browser) adopt(ctx context.Context, cancel context.CancelFunc) (*Page, error) {
-	p := &Page{ctx: ctx, cancel: cancel, byID: map[network.RequestID]*Request{}, dialogOpen: make(chan struct{}, 1), policy: DialogPolicy{Action: "dismiss"}}
+	p := &Page{ctx: ctx, cancel: cancel, byID: map[network.RequestID]*Request{}, dialogOpen: make(chan struct{}, 1), dialogWake: make(chan struct{}), policy: DialogPolicy{Action: "dismiss"}}
+	p.touch()
 	if err := chromedp.Listen(ctx, p.record); err != nil {
 		return nil, tool.Errorf(tool.CodeToolError, "listen to the tab: %v", err)
 	}
@@ -285,6 +295,8 @@ func (p *Page) record(ev any) {
 			case p.dialogOpen <- struct{}{}:
 			default:
 			}
+			close(p.dialogWake)
+			p.dialogWake = make(chan struct{})
 			return
 		}
 		d.Answered, d.Prompt = answered(pol.Action), pol.PromptText
@@ -327,10 +339,49 @@ func remoteText(o *runtime.RemoteObject) string {
 		}
 		return s
 	}
+	if o.Preview != nil && o.Type == runtime.RemoteObjectTypeObject && o.Subtype != "error" && o.Subtype != "node" {
+		return previewText(o.Preview)
+	}
 	if o.Description != "" {
 		return o.Description
 	}
 	return string(o.Type)
+}
+
+// previewText writes an object's preview as the console shows it:
+// {a: 1, b: "x"} or [1, 2, 3], "…" when it has more.
+func previewText(p *runtime.ObjectPreview) string {
+	var b strings.Builder
+	array := p.Subtype == "array" || p.Subtype == "typedarray"
+	open, end := "{", "}"
+	if array {
+		open, end = "[", "]"
+	}
+	if !array && p.Description != "" && p.Description != "Object" {
+		b.WriteString(p.Description + " ")
+	}
+	b.WriteString(open)
+	for i, pp := range p.Properties {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if !array {
+			b.WriteString(pp.Name + ": ")
+		}
+		switch {
+		case pp.ValuePreview != nil:
+			b.WriteString(previewText(pp.ValuePreview))
+		case pp.Type == "string":
+			b.WriteString(strconv.Quote(pp.Value))
+		default:
+			b.WriteString(pp.Value)
+		}
+	}
+	if p.Overflow {
+		b.WriteString(", …")
+	}
+	b.WriteString(end)
+	return b.String()
 }
 
 // Close ends the browser: every tab, the browser process and its children,
@@ -536,6 +587,9 @@ func (b *Browser) CloseTab(i int) error {
 	return nil
 }
 
+// IsHeadless says whether the browser runs without a window.
+func (b *Browser) IsHeadless() bool { return b.opts.Headless }
+
 // Uptime is how long the browser has run.
 func (b *Browser) Uptime() time.Duration { return time.Since(b.started) }
 
@@ -580,22 +634,80 @@ func ActivePage(ctx context.Context, res *tool.Resources) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.Active()
+	p, err := b.Active()
+	if err == nil {
+		p.touch()
+	}
+	return p, err
 }
 
-// errClosed reports a tab whose browser is gone.
-var errClosed = errors.New("the browser or the tab is closed")
+// usable says why no action can run on the tab now: the browser or the
+// tab is closed, or a JavaScript dialog left open blocks the page.
+func (p *Page) usable() error {
+	if p.ctx.Err() != nil {
+		return tool.Errorf(tool.CodeToolError, "the browser or the tab is closed; call browser_launch (or any browser tool) to start again, or browser_tabs {action: \"list\"} to see the open tabs")
+	}
+	p.mu.Lock()
+	d := p.pending
+	p.mu.Unlock()
+	if d != nil {
+		return dialogBlocks(d)
+	}
+	return nil
+}
+
+// dialogBlocks is the error of an action on a page a dialog holds.
+func dialogBlocks(d *Dialog) error {
+	return tool.Errorf(tool.CodeToolError, "a JavaScript %s dialog is open (%q) and holds the page: answer it with browser_handle_dialog {action: \"accept\"} or {action: \"dismiss\"}", d.Type, d.Message)
+}
+
+// PendingDialog is the dialog open now and waiting for
+// browser_handle_dialog, or nil.
+func (p *Page) PendingDialog() *Dialog {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending == nil {
+		return nil
+	}
+	d := *p.pending
+	return &d
+}
 
 // run runs an action on the tab under the call's context: the call's
-// timeout and cancellation reach the browser.
+// timeout and cancellation reach the browser. An action that makes the page
+// open a dialog left for browser_handle_dialog (a click on a button calling
+// alert) returns once the dialog is open: the browser finishes it when the
+// dialog is answered.
 func (p *Page) run(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) error {
-	if p.ctx.Err() != nil {
-		return errClosed
-	}
-	tctx, done := p.withCall(ctx)
-	defer done()
-	return chromedp.Do(tctx, steps...)
+	_, err := p.runUntilDialog(ctx, steps...)
+	return err
 }
+
+// runUntilDialog is run, saying whether a dialog opened and holds the
+// action.
+func (p *Page) runUntilDialog(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) (opened bool, err error) {
+	if err := p.usable(); err != nil {
+		return false, err
+	}
+	p.touch()
+	tctx, done := p.withCall(ctx)
+	p.mu.Lock()
+	wake := p.dialogWake
+	p.mu.Unlock()
+	errc := make(chan error, 1)
+	go func() { errc <- chromedp.Do(tctx, steps...) }()
+	select {
+	case err := <-errc:
+		done()
+		return false, err
+	case <-wake:
+		go func() { <-errc; done() }()
+		return true, nil
+	}
+}
+
+// touch records a use of the tab.
+func (p *Page) touch() { p.lastUsed.Store(time.Now().UnixNano()) }
 
 // withCall is the tab's context, ending when the call's does too; call
 // done when the action is over.
@@ -738,7 +850,9 @@ func idleTimeout() time.Duration {
 // touch records a use of the browser.
 func (b *Browser) touch() { b.lastUsed.Store(time.Now().UnixNano()) }
 
-// closeWhenIdle closes the browser once unused for idle.
+// closeWhenIdle closes the browser once unused for idle, and before that
+// the tabs unused for idle that are neither a session's first tab (which
+// holds the session) nor its active one.
 func (b *Browser) closeWhenIdle(idle time.Duration) {
 	tick := time.NewTicker(min(idle/4+time.Millisecond, 30*time.Second))
 	defer tick.Stop()
@@ -750,7 +864,41 @@ func (b *Browser) closeWhenIdle(idle time.Duration) {
 			b.Close()
 			return
 		}
+		b.evictIdleTabs(idle)
 	}
+}
+
+// evictIdleTabs closes the tabs unused for idle, except each session's
+// first and active tabs; it returns how many it closed.
+func (b *Browser) evictIdleTabs(idle time.Duration) int {
+	b.mu.Lock()
+	var gone []*Page
+	for _, s := range b.sessions {
+		activePage := s.pages[s.active]
+		kept := s.pages[:1]
+		for _, p := range s.pages[1:] {
+			if p != activePage && time.Since(time.Unix(0, p.lastUsed.Load())) > idle {
+				gone = append(gone, p)
+				continue
+			}
+			kept = append(kept, p)
+		}
+		s.pages = kept
+		s.active = slices.Index(kept, activePage)
+	}
+	b.evicted += len(gone)
+	b.mu.Unlock()
+	for _, p := range gone {
+		p.cancel()
+	}
+	return len(gone)
+}
+
+// Evicted is how many idle tabs were closed.
+func (b *Browser) Evicted() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.evicted
 }
 
 // Headless is the configured default.

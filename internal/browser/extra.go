@@ -62,9 +62,12 @@ func (p *Page) PDF(ctx context.Context, landscape, background bool, paper string
 	default:
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"format\": %q; use A4, Letter or Legal", paper)
 	}
-	tctx, done := p.withCall(ctx)
-	defer done()
-	buf, err := chromedp.Run(tctx, chromedp.PrintToPDF(opts...))
+	var buf []byte
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		b, err := chromedp.PrintToPDF(opts...)(ctx, t)
+		buf = b
+		return err
+	}))
 	return buf, describe("print to PDF", err)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -33,13 +34,8 @@ const pollInterval = 50 * time.Millisecond
 // evalRaw evaluates expr in the page and returns its value as JSON,
 // awaiting a promise. A thrown error is a TOOL_ERROR with its text.
 func (p *Page) evalRaw(ctx context.Context, expr string) (json.RawMessage, error) {
-	if p.ctx.Err() != nil {
-		return nil, tool.Errorf(tool.CodeToolError, "%v; call browser_launch or any browser tool to start again", errClosed)
-	}
 	var out json.RawMessage
-	tctx, done := p.withCall(ctx)
-	defer done()
-	err := chromedp.Do(tctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	opened, err := p.runUntilDialog(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes, UserGesture: &yes})
 		if err != nil {
 			return err
@@ -60,6 +56,13 @@ func (p *Page) evalRaw(ctx context.Context, expr string) (json.RawMessage, error
 	}))
 	if err != nil {
 		return nil, describe("evaluate in the page", err)
+	}
+	if opened {
+		d := p.PendingDialog()
+		if d == nil {
+			d = &Dialog{Type: "JavaScript"}
+		}
+		return nil, tool.Errorf(tool.CodeToolError, "the script opened a dialog (%s %q), which holds the page until answered: answer it with browser_handle_dialog {action: \"accept\"} or {action: \"dismiss\"}", d.Type, d.Message)
 	}
 	return out, nil
 }
@@ -119,14 +122,23 @@ func (p *Page) Title(ctx context.Context) (string, error) {
 // Navigate loads url and waits for its load event; it returns the main
 // response's status (0 when there was none, as for about:blank).
 func (p *Page) Navigate(ctx context.Context, url string) (int64, error) {
-	if p.ctx.Err() != nil {
-		return 0, tool.Errorf(tool.CodeToolError, "%v", errClosed)
+	if err := checkURL(url); err != nil {
+		return 0, err
 	}
-	tctx, done := p.withCall(ctx)
-	defer done()
-	resp, err := chromedp.Run(tctx, chromedp.NavigateResponse(url))
+	if err := p.usable(); err != nil {
+		return 0, err
+	}
+	var resp *network.Response
+	opened, err := p.runUntilDialog(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		r, err := chromedp.NavigateResponse(url)(ctx, t)
+		resp = r
+		return err
+	}))
 	if err != nil {
-		return 0, describe("navigate to "+url, err)
+		return 0, navError(url, err)
+	}
+	if opened { // the new page opened a dialog while loading
+		return 0, nil
 	}
 	if resp == nil {
 		return 0, nil
@@ -205,6 +217,9 @@ type Candidate struct {
 	Tag      string `json:"tag"`
 	Role     string `json:"role,omitempty"`
 	Name     string `json:"name,omitempty"`
+	// Unrelated says nothing on the page looked like the selector: the
+	// candidate is one of the elements a user could act on.
+	Unrelated bool `json:"unrelated,omitempty"`
 }
 
 // Find waits until the selector's first element is in the state asked
@@ -297,8 +312,13 @@ func (p *Page) notFound(ctx context.Context, sel string, o FindOptions, last Pro
 	}
 	u, _ := p.URL(ctx)
 	msg := fmt.Sprintf("selector %q %s within %v on %s", sel, why, o.Timeout, u)
-	if b.Len() > 0 {
+	switch {
+	case b.Len() > 0 && cands[0].Unrelated:
+		msg += "; no element looks like it; elements to act on: " + b.String() + " (browser_snapshot lists them all, with refs)"
+	case b.Len() > 0:
 		msg += "; closest elements: " + b.String()
+	default:
+		msg += "; the page has no visible element to act on (browser_snapshot shows what it has)"
 	}
 	if !o.Heal && last.Count == 0 {
 		msg += "; set selfHeal to true to try data-testid, id, aria-label and text"
@@ -369,17 +389,73 @@ func (p *Page) MouseMoveSteps(ctx context.Context, x, y float64, steps int) erro
 	return nil
 }
 
-// Hover waits for the element and moves the mouse over it.
-func (p *Page) Hover(ctx context.Context, sel string, o FindOptions) (*Probe, error) {
+// Point is a position inside an element, from its top-left corner, in CSS
+// pixels; nil means the element's centre.
+type Point struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// at is the viewport point of pos inside the probed element (its centre
+// for nil).
+func (pr *Probe) at(pos *Point) (float64, float64) {
+	if pos == nil {
+		return pr.X, pr.Y
+	}
+	return pr.X - pr.W/2 + pos.X, pr.Y - pr.H/2 + pos.Y
+}
+
+// Hover waits for the element and moves the mouse over it (its centre, or
+// pos inside it).
+func (p *Page) Hover(ctx context.Context, sel string, pos *Point, o FindOptions) (*Probe, error) {
 	o.Actionable = true
 	pr, err := p.Find(ctx, sel, o)
 	if err != nil {
 		return nil, err
 	}
-	return pr, p.MouseMove(ctx, pr.X, pr.Y)
+	x, y := pr.at(pos)
+	return pr, p.MouseMove(ctx, x, y)
 }
 
-// Drag presses at from, moves to to in steps, and releases.
+// DragElements drags the source element onto the target with the mouse
+// (an HTML5 drag and drop too), from and to their centres or the given
+// positions inside them. Both must fit in the viewport at once.
+func (p *Page) DragElements(ctx context.Context, source, target string, from, to *Point, o FindOptions) error {
+	o.Actionable = true
+	if _, err := p.Find(ctx, source, o); err != nil {
+		return err
+	}
+	dst, err := p.Find(ctx, target, o)
+	if err != nil {
+		return err
+	}
+	// Scrolling the target into view may have moved the source: look again
+	// without scrolling.
+	var src Probe
+	if err := p.helper(ctx, fmt.Sprintf("probe(%s, {})", jsString(source)), &src); err != nil {
+		return err
+	}
+	if src.Count == 0 {
+		return tool.Errorf(tool.CodeElementNotFound, "argument \"source\": %q matched no element any more once the target was scrolled into view", source)
+	}
+	fx, fy := src.at(from)
+	tx, ty := dst.at(to)
+	var vp struct{ W, H float64 }
+	raw, err := p.evalRaw(ctx, "({W: innerWidth, H: innerHeight})")
+	if err == nil {
+		_ = json.Unmarshal(raw, &vp)
+	}
+	if vp.W > 0 && (fx < 0 || fy < 0 || tx < 0 || ty < 0 || fx > vp.W || tx > vp.W || fy > vp.H || ty > vp.H) {
+		return tool.Errorf(tool.CodeToolError, "%q and %q do not fit in the %gx%g viewport at once (a drag does not scroll): make the viewport larger with browser_resize, or drag in two steps with browser_mouse_drag", source, target, vp.W, vp.H)
+	}
+	p.mu.Lock()
+	p.mouseX, p.mouseY = tx, ty
+	p.mu.Unlock()
+	return p.Drag(ctx, fx, fy, tx, ty, 10)
+}
+
+// Drag presses at from, moves to to in steps, and releases; a drag the
+// page starts (HTML5 drag and drop) is carried through to its drop.
 func (p *Page) Drag(ctx context.Context, fx, fy, tx, ty float64, steps int) error {
 	if steps <= 0 {
 		steps = 10
@@ -602,10 +678,13 @@ func (p *Page) Screenshot(ctx context.Context, fullPage bool, sel string, o Find
 		return p.capture(ctx, &page.Viewport{X: r.X, Y: r.Y, Width: r.W, Height: r.H, Scale: 1}, true)
 	}
 	if fullPage {
-		tctx, done := p.withCall(ctx)
-		defer done()
-		buf, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
-		return buf, describe("screenshot", err)
+		var buf []byte
+		err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			b, err := chromedp.FullScreenshot(100)(ctx, t)
+			buf = b
+			return err
+		}))
+		return buf, screenshotError(ctx, p, err)
 	}
 	return p.capture(ctx, nil, false)
 }
@@ -620,5 +699,16 @@ func (p *Page) capture(ctx context.Context, clip *page.Viewport, beyond bool) ([
 		buf = res.Data
 		return nil
 	}))
-	return buf, describe("screenshot", err)
+	return buf, screenshotError(ctx, p, err)
+}
+
+// screenshotError explains a capture that failed; Chromium cannot capture
+// its own error page (a navigation that failed).
+func screenshotError(ctx context.Context, p *Page, err error) error {
+	if err != nil && strings.Contains(err.Error(), "Not attached to an active page") {
+		if raw, e := p.evalRaw(ctx, "location.href"); e == nil && strings.Contains(string(raw), "chrome-error://") {
+			return tool.Errorf(tool.CodeToolError, "the tab shows Chromium's error page (its last navigation failed), which cannot be captured; navigate to a page that loads, or go back with browser_navigate_back")
+		}
+	}
+	return describe("screenshot", err)
 }

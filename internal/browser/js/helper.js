@@ -4,6 +4,7 @@
 (() => {
   if (window.__bh) return;
   const refs = new Map(); // "e12" -> element
+  const refOfEl = new WeakMap(); // element -> "e12"
   let nextRef = 1;
 
   const implicitRole = (el) => {
@@ -19,6 +20,8 @@
         if (type === 'range') return 'slider';
         if (type === 'hidden') return null;
         if (type === 'search') return 'searchbox';
+        if (type === 'number') return 'spinbutton';
+        if (type === 'file' || type === 'color') return 'button';
         return 'textbox';
       case 'textarea': return 'textbox';
       case 'select': return el.multiple ? 'listbox' : 'combobox';
@@ -42,6 +45,7 @@
       case 'p': return 'paragraph';
       case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : null;
     }
+    if (el.isContentEditable && el.hasAttribute('contenteditable')) return 'textbox';
     return null;
   };
   const role = (el) => (el.getAttribute('role') || '').trim().split(/\s+/)[0] || implicitRole(el);
@@ -66,10 +70,11 @@
       const type = (el.getAttribute('type') || '').toLowerCase();
       if (['button', 'submit', 'reset'].includes(type)) return el.value || (type === 'submit' ? 'Submit' : '');
       if (el.getAttribute('placeholder')) return el.getAttribute('placeholder');
+      if (type === 'file') return el.getAttribute('title') || (el.multiple ? 'Choose Files' : 'Choose File');
       return el.getAttribute('title') || '';
     }
     if (tag === 'img') return el.getAttribute('alt') || el.getAttribute('title') || '';
-    if (['button', 'a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'option', 'li', 'td', 'th', 'label', 'summary'].includes(tag) || ['button', 'link', 'tab', 'menuitem', 'heading', 'option', 'cell'].includes(role(el))) {
+    if (['button', 'a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'option', 'td', 'th', 'label', 'summary'].includes(tag) || ['button', 'link', 'tab', 'menuitem', 'heading', 'option', 'cell'].includes(role(el))) {
       const t = text(el);
       if (t) return t;
     }
@@ -200,7 +205,15 @@
       scored.push({ score, d });
     }
     scored.sort((a, b) => b.score - a.score);
-    return scored.slice(0, limit).filter((s) => s.score > 0 || scored.length <= limit).map((s) => s.d);
+    const close = scored.filter((s) => s.score > 0).slice(0, limit).map((s) => s.d);
+    if (close.length) return close;
+    // Nothing alike: the elements a user could act on, in page order.
+    const act = [];
+    for (const el of document.querySelectorAll('a[href],button,input:not([type=hidden]),select,textarea,[role=button],[role=link],[contenteditable]')) {
+      if (act.length >= limit) break;
+      if (visible(el)) act.push(Object.assign(describe(el), { unrelated: true }));
+    }
+    return act;
   };
 
   // probe reports the first element of sel: how many match, whether it is
@@ -229,50 +242,107 @@
 
   // The accessibility snapshot: one line per element that matters to a
   // user, indented by nesting, each with a ref usable as a selector.
+  // utf8 is the length of s in UTF-8 bytes (the cap counts bytes, as the
+  // result bound does).
+  const utf8 = (s) => {
+    let n = s.length;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7ff) n += c >= 0xd800 && c <= 0xdbff ? 0 : 2; else if (c > 0x7f) n++;
+    }
+    return n;
+  };
+  const refOf = (el) => {
+    let k = refOfEl.get(el);
+    if (k && refs.get(k) === el) return k;
+    k = 'e' + nextRef++;
+    refs.set(k, el);
+    refOfEl.set(el, k);
+    return k;
+  };
+  // Forget refs of elements gone from the document.
+  const pruneRefs = () => {
+    for (const [k, el] of refs) if (!el.isConnected) refs.delete(k);
+  };
+  const skipTags = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE']);
+  const leafRoles = new Set(['button', 'link', 'heading', 'option', 'img', 'textbox', 'searchbox', 'spinbutton', 'checkbox', 'radio', 'slider', 'switch', 'menuitem', 'tab']);
+
+  // The accessibility snapshot: one line per element that matters to a
+  // user, indented by nesting, each with a ref usable as a selector, and
+  // the text between them. At most maxBytes (UTF-8) long.
   const snapshot = (rootSel, includeHidden, maxBytes) => {
     const root = rootSel ? resolve(rootSel)[0] : document.body;
     if (!root) return { error: 'no element matches ' + JSON.stringify(rootSel) };
+    pruneRefs();
     const lines = [];
     let bytes = 0, cut = false, count = 0;
     const push = (s) => {
       if (cut) return;
-      if (bytes + s.length + 1 > maxBytes) { cut = true; return; }
-      lines.push(s); bytes += s.length + 1;
+      const n = utf8(s) + 1;
+      if (bytes + n > maxBytes) { cut = true; return; }
+      lines.push(s); bytes += n;
     };
-    const refOf = (el) => {
-      for (const [k, v] of refs) if (v === el) return k;
-      const k = 'e' + nextRef++;
-      refs.set(k, el);
-      return k;
+    const pushText = (depth, t) => {
+      t = t.replace(/\s+/g, ' ').trim();
+      if (t) { push('  '.repeat(depth) + '- text ' + JSON.stringify(t.length > 200 ? t.slice(0, 200) + '…' : t)); count++; }
+    };
+    const shown = (el) => includeHidden || visible(el) || getComputedStyle(el).display === 'contents';
+    // inlineText is the text of an element with no role and no element
+    // children (a <b>, a <span>): it joins the text around it.
+    const inlineText = (el) => {
+      if (el.children.length || skipTags.has(el.tagName) || role(el)) return null;
+      const d = getComputedStyle(el).display;
+      if (d !== 'inline' && d !== 'inline-block') return null;
+      return shown(el) ? el.textContent : '';
     };
     const walk = (el, depth) => {
-      if (cut) return;
-      if (!includeHidden && !visible(el) && el !== document.body) {
-        // A hidden parent can hold no visible child worth listing,
-        // except with display: contents, which has no box of its own.
-        if (getComputedStyle(el).display !== 'contents') return;
-      }
+      if (cut || skipTags.has(el.tagName)) return;
+      if (el !== root && !shown(el)) return;
       if (el.getAttribute('aria-hidden') === 'true' && !includeHidden) return;
       const r = role(el);
       let next = depth;
       if (r && r !== 'presentation' && r !== 'none' && r !== 'generic') {
         const n = name(el);
-        let line = '  '.repeat(depth) + '- ' + r + (n ? ' ' + JSON.stringify(n.slice(0, 120)) : '');
+        let line = '  '.repeat(depth) + '- ' + r + (n ? ' ' + JSON.stringify(n.length > 120 ? n.slice(0, 120) + '…' : n) : '');
         if (r === 'heading') line += ' [level=' + (el.getAttribute('aria-level') || el.tagName.slice(1)) + ']';
         if (el.type === 'checkbox' || el.type === 'radio') line += el.checked ? ' [checked]' : '';
-        if (el.disabled) line += ' [disabled]';
-        if (['textbox', 'searchbox', 'combobox'].includes(r) && el.value) line += ' value=' + JSON.stringify(String(el.value).slice(0, 80));
+        if (el.getAttribute('aria-checked') === 'true') line += ' [checked]';
+        if (el.getAttribute('aria-expanded')) line += ' [expanded=' + el.getAttribute('aria-expanded') + ']';
+        if (el.disabled || el.getAttribute('aria-disabled') === 'true') line += ' [disabled]';
+        if (el.required) line += ' [required]';
+        if (['textbox', 'searchbox', 'combobox', 'spinbutton'].includes(r) && el.tagName !== 'SELECT') {
+          const v = el.isContentEditable ? text(el) : el.value;
+          if (v && el.type !== 'password') line += ' value=' + JSON.stringify(String(v).slice(0, 80));
+        }
+        if (r === 'link' && el.getAttribute('href')) line += ' href=' + JSON.stringify(el.getAttribute('href').slice(0, 120));
         line += ' [ref=' + refOf(el) + ']';
         push(line);
         count++;
         next = depth + 1;
-        if (['button', 'link', 'heading', 'option', 'img', 'textbox', 'checkbox', 'radio', 'combobox'].includes(r)) return;
-      } else if (!el.children.length) {
-        const t = text(el);
-        if (t && !['SCRIPT', 'STYLE', 'NOSCRIPT'].includes(el.tagName)) { push('  '.repeat(depth) + '- text ' + JSON.stringify(t.slice(0, 200))); count++; }
-        return;
+        if (el.tagName === 'SELECT') {
+          // The options of a closed select have no box: list them anyway.
+          let i = 0;
+          for (const o of el.options) {
+            if (i++ >= 50) { push('  '.repeat(next) + '- text "… ' + (el.options.length - 50) + ' more options"'); break; }
+            push('  '.repeat(next) + '- option ' + JSON.stringify(o.text.trim().slice(0, 80)) + (o.selected ? ' [selected]' : '') + ' [ref=' + refOf(o) + ']');
+            count++;
+          }
+          return;
+        }
+        if (leafRoles.has(r)) return;
       }
-      for (const c of el.children) walk(c, next);
+      let buf = '';
+      for (const c of el.childNodes) {
+        if (cut) return;
+        if (c.nodeType === 3) { buf += c.textContent; continue; }
+        if (c.nodeType !== 1) continue;
+        const t = inlineText(c);
+        if (t !== null) { buf += t; continue; }
+        pushText(next, buf); buf = '';
+        walk(c, next);
+        if (c.shadowRoot) for (const sc of c.shadowRoot.children) walk(sc, next);
+      }
+      pushText(next, buf);
     };
     walk(root, 0);
     return { text: lines.join('\n'), cut, elements: count };

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/schema"
@@ -27,8 +28,10 @@ const (
 	SessionGroup = "Browser sessions"
 )
 
-// snapshotBytes caps browser_snapshot (about 25,000 tokens).
-const snapshotBytes = 100_000
+// snapshotBytes caps browser_snapshot's tree: with its header and note the
+// result stays under 25,000 tokens (bytes/4) and under the default result
+// bound (tools.maxResultBytes, 100,000 bytes).
+const snapshotBytes = 96_000
 
 // Tools returns the family.
 func Tools() []tool.Tool {
@@ -94,17 +97,23 @@ func located(p *browser.Page, ctx context.Context, sel string, pr *browser.Probe
 	if pr.Matched != sel {
 		out["healed"] = true
 	}
-	if u, err := p.URL(ctx); err == nil {
+	if d := p.PendingDialog(); d != nil {
+		out["dialog"] = map[string]any{"type": d.Type, "message": d.Message, "note": "the page opened a dialog and waits: answer it with browser_handle_dialog"}
+	} else if u, err := p.URL(ctx); err == nil {
 		out["url"] = u
 	}
 	return out
 }
 
 // outputPath resolves a path for a file the browser tools write: inside
-// the configured directory (tools.screenshotDir) only; parents created.
+// the configured directory (tools.screenshotDir) only, not through a
+// symbolic link leading out of it, and not onto a link; parents created.
 func outputPath(arg, p string) (string, error) {
-	dir := browser.OutputDir()
-	if p == "" {
+	dir, err := filepath.Abs(browser.OutputDir())
+	if err != nil {
+		return "", tool.Errorf(tool.CodeInternal, "the browser's output directory %s: %v", browser.OutputDir(), err)
+	}
+	if strings.TrimSpace(p) == "" {
 		return "", tool.Errorf(tool.CodeInvalidArgs, "argument %q: a file name is required (written under %s)", arg, dir)
 	}
 	abs := p
@@ -112,20 +121,46 @@ func outputPath(arg, p string) (string, error) {
 		abs = filepath.Join(dir, p)
 	}
 	abs = filepath.Clean(abs)
-	if abs != dir && !strings.HasPrefix(abs, strings.TrimSuffix(dir, "/")+"/") {
-		return "", tool.Errorf(tool.CodeForbidden, "argument %q: %s is outside the browser's output directory %s (tools.screenshotDir); give a name relative to it", arg, p, dir)
+	if !within(abs, dir) || abs == dir {
+		return "", tool.Errorf(tool.CodeForbidden, "argument %q: %s is outside the browser's output directory %s (tools.screenshotDir); give a file name relative to it, such as \"shots/page.png\"", arg, p, dir)
+	}
+	// A link on the way must not lead out: resolve what exists of the
+	// path before creating anything.
+	if real, rd := resolveExisting(filepath.Dir(abs)), resolveExisting(dir); !within(real, rd) {
+		return "", tool.Errorf(tool.CodeForbidden, "argument %q: %s leads outside %s through a symbolic link", arg, p, dir)
+	}
+	if fi, err := os.Lstat(abs); err == nil {
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return "", tool.Errorf(tool.CodeForbidden, "argument %q: %s is a symbolic link; give the name of a regular file", arg, p)
+		}
+		if fi.IsDir() {
+			return "", tool.Errorf(tool.CodeInvalidArgs, "argument %q: %s is a directory; give a file name, such as %s", arg, p, filepath.Join(p, "page.png"))
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return "", tool.Errorf(tool.CodeToolError, "create %s: %v", filepath.Dir(abs), err)
 	}
-	// A link on the way must not lead out.
-	if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		rd, _ := filepath.EvalSymlinks(dir)
-		if real != rd && !strings.HasPrefix(real, rd+"/") {
-			return "", tool.Errorf(tool.CodeForbidden, "argument %q: %s leads outside %s through a symbolic link", arg, p, dir)
-		}
-	}
 	return abs, nil
+}
+
+// within says whether path is dir or below it (both clean and absolute).
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// resolveExisting resolves the symbolic links of the longest existing
+// prefix of path and appends the rest.
+func resolveExisting(path string) string {
+	rest := ""
+	for p := path; ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(p) == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
 }
 
 func launch() tool.Tool {
@@ -519,10 +554,10 @@ func snapshot() tool.Tool {
 			}
 			u, _ := p.URL(ctx)
 			title, _ := p.Title(ctx)
-			head := fmt.Sprintf("Page: %s\nTitle: %s\nElements: %d\n", u, title, s.Elements)
+			head := fmt.Sprintf("Page: %s\nTitle: %s\nElements: %d\n", trim(u, 1000), trim(title, 300), s.Elements)
 			text := head + s.Text
 			if s.Cut {
-				text += fmt.Sprintf("\n[cut at %d bytes (about 25,000 tokens): pass root (a selector) to see one part of the page]", snapshotBytes)
+				text += fmt.Sprintf("\n[snapshot cut at %d bytes (about %d tokens) of a larger page: pass root (a selector or a ref above) to see one part of it]", snapshotBytes, snapshotBytes/4)
 			}
 			return text, nil
 		}),
@@ -546,6 +581,17 @@ func evaluate() tool.Tool {
 			return map[string]any{"value": raw}, nil
 		}),
 	}
+}
+
+// trim cuts s to at most n bytes, at a character boundary, marking the cut.
+func trim(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func toJSON(v any) string {

@@ -83,17 +83,25 @@ func networkRequests() tool.Tool {
 	}
 }
 
+// positionArg is a point inside an element, from its top-left corner.
+func positionArg(name, desc string) schema.Prop {
+	return schema.Of(name, desc+" ({x, y} in CSS pixels from the element's top-left corner; default its centre)", schema.Object(
+		schema.Number("x", "Pixels from the element's left edge").Required().Min(0),
+		schema.Number("y", "Pixels from the element's top edge").Required().Min(0)))
+}
+
 func hover() tool.Tool {
 	type args struct {
-		Selector string `json:"selector"`
-		SelfHeal bool   `json:"selfHeal"`
-		Timeout  int64  `json:"timeout"`
+		Selector string         `json:"selector"`
+		Position *browser.Point `json:"position"`
+		SelfHeal bool           `json:"selfHeal"`
+		Timeout  int64          `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("browser_hover", "Move the mouse over an element (menus, tooltips). Returns {selector, matched}.", true,
-			schema.Object(selectorArg(true), healArg(), timeoutArg())),
+			schema.Object(selectorArg(true), positionArg("position", "Where in the element"), healArg(), timeoutArg())),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
-			pr, err := p.Hover(ctx, in.Selector, findOpts(in.Timeout, in.SelfHeal))
+			pr, err := p.Hover(ctx, in.Selector, in.Position, findOpts(in.Timeout, in.SelfHeal))
 			if err != nil {
 				return nil, err
 			}
@@ -104,28 +112,25 @@ func hover() tool.Tool {
 
 func drag() tool.Tool {
 	type args struct {
-		Source  string `json:"source"`
-		Target  string `json:"target"`
-		Timeout int64  `json:"timeout"`
+		Source         string         `json:"source"`
+		Target         string         `json:"target"`
+		SourcePosition *browser.Point `json:"sourcePosition"`
+		TargetPosition *browser.Point `json:"targetPosition"`
+		Timeout        int64          `json:"timeout"`
 	}
 	return tool.Tool{
-		Def: def("browser_drag", "Drag one element onto another with the mouse. Returns {source, target}.", true,
-			schema.Object(schema.String("source", "Element to drag (a selector)").Required().Min(1), schema.String("target", "Element to drop on (a selector)").Required().Min(1), timeoutArg())),
+		Def: def("browser_drag", "Drag one element onto another with the mouse (HTML5 drag and drop included). Returns {source, target}.", true,
+			schema.Object(schema.String("source", "Element to drag (a selector)").Required().Min(1), schema.String("target", "Element to drop on (a selector)").Required().Min(1),
+				positionArg("sourcePosition", "Where to grab the source"), positionArg("targetPosition", "Where to drop on the target"), timeoutArg())),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
-			o := findOpts(in.Timeout, false)
-			o.Actionable = true
-			from, err := p.Find(ctx, in.Source, o)
-			if err != nil {
+			if err := p.DragElements(ctx, in.Source, in.Target, in.SourcePosition, in.TargetPosition, findOpts(in.Timeout, false)); err != nil {
 				return nil, err
 			}
-			to, err := p.Find(ctx, in.Target, o)
-			if err != nil {
-				return nil, err
+			out := map[string]any{"source": in.Source, "target": in.Target}
+			if d := p.PendingDialog(); d != nil {
+				out["dialog"] = d
 			}
-			if err := p.Drag(ctx, from.X, from.Y, to.X, to.Y, 10); err != nil {
-				return nil, err
-			}
-			return map[string]any{"source": in.Source, "target": in.Target}, nil
+			return out, nil
 		}),
 	}
 }
@@ -532,34 +537,41 @@ func stopTracing() tool.Tool {
 	}
 }
 
-func sessionTool(name, desc string, input func() []schema.Prop, run func(ctx context.Context, b *browser.Browser, id, url string) (any, error)) tool.Tool {
-	type args struct {
-		ID  string `json:"id"`
-		URL string `json:"url"`
-	}
+func sessionTool(name, desc string, input func() []schema.Prop, run func(ctx context.Context, b *browser.Browser, in sessionArgs) (any, error)) tool.Tool {
 	d := def(name, desc, true, schema.Object(input()...))
 	d.Group = SessionGroup
-	return tool.Tool{Def: d, Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+	return tool.Tool{Def: d, Run: tool.Typed(func(ctx context.Context, in sessionArgs, call *tool.Call) (any, error) {
 		b, err := browser.Get(ctx, call.Resources)
 		if err != nil {
 			return nil, err
 		}
-		return run(ctx, b, in.ID, in.URL)
+		return run(ctx, b, in)
 	})}
+}
+
+// sessionArgs are the session tools' arguments.
+type sessionArgs struct {
+	ID       string `json:"id"`
+	URL      string `json:"url"`
+	Headless *bool  `json:"headless"`
 }
 
 func sessionNew() tool.Tool {
 	return sessionTool("browser_session_new", "Open an isolated browser session (its own cookies and storage: another user in a multi-user flow) and make it active. Returns {sessions}.",
 		func() []schema.Prop {
-			return []schema.Prop{schema.String("id", "The session's name").Required().Min(1), schema.String("url", "Open this address in it")}
+			return []schema.Prop{schema.String("id", "The session's name").Required().Min(1), schema.String("url", "Open this address in it"),
+				schema.Boolean("headless", "Sessions share the Igor's one browser: when given, it must match how that browser runs (browser_launch {headless} restarts it)")}
 		},
-		func(ctx context.Context, b *browser.Browser, id, url string) (any, error) {
-			p, err := b.NewSession(ctx, id)
+		func(ctx context.Context, b *browser.Browser, in sessionArgs) (any, error) {
+			if in.Headless != nil && *in.Headless != b.IsHeadless() {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"headless\": %v, but the browser the sessions share runs with headless %v; restart it with browser_launch {headless: %v} (closing its sessions), or leave headless out", *in.Headless, b.IsHeadless(), *in.Headless)
+			}
+			p, err := b.NewSession(ctx, in.ID)
 			if err != nil {
 				return nil, err
 			}
-			if url != "" {
-				if _, err := p.Navigate(ctx, url); err != nil {
+			if in.URL != "" {
+				if _, err := p.Navigate(ctx, in.URL); err != nil {
 					return nil, err
 				}
 			}
@@ -572,8 +584,8 @@ func sessionSwitch() tool.Tool {
 		func() []schema.Prop {
 			return []schema.Prop{schema.String("id", "The session's name").Required().Min(1)}
 		},
-		func(ctx context.Context, b *browser.Browser, id, _ string) (any, error) {
-			if err := b.Switch(id); err != nil {
+		func(ctx context.Context, b *browser.Browser, in sessionArgs) (any, error) {
+			if err := b.Switch(in.ID); err != nil {
 				return nil, err
 			}
 			return map[string]any{"sessions": b.Sessions(ctx)}, nil
@@ -583,7 +595,7 @@ func sessionSwitch() tool.Tool {
 func sessionList() tool.Tool {
 	return sessionTool("browser_session_list", "List the browser sessions with their tabs' URLs and which is active. Returns {sessions}.",
 		func() []schema.Prop { return nil },
-		func(ctx context.Context, b *browser.Browser, _, _ string) (any, error) {
+		func(ctx context.Context, b *browser.Browser, _ sessionArgs) (any, error) {
 			return map[string]any{"sessions": b.Sessions(ctx)}, nil
 		})
 }

@@ -257,7 +257,7 @@ func pageValue(name, what string, get func(ctx context.Context, p *browser.Page)
 	}
 	modeDefault := "equals"
 	return tool.Tool{
-		Def: def(name, fmt.Sprintf("Assert the page's %s: equals (default), contains, or matches a regular expression (waiting up to timeout, e.g. for a redirect). A failure is a result with the %s found.", what, what),
+		Def: def(name, fmt.Sprintf("Assert the page's %s: equals (default), contains, or matches a regular expression (waiting up to timeout, as for a redirect). A failure is a result with the %s found.", what, what),
 			schema.Object(schema.String("expected", "The "+what+" (or pattern)").Required(),
 				schema.String("mode", "How to compare").Enum("equals", "contains", "matches").Default(modeDefault),
 				schema.Boolean("ignoreCase", "Compare case-insensitively").Default(false), timeoutArg())),
