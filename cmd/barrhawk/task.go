@@ -3,16 +3,21 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/app"
 	"github.com/barrhawk/barrhawk/internal/jobs"
 	"github.com/barrhawk/barrhawk/internal/queue"
+	"github.com/barrhawk/barrhawk/internal/worktree"
 	"github.com/spf13/cobra"
 )
 
@@ -30,15 +35,17 @@ barrhawk serve's embedded pool (workers.count) or barrhawk worker start.
   barrhawk task logs 12 --follow`,
 	}
 	cmd.PersistentFlags().String("db", "", "the queue (default workers.db)")
+	usageErrorsExit2(cmd)
 	cmd.AddCommand(taskSubmitCmd(), taskStatusCmd(), taskListCmd(), taskLogsCmd(), taskCancelCmd())
 	return cmd
 }
 
-// openQueue opens the configured queue to submit and read (no workers).
+// openQueue opens the configured queue to submit and read (no workers); a
+// configuration or a queue that does not open is exit code 2.
 func openQueue(cmd *cobra.Command) (*queue.Service, queue.Queue, error) {
 	cfg, err := loadConfig(cmd)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, badInput(err)
 	}
 	if db, _ := cmd.Flags().GetString("db"); db != "" {
 		cfg.Workers.DB = db
@@ -46,7 +53,68 @@ func openQueue(cmd *cobra.Command) (*queue.Service, queue.Queue, error) {
 	cfg.Workers.Count = 0
 	s := app.QueueService(cfg)
 	q, err := s.Queue(cmd.Context())
-	return s, q, err
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	return s, q, nil
+}
+
+// noJob makes "no job N" (an id the queue does not know) exit code 2.
+func noJob(err error) error {
+	if err != nil && strings.HasPrefix(err.Error(), "no job ") {
+		return badInput(fmt.Errorf("%w (barrhawk task list shows the jobs)", err))
+	}
+	return err
+}
+
+// checkRepo makes the job's repository the absolute top of a git
+// repository and checks that its ref names a commit, so that a mistake
+// fails the submit rather than the job. A repository that is not on this
+// machine is accepted only on a shared (PostgreSQL) queue, whose workers
+// may run elsewhere.
+func checkRepo(ctx context.Context, j *jobs.CommandJob, shared bool) error {
+	if j.Repo == "" {
+		return badInput(errors.New("--repo: give the repository to check out"))
+	}
+	abs, err := filepath.Abs(j.Repo)
+	if err != nil {
+		return badInput(fmt.Errorf("--repo %q: %w", j.Repo, err))
+	}
+	if _, err := os.Stat(abs); err != nil {
+		if shared {
+			return nil
+		}
+		return badInput(fmt.Errorf("--repo %q: no such directory", j.Repo))
+	}
+	m, err := worktree.New(ctx, abs, "")
+	if err != nil {
+		return badInput(fmt.Errorf("--repo: %w", err))
+	}
+	j.Repo = m.Repo()
+	ref := j.Ref
+	if ref == "" {
+		ref = "HEAD"
+	}
+	if err := exec.CommandContext(ctx, "git", "-C", j.Repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}").Run(); err != nil {
+		return badInput(fmt.Errorf("--ref %q names no commit in %s", ref, j.Repo))
+	}
+	return nil
+}
+
+// usageErrorsExit2 makes a bad flag exit code 2, as other bad input.
+func usageErrorsExit2(cmd *cobra.Command) {
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+}
+
+// oneArg wants exactly one argument, named name; anything else is exit
+// code 2.
+func oneArg(name string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return badInput(fmt.Errorf("%s wants one argument, %s (got %d)", cmd.CommandPath(), name, len(args)))
+		}
+		return nil
+	}
 }
 
 func printJSON(v any) error {
@@ -58,7 +126,7 @@ func printJSON(v any) error {
 func jobID(arg string) (int64, error) {
 	id, err := strconv.ParseInt(arg, 10, 64)
 	if err != nil || id < 1 {
-		return 0, fmt.Errorf("%q is not a job id (task submit prints it; task list shows them)", arg)
+		return 0, badInput(fmt.Errorf("%q is not a job id (task submit prints it; task list shows them)", arg))
 	}
 	return id, nil
 }
@@ -71,22 +139,32 @@ func taskSubmitCmd() *cobra.Command {
 		Short: "Queue a command job and print its id",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, q, err := openQueue(cmd)
-			if err != nil {
-				return err
-			}
-			defer q.Close()
 			j.Env = map[string]string{}
 			for _, kv := range env {
 				k, v, ok := cutEq(kv)
 				if !ok {
-					return fmt.Errorf("--env %q: write NAME=value", kv)
+					return badInput(fmt.Errorf("--env %q: write NAME=value", kv))
 				}
 				j.Env[k] = v
 			}
-			id, err := q.Submit(cmd.Context(), j)
+			if len(j.Build)+len(j.Test) == 0 {
+				return badInput(errors.New("give a --build or a --test command (or both) for the job to run"))
+			}
+			if j.Timeout <= 0 {
+				return badInput(fmt.Errorf("--timeout %v: give a positive duration (30s, 10m)", j.Timeout))
+			}
+			s, q, err := openQueue(cmd)
 			if err != nil {
 				return err
+			}
+			defer q.Close()
+			db := s.Config().DB
+			if err := checkRepo(cmd.Context(), &j, strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")); err != nil {
+				return err
+			}
+			id, err := q.Submit(cmd.Context(), j)
+			if err != nil {
+				return badInput(err)
 			}
 			fmt.Println(id)
 			return nil
@@ -119,7 +197,7 @@ func taskStatusCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "status ID",
 		Short: "Print a job's state and outcome (exit status 1 once it failed)",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneArg("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := jobID(args[0])
 			if err != nil {
@@ -135,7 +213,7 @@ func taskStatusCmd() *cobra.Command {
 			for {
 				in, err := q.Get(ctx, id)
 				if err != nil {
-					return err
+					return noJob(err)
 				}
 				done := in.State == "completed" || in.State == "discarded" || in.State == "cancelled"
 				if !wait || done {
@@ -143,7 +221,7 @@ func taskStatusCmd() *cobra.Command {
 						return err
 					}
 					if in.State == "discarded" || in.State == "cancelled" {
-						return fmt.Errorf("job %d %s", id, in.State)
+						return &exitError{exitTaskFailed, fmt.Errorf("job %d %s", id, in.State)}
 					}
 					return nil
 				}
@@ -194,7 +272,7 @@ func taskLogsCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "logs ID",
 		Short: "Print a job's output (--follow until it ends)",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneArg("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := jobID(args[0])
 			if err != nil {
@@ -207,6 +285,9 @@ func taskLogsCmd() *cobra.Command {
 			defer q.Close()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if _, err := q.Get(ctx, id); err != nil {
+				return noJob(err)
+			}
 			var off int64
 			for {
 				text, next, lerr := s.Logs(id, off, 1<<20)
@@ -219,7 +300,7 @@ func taskLogsCmd() *cobra.Command {
 				}
 				in, err := q.Get(ctx, id)
 				if err != nil {
-					return err
+					return noJob(err)
 				}
 				if (in.State == "completed" || in.State == "discarded" || in.State == "cancelled") && text == "" && lerr == nil {
 					return nil
@@ -240,7 +321,7 @@ func taskCancelCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "cancel ID",
 		Short: "Cancel a job (a running one is stopped)",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneArg("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := jobID(args[0])
 			if err != nil {
@@ -253,7 +334,7 @@ func taskCancelCmd() *cobra.Command {
 			defer q.Close()
 			in, err := q.Cancel(cmd.Context(), id)
 			if err != nil {
-				return err
+				return noJob(err)
 			}
 			return printJSON(in)
 		},

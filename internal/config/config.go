@@ -182,6 +182,41 @@ type Workers struct {
 	// EnvAllow names variables passed to jobs although their names look
 	// secret (KEY, SECRET, TOKEN, PASSWORD, CREDENTIAL).
 	EnvAllow []string `koanf:"envAllow"`
+	// Mode is how workers run: "process" (separate processes on this
+	// machine), the only mode of this build. Default process.
+	Mode string `koanf:"mode"`
+	// Process supervises the worker processes of barrhawk worker start.
+	Process WorkerProcess `koanf:"process"`
+	// Worktree holds the seed's names for WorktreeDir and KeepWorktrees.
+	Worktree WorkerWorktree `koanf:"worktree"`
+}
+
+// WorkerProcess is how barrhawk worker start supervises its workers (the
+// keys of Task 027.a).
+type WorkerProcess struct {
+	// RestartDelayMs is the wait before restarting a worker that exited;
+	// it doubles per exit in a row. Default 1000.
+	RestartDelayMs int `koanf:"restartDelayMs"`
+	// MaxRestartDelayMs caps that wait. Default 60000.
+	MaxRestartDelayMs int `koanf:"maxRestartDelayMs"`
+	// MaxRestarts is how many restarts in a row a worker gets before it is
+	// failed and replaced by a new one. Default 10.
+	MaxRestarts int `koanf:"maxRestarts"`
+	// KillTimeoutSeconds is the time a worker gets after SIGTERM before
+	// SIGKILL. Default 10.
+	KillTimeoutSeconds int `koanf:"killTimeoutSeconds"`
+	// KeepWorktrees is workers.keepWorktrees under the seed's name; either
+	// keeps them.
+	KeepWorktrees bool `koanf:"keepWorktrees"`
+}
+
+// WorkerWorktree holds the seed's worktree keys.
+type WorkerWorktree struct {
+	// BaseDir is workers.worktreeDir under the seed's name.
+	BaseDir string `koanf:"baseDir"`
+	// CleanupOnExit false keeps each job's worktree, as keepWorktrees does.
+	// Default true.
+	CleanupOnExit bool `koanf:"cleanupOnExit"`
 }
 
 // Spawn configures sub-agents.
@@ -280,7 +315,7 @@ func Default() Config {
 		MCP:     MCP{MaxMessageBytes: 16 << 20},
 		Intent:  Intent{Enabled: true, CacheResults: true},
 		Log:     Log{Level: "info", Format: "text"},
-		Workers: Workers{Count: 2},
+		Workers: defaultWorkers(),
 		Spawn:   Spawn{IdleTimeout: 120 * time.Second, TotalTimeout: 30 * time.Minute, Recovery: "moderate", GitHubAPI: "https://api.github.com"},
 		Home:    filepath.Join(home, ".barrhawk"),
 	}
@@ -368,6 +403,40 @@ func Load(path string, flags map[string]any) (Config, error) {
 	return cfg, nil
 }
 
+// defaultWorkers is the workers section before any file, env or flag.
+func defaultWorkers() Workers {
+	return Workers{Count: 2, Mode: "process",
+		Process:  WorkerProcess{RestartDelayMs: 1000, MaxRestartDelayMs: 60_000, MaxRestarts: 10, KillTimeoutSeconds: 10},
+		Worktree: WorkerWorktree{CleanupOnExit: true}}
+}
+
+// validateWorkers checks the workers section.
+func (c *Config) validateWorkers(bad func(key, format string, a ...any)) {
+	w := c.Workers
+	if w.Count < 0 || w.Count > 1024 {
+		bad("workers.count", "%d is out of range; use 0 (no embedded pool) to 1024", w.Count)
+	}
+	if w.Mode != "process" {
+		bad("workers.mode", "%q is not a mode of this build; use process (workers as local processes)", w.Mode)
+	}
+	p := w.Process
+	if p.RestartDelayMs < 1 {
+		bad("workers.process.restartDelayMs", "%d must be at least 1 (milliseconds)", p.RestartDelayMs)
+	}
+	if p.MaxRestartDelayMs < p.RestartDelayMs {
+		bad("workers.process.maxRestartDelayMs", "%d must be at least workers.process.restartDelayMs (%d)", p.MaxRestartDelayMs, p.RestartDelayMs)
+	}
+	if p.MaxRestarts < 1 {
+		bad("workers.process.maxRestarts", "%d must be at least 1", p.MaxRestarts)
+	}
+	if p.KillTimeoutSeconds < 1 || p.KillTimeoutSeconds > 600 {
+		bad("workers.process.killTimeoutSeconds", "%d is out of range; use 1 to 600", p.KillTimeoutSeconds)
+	}
+	if b := w.Worktree.BaseDir; b != "" && b != w.WorktreeDir {
+		bad("workers.worktree.baseDir", "%q disagrees with workers.worktreeDir %q; set one of them", b, w.WorktreeDir)
+	}
+}
+
 func where(path string) string {
 	if path == "" {
 		return ""
@@ -394,6 +463,13 @@ func (c *Config) fillPaths() {
 	}
 	if c.Workers.DB == "" {
 		c.Workers.DB = filepath.Join(c.Home, "queue.db")
+	}
+	// The seed's names for two workers keys.
+	if c.Workers.WorktreeDir == "" {
+		c.Workers.WorktreeDir = c.Workers.Worktree.BaseDir
+	}
+	if c.Workers.Process.KeepWorktrees || !c.Workers.Worktree.CleanupOnExit {
+		c.Workers.KeepWorktrees = true
 	}
 	if c.Workers.LogDir == "" {
 		c.Workers.LogDir = filepath.Join(c.Home, "jobs", "logs")
@@ -524,6 +600,7 @@ func (c *Config) Validate() error {
 	if c.Tools.RecoveryCrashes < 1 {
 		bad("tools.recoveryCrashes", "%d must be at least 1", c.Tools.RecoveryCrashes)
 	}
+	c.validateWorkers(bad)
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
 		bad("log.level", "%q is not a level; use debug, info, warn or error", c.Log.Level)
 	}

@@ -63,7 +63,8 @@ type RunEnv struct {
 	// KillGrace is how long commands get between SIGTERM and SIGKILL
 	// (default 10 s).
 	KillGrace time.Duration
-	// WorkerLog also receives the commands' output.
+	// WorkerLog also receives the commands' output (default: the
+	// process's worker log, SetWorkerLog).
 	WorkerLog io.Writer
 }
 
@@ -133,6 +134,16 @@ func RunCommand(ctx context.Context, job CommandJob, env RunEnv) (out *Outcome, 
 	}
 	name := "task-" + env.TaskID
 	wt, err := m.Create(ctx, name, job.Ref)
+	stale := ""
+	if err != nil && strings.Contains(err.Error(), "exists") {
+		// Left by an earlier attempt of this job whose worker died (a job
+		// runs on one worker at a time): a fresh tree replaces it.
+		if rerr := m.Remove(ctx, name, false); rerr != nil {
+			return nil, fmt.Errorf("the worktree of an earlier attempt is in the way: %w (removing it: %v)", err, rerr)
+		}
+		stale = "removed the worktree an earlier attempt left\n"
+		wt, err = m.Create(ctx, name, job.Ref)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -156,10 +167,17 @@ func RunCommand(ctx context.Context, job CommandJob, env RunEnv) (out *Outcome, 
 	}
 	defer logf.Close()
 	var sink io.Writer = logf
+	if env.WorkerLog == nil {
+		if p := processWorkerLog.Load(); p != nil {
+			env.WorkerLog = *p
+		}
+	}
 	if env.WorkerLog != nil {
-		sink = io.MultiWriter(logf, env.WorkerLog)
+		// The worker's log is a copy: its failure must not cut the job's.
+		sink = io.MultiWriter(logf, bestEffort{env.WorkerLog})
 	}
 	w := &lockedWriter{w: sink}
+	fmt.Fprint(w, stale)
 
 	cmdEnv := FilterEnv(os.Environ(), env.EnvAllow)
 	for k, v := range map[string]string{"TASK_ID": env.TaskID, "WORKER_ID": env.WorkerID, "WORKTREE_PATH": wt.Path, "CONFIG_PATH": env.ConfigPath} {
@@ -290,4 +308,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// bestEffort writes to w and reports success whatever happens.
+type bestEffort struct{ w io.Writer }
+
+func (b bestEffort) Write(p []byte) (int, error) {
+	_, _ = b.w.Write(p)
+	return len(p), nil
 }

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -88,8 +89,10 @@ func TestCommandJobFails(t *testing.T) {
 	}
 }
 
-// The timeout stops the whole process tree.
-func TestCommandJobTimeoutKillsTheTree(t *testing.T) {
+// IT-003: the job's timeout stops the whole process tree (SIGTERM to the
+// group, then SIGKILL), the outcome says so with exit code 143, and the
+// worktree still goes.
+func TestIT003TimeoutHandling(t *testing.T) {
 	t.Parallel()
 	e := env(t, "44")
 	t0 := time.Now()
@@ -111,6 +114,21 @@ func TestCommandJobTimeoutKillsTheTree(t *testing.T) {
 	}
 	if alive(pid) {
 		t.Errorf("the command's child %d outlived the timeout", pid)
+	}
+	if log, _ := os.ReadFile(out.Log); !strings.Contains(string(log), "timeout: stopped (killed by signal SIGTERM") {
+		t.Errorf("the job's log does not say it timed out:\n%s", log)
+	}
+	if _, err := os.Stat(out.Worktree); !os.IsNotExist(err) || out.CleanupError != "" {
+		t.Errorf("the worktree outlived the timeout: %v %s", err, out.CleanupError)
+	}
+	// A command that ignores SIGTERM is killed after the grace.
+	e = env(t, "45")
+	out, err = RunCommand(context.Background(), CommandJob{Repo: repo(t), Build: []string{`trap '' TERM; echo trapped; while :; do sleep 0.05; done`}, Timeout: 300 * time.Millisecond}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != "timeout" || out.ExitCode != 128+int(syscall.SIGKILL) {
+		t.Errorf("a command ignoring SIGTERM: %+v", out)
 	}
 }
 
@@ -135,9 +153,118 @@ func TestCommandJobBadInput(t *testing.T) {
 	}
 }
 
-func TestFilterEnv(t *testing.T) {
-	got := FilterEnv([]string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=x", "GITHUB_TOKEN=y", "db_password=z", "MY_CREDENTIALS=w", "HOME=/h", "SSH_KEY=k"}, []string{"SSH_KEY"})
+// UT-005: a job's commands get the parent's environment minus its
+// secrets (unless allowed), the task variables under both names, the
+// worker's own TMPDIR and the job's env, and run in the worktree.
+func TestUT005EnvironmentSetup(t *testing.T) {
+	got := FilterEnv([]string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=x", "GITHUB_TOKEN=y", "db_password=z", "MY_CREDENTIALS=w", "HOME=/h", "SSH_KEY=k", "api_key=q"}, []string{"SSH_KEY"})
 	if strings.Join(got, ",") != "PATH=/bin,HOME=/h,SSH_KEY=k" {
-		t.Errorf("%v", got)
+		t.Errorf("FilterEnv: %v", got)
+	}
+	t.Setenv("DEPLOY_PASSWORD", "pw-1")
+	t.Setenv("MY_SECRET", "s-1")
+	t.Setenv("PLAIN_SETTING", "plain")
+	e := env(t, "77")
+	out, err := RunCommand(context.Background(), CommandJob{Repo: repo(t), Env: map[string]string{"JOB_VAR": "from-job"},
+		Build: []string{`env > "$TMPDIR/env.txt"; pwd > "$TMPDIR/pwd.txt"`}}, e)
+	if err != nil || out.Status != "succeeded" {
+		t.Fatalf("%v %+v", err, out)
+	}
+	data, err := os.ReadFile(filepath.Join(e.TempDir, "env.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			vars[k] = v
+		}
+	}
+	for k, want := range map[string]string{
+		"BARRHAWK_TASK_ID": "77", "ACODE_TASK_ID": "77", "BARRHAWK_WORKER_ID": "w1", "ACODE_WORKER_ID": "w1",
+		"BARRHAWK_WORKTREE_PATH": out.Worktree, "ACODE_WORKTREE_PATH": out.Worktree,
+		"BARRHAWK_CONFIG_PATH": "/etc/barrhawk.yaml", "ACODE_CONFIG_PATH": "/etc/barrhawk.yaml",
+		"TMPDIR": e.TempDir, "JOB_VAR": "from-job", "PLAIN_SETTING": "plain", "PATH": os.Getenv("PATH"),
+	} {
+		if vars[k] != want {
+			t.Errorf("%s=%q, want %q", k, vars[k], want)
+		}
+	}
+	for _, k := range []string{"DEPLOY_PASSWORD", "MY_SECRET"} {
+		if _, ok := vars[k]; ok {
+			t.Errorf("the secret %s reached the job", k)
+		}
+	}
+	if pwd, _ := os.ReadFile(filepath.Join(e.TempDir, "pwd.txt")); strings.TrimSpace(string(pwd)) != out.Worktree {
+		t.Errorf("ran in %q, not the worktree %s", pwd, out.Worktree)
+	}
+	if !strings.HasPrefix(out.Worktree, filepath.Join(repoTop(t, out.Worktree), ".barrhawk", "worktrees")) {
+		t.Errorf("worktree %s", out.Worktree)
+	}
+}
+
+// repoTop is the main repository of a worktree path.
+func repoTop(t *testing.T, wt string) string {
+	t.Helper()
+	return filepath.Dir(filepath.Dir(filepath.Dir(wt)))
+}
+
+// A worktree left by an earlier attempt of the same job (its worker was
+// killed) is replaced by a fresh one, not an error.
+func TestCommandJobReplacesAStaleWorktree(t *testing.T) {
+	t.Parallel()
+	r := repo(t)
+	e := env(t, "88")
+	e.KeepWorktree = true
+	first, err := RunCommand(context.Background(), CommandJob{Repo: r, Build: []string{"echo left-behind > stale.txt"}}, e)
+	if err != nil || first.Status != "succeeded" {
+		t.Fatalf("%v %+v", err, first)
+	}
+	e.KeepWorktree = false
+	out, err := RunCommand(context.Background(), CommandJob{Repo: r, Build: []string{"test ! -e stale.txt"}}, e)
+	if err != nil || out.Status != "succeeded" {
+		t.Fatalf("the second attempt: %v %+v", err, out)
+	}
+	if log, _ := os.ReadFile(out.Log); !strings.Contains(string(log), "removed the worktree an earlier attempt left") {
+		t.Errorf("log:\n%s", log)
+	}
+	if _, err := os.Stat(out.Worktree); !os.IsNotExist(err) {
+		t.Errorf("worktree left: %v", err)
+	}
+}
+
+// The worker's log gets every command's output, is rotated at 10 MB, and
+// takes only worker ids as names.
+func TestWorkerLog(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := NewWorkerLog(dir, "../escape"); err == nil || !strings.Contains(err.Error(), "not a worker id") {
+		t.Errorf("a bad id: %v", err)
+	}
+	wl, err := NewWorkerLog(dir, "host-1-2-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wl.Close()
+	SetWorkerLog(wl)
+	out, err := RunCommand(context.Background(), CommandJob{Repo: repo(t), Build: []string{"echo to-the-worker-log"}}, env(t, "90"))
+	SetWorkerLog(nil)
+	if err != nil || out.Status != "succeeded" {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "host-1-2-3.log")); !strings.Contains(string(b), "$ echo to-the-worker-log\nto-the-worker-log\n") {
+		t.Errorf("worker log: %q", b)
+	}
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	for range 11 {
+		if _, err := wl.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "host-1-2-3*.log"))
+	if len(files) != 2 {
+		t.Errorf("after 11 MB: %v, want the log and one rotated file", files)
+	}
+	if wl.MaxSize != 10 || wl.MaxBackups != 4 {
+		t.Errorf("rotation: %d MB, %d backups", wl.MaxSize, wl.MaxBackups)
 	}
 }

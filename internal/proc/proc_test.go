@@ -1,8 +1,10 @@
 package proc
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -112,4 +114,62 @@ func TestRSS(t *testing.T) {
 	if RSS(-1) != 0 {
 		t.Fatal("RSS of no process is not 0")
 	}
+}
+
+// A worker killed mid-command leaves its command's process group behind,
+// adopted by us (the subreaper): KillOrphans kills that group, and nothing
+// stays, not even a zombie.
+func TestKillOrphansTakesAKilledWorkersCommands(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `setsid sh -c "sleep 300 & sleep 300; true" & echo $!; sleep 300`)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var orphan int
+	if _, err := fmt.Fscan(out, &orphan); err != nil || orphan <= 0 {
+		t.Fatalf("the command's pid: %v", err)
+	}
+	w.Kill()
+	<-w.Done()
+	deadline := time.Now().Add(5 * time.Second)
+	for !adopted(orphan) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the orphan %d was not adopted", orphan)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	group := Descendants(orphan)
+	if killed := KillOrphans(); !slices.Contains(killed, orphan) {
+		t.Fatalf("KillOrphans killed %v, not the orphan %d", killed, orphan)
+	}
+	for _, pid := range append([]int{orphan}, pids(group)...) {
+		for alive(pid) || slices.Contains(ZombieChildren(os.Getpid()), pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d outlived KillOrphans", pid)
+			}
+			ReapOrphans()
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+func adopted(pid int) bool {
+	for _, c := range Children(os.Getpid()) {
+		if c.PID == pid {
+			return true
+		}
+	}
+	return false
+}
+
+func pids(list []Info) []int {
+	out := make([]int, 0, len(list))
+	for _, p := range list {
+		out = append(out, p.PID)
+	}
+	return out
 }

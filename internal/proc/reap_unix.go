@@ -50,3 +50,26 @@ func ReapOrphans() int {
 	}
 	return n
 }
+
+// KillOrphans kills the process group of every live child of this process
+// that was not started through Start: orphans adopted as a subreaper, such
+// as the commands of a worker process that was killed. It returns their
+// pids; their zombies are left to Reap. Use it only in a process whose
+// every child of its own is started through Start, or it kills those too.
+func KillOrphans() []int {
+	track.Lock()
+	defer track.Unlock()
+	own := syscall.Getpgrp()
+	var out []int
+	for _, c := range Children(os.Getpid()) {
+		if track.pids[c.PID] || c.State == 'Z' {
+			continue
+		}
+		if c.PGID > 0 && c.PGID != own {
+			_ = syscall.Kill(-c.PGID, syscall.SIGKILL)
+		}
+		_ = syscall.Kill(c.PID, syscall.SIGKILL)
+		out = append(out, c.PID)
+	}
+	return out
+}

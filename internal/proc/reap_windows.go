@@ -11,3 +11,6 @@ func Reap(ctx context.Context, _ time.Duration, _ *slog.Logger) { <-ctx.Done() }
 
 // ReapOrphans does nothing on Windows.
 func ReapOrphans() int { return 0 }
+
+// KillOrphans does nothing on Windows, where no process adopts orphans.
+func KillOrphans() []int { return nil }

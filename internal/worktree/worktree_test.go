@@ -33,7 +33,10 @@ func repo(t testing.TB) string {
 	return dir
 }
 
-func TestCreateListRemove(t *testing.T) {
+// UT-004: a worktree is made from a ref on a branch of its own, listed,
+// refused twice under one name or from a bad ref or name, removed with its
+// changes and its branch, and its name is free again.
+func TestUT004WorktreeManagement(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r := repo(t)
