@@ -87,4 +87,3 @@ func (s *store[TTx]) handBack(ctx context.Context, gone func(string) bool, grace
 	}
 	return p.ID, nil
 }
-
