@@ -231,6 +231,11 @@ func TestRequestRestartReplacesIgor(t *testing.T) {
 		Igors: igorsConfig(func(c *config.Igors) { c.MaxWorkers = 1; c.StopGrace = 100 * time.Millisecond }), DefaultTimeout: 10 * time.Second,
 	})
 	defer p.Close()
+	// An Igor up first: the hang's 200 ms are for the tool, not a busy
+	// machine's Igor start.
+	if _, err := p.Call(context.Background(), "hash_text", json.RawMessage(`{"text":"a"}`), 10*time.Second, 0); err != nil {
+		t.Fatal(err)
+	}
 	_, err := p.Call(context.Background(), "fault_hang", json.RawMessage(`{}`), 200*time.Millisecond, 0)
 	if err == nil || err.Code != tool.CodeTimeout {
 		t.Fatalf("fault_hang: want TIMEOUT, got %v", err)
@@ -353,7 +358,9 @@ while read line; do
   *'"ping"'*) echo '{"type":"pong","status":"idle","resourceUsage":{"memory":1,"browserPages":0,"dbConnections":0,"tasksInFlight":0}}' ;;
   esac
 done`
-	p := NewPool(PoolOptions{Command: []string{"sh", "-c", script, "fake-igor"}, Igors: igorsConfig(func(c *config.Igors) { c.MaxWorkers = 1 }),
+	// Heartbeats at 1 s: the fake Igor answers pings only between the
+	// 2 MiB answers, which take a while on a loaded machine.
+	p := NewPool(PoolOptions{Command: []string{"sh", "-c", script, "fake-igor"}, Igors: igorsConfig(func(c *config.Igors) { c.MaxWorkers = 1; c.HeartbeatInterval = time.Second }),
 		DefaultTimeout: 10 * time.Second, Results: tool.ResultLimits{Cut: 1000, Hard: 4000}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -371,5 +378,55 @@ done`
 	}
 	if st := p.Status(); st.Restarts != 0 || len(st.Igors) != 1 {
 		t.Fatalf("the Igor should stay: %+v", st)
+	}
+}
+
+// A call with an affinity key (the database tools, fs_watch) goes to the
+// Igor holding the key's state, however many Igors there are: a connection
+// opened under an alias is found by the calls after it. An Igor holding
+// database connections is not stopped for idleness.
+func TestAffinityKeepsStateOnOneIgor(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, nil, func(c *config.Igors) { c.MaxWorkers = 3
+		c.IdleTimeout = time.Second
+		c.HeartbeatInterval = 200 * time.Millisecond // a loaded machine misses no pongs
+	})
+	for range 2 { // every Igor busy: the pool starts more
+		var wg sync.WaitGroup
+		for range 6 {
+			wg.Go(func() {
+				if _, err := call(t, p, "wait_ms", `{"ms":300}`); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	if n := len(p.Status().Igors); n < 2 {
+		t.Fatalf("%d Igors after the burst, want several: %+v", n, p.Status())
+	}
+	ctx := withAffinity(context.Background(), "database")
+	db := func(name, args string) *tool.Error {
+		_, err := p.Call(ctx, name, json.RawMessage(args), 10*time.Second, 0)
+		return err
+	}
+	if err := db("db_sqlite_open", `{"path":":memory:","alias":"mem"}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db("db_sqlite_query", `{"alias":"mem","query":"CREATE TABLE t (x)"}`); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if err := db("db_sqlite_query", `{"alias":"mem","query":"INSERT INTO t VALUES (1)"}`); err != nil {
+			t.Fatalf("call %d after the open: %v", i, err)
+		}
+	}
+	// The other Igors go idle and stop; the holder stays, with its data.
+	time.Sleep(3 * time.Second)
+	if err := db("db_sqlite_query", `{"alias":"mem","query":"SELECT count(*) FROM t"}`); err != nil {
+		t.Fatalf("after the idle timeout: %v (%+v)", err, p.Status())
+	}
+	if n := len(p.Status().Igors); n != 1 {
+		t.Errorf("%d Igors after the idle timeout, want the holder only", n)
 	}
 }

@@ -182,20 +182,21 @@ func TestManyTasksInFlightMatchedByID(t *testing.T) {
 	t.Parallel()
 	u := run(t)
 	u.init(t, nil, wire.InitConfig{})
-	// A slow task does not hold up a fast one.
-	u.send(t, wire.Task{ID: "slow", Tool: "polite_sleep", Timeout: 300})
+	// A slow task (one that runs until its minute is up) does not hold up
+	// fast ones: all 50 answer while it runs, each under its own id.
+	u.send(t, wire.Task{ID: "slow", Tool: "polite_sleep", Timeout: 60_000})
 	for i := range 50 {
 		u.send(t, wire.Task{ID: "fast-" + string(rune('A'+i)), Tool: "echo_args", Args: json.RawMessage(`1`)})
 	}
 	seen := map[string]bool{}
-	for range 51 {
+	for range 50 {
 		r := u.recv(t)
-		seen[r.ID] = true
-		if r.ID == "slow" && len(seen) < 51 {
+		if r.ID == "slow" {
 			t.Fatalf("the slow task answered before all fast ones (%d seen)", len(seen))
 		}
+		seen[r.ID] = true
 	}
-	if len(seen) != 51 {
+	if len(seen) != 50 {
 		t.Fatalf("answers for %d distinct ids", len(seen))
 	}
 }

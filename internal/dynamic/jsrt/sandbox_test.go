@@ -153,7 +153,10 @@ func TestTimeouts(t *testing.T) {
 			if err == nil || err.Code != tool.CodeTimeout {
 				t.Fatalf("err = %v, want %s", err, tool.CodeTimeout)
 			}
-			if el > deadline+100*time.Millisecond {
+			// Stopped by the deadline, not by the body ending: the slowest
+			// body sleeps a minute. (How soon is a benchmark's business; a
+			// loaded machine adds its own delay.)
+			if el > deadline+10*time.Second {
 				t.Errorf("Call returned after %v, deadline was %v", el, deadline)
 			}
 			if !strings.Contains(err.Message, "timed out") {
