@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/barrhawk/barrhawk/internal/app"
 	"github.com/barrhawk/barrhawk/internal/spawn"
@@ -31,10 +32,14 @@ streamed, timeouts that stop the whole process tree, permission denials fixed
 and retried as --recovery allows, and at the end the branch with its commits,
 a pull request (--pr, GitHub origins) or a patch file.
 
-Without --wait the run continues in the background and its id is printed;
-follow it with the spawn_status and spawn_logs tools, or in
-<spawn.dir>/<id>/status.json. With --wait, progress goes to stderr and the
-result, as JSON, to stdout; the exit status is 0 when the run completed.
+The run is a job of kind "agent" on the worker pool's queue (workers.db).
+With --wait this process works the queue (one job at a time) until the run
+ends, so it needs no pool running; a pool (barrhawk serve, barrhawk worker
+start) may take the job first, and then this process follows it. Progress
+goes to stderr and the result, as JSON, to stdout; the exit status is 0 when
+the run completed. Without --wait the same happens in a process of its own
+in the background, and the id is printed; follow the run with the
+spawn_status and spawn_logs tools, or in <spawn.dir>/<id>/status.json.
 
   barrhawk spawn "add a test for ParseConfig" --wait
   barrhawk spawn "fix the flaky login test" --llm gemini --pr --secret API_TOKEN`,
@@ -45,12 +50,22 @@ result, as JSON, to stdout; the exit status is 0 when the run completed.
 				return err
 			}
 			o.Prompt = args[0]
-			svc := app.SpawnService(cfg)
 			if !wait {
 				return spawnDetached(cfg.Spawn.Dir, &o)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// This process works the queue while it waits: one job at a time.
+			cfg.Workers.Count = 1
+			qs, svc := app.Services(cfg)
+			if err := qs.Start(context.WithoutCancel(ctx)); err != nil {
+				return &exitError{exitConfigError, err}
+			}
+			defer func() {
+				sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				_ = qs.Stop(sctx)
+			}()
 			if o.ID == "" {
 				o.ID = newSpawnID()
 			}

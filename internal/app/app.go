@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/barrhawk/barrhawk/internal/queue"
-	"github.com/barrhawk/barrhawk/internal/spawn"
 	"log/slog"
 	"net"
 	"os"
@@ -24,8 +22,11 @@ import (
 	"github.com/barrhawk/barrhawk/internal/doctor"
 	"github.com/barrhawk/barrhawk/internal/front"
 	"github.com/barrhawk/barrhawk/internal/igor"
+	"github.com/barrhawk/barrhawk/internal/jobs"
 	"github.com/barrhawk/barrhawk/internal/logging"
 	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/queue"
+	"github.com/barrhawk/barrhawk/internal/spawn"
 	"github.com/barrhawk/barrhawk/internal/tools/builtin"
 	"github.com/dlclark/regexp2/v2"
 )
@@ -40,11 +41,37 @@ func NewDoctor(cfg config.Config, log *slog.Logger) (*doctor.Doctor, error) {
 	return d, err
 }
 
-// QueueService is the job queue of cfg (the task_* tools, barrhawk task).
+// QueueService is the job queue of cfg (the task_* tools, barrhawk task,
+// the pool's workers), working both kinds of job: commands, and
+// sub-agents' runs through a spawn service of its own.
 func QueueService(cfg config.Config) *queue.Service {
+	qs, _ := Services(cfg)
+	return qs
+}
+
+// SpawnService is the sub-agent service of cfg (the spawn_* tools and
+// barrhawk spawn), its runs queued on QueueService's queue.
+func SpawnService(cfg config.Config) *spawn.Service {
+	_, ss := Services(cfg)
+	return ss
+}
+
+// Services are the job queue and the sub-agent service of cfg, each using
+// the other: a spawn is a job of kind "agent" that the queue's workers run
+// through the spawn service.
+func Services(cfg config.Config) (*queue.Service, *spawn.Service) {
+	s := cfg.Spawn
+	ss := spawn.NewService(spawn.Config{Dir: s.Dir, ClaudePath: s.ClaudePath, GeminiPath: s.GeminiPath, IdleTimeout: s.IdleTimeout,
+		TotalTimeout: s.TotalTimeout, Recovery: s.Recovery, GitHubAPI: s.GitHubAPI, SecretsDir: s.SecretsDir})
 	w := cfg.Workers
-	return queue.NewService(queue.Config{Count: w.Count, DB: w.DB, WorktreeDir: w.WorktreeDir, LogDir: w.LogDir, ArtifactDir: w.ArtifactDir,
-		TempDir: filepath.Join(os.TempDir(), "barrhawk-workers"), KeepWorktrees: w.KeepWorktrees, EnvAllow: w.EnvAllow, ConfigPath: cfg.File})
+	qs := queue.NewService(queue.Config{Count: w.Count, DB: w.DB, WorktreeDir: w.WorktreeDir, LogDir: w.LogDir, ArtifactDir: w.ArtifactDir,
+		TempDir: filepath.Join(os.TempDir(), "barrhawk-workers"), KeepWorktrees: w.KeepWorktrees, EnvAllow: w.EnvAllow, ConfigPath: cfg.File,
+		RunAgent: func(ctx context.Context, id int64, job jobs.AgentJob) (any, string, error) {
+			st := ss.RunJob(ctx, id, job)
+			return st, st.Status, nil
+		}})
+	ss.UseQueue(qs)
+	return qs, ss
 }
 
 // newDoctor is NewDoctor with the job queue the Doctor's tools use, for
@@ -59,8 +86,8 @@ func newDoctor(cfg config.Config, log *slog.Logger) (*doctor.Doctor, *queue.Serv
 		bin = exe
 	}
 	env := append(os.Environ(), "BARRHAWK_LOG_LEVEL="+cfg.Log.Level)
-	qs := QueueService(cfg)
-	tools := append(builtin.Tools(), SpawnService(cfg).Tools()...)
+	qs, ss := Services(cfg)
+	tools := append(builtin.Tools(), ss.Tools()...)
 	d, err := doctor.New(doctor.Options{
 		Config:      cfg,
 		IgorCommand: []string{bin, "igor"},
@@ -69,14 +96,6 @@ func newDoctor(cfg config.Config, log *slog.Logger) (*doctor.Doctor, *queue.Serv
 		Log:         log,
 	})
 	return d, qs, err
-}
-
-// SpawnService is the sub-agent service of cfg (the spawn_* tools and
-// barrhawk spawn share it).
-func SpawnService(cfg config.Config) *spawn.Service {
-	s := cfg.Spawn
-	return spawn.NewService(spawn.Config{Dir: s.Dir, ClaudePath: s.ClaudePath, GeminiPath: s.GeminiPath, IdleTimeout: s.IdleTimeout,
-		TotalTimeout: s.TotalTimeout, Recovery: s.Recovery, GitHubAPI: s.GitHubAPI, SecretsDir: s.SecretsDir})
 }
 
 // ServeOptions say how to serve.

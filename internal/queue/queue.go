@@ -1,7 +1,9 @@
 // Package queue is the worker pool's durable job queue, on River: SQLite by
 // default (one file, nothing to install) and PostgreSQL for pools on
 // several machines, through one code path generic over River's driver.
-// Jobs of kind "command" (jobs.CommandJob) are worked by jobs.RunCommand.
+// Jobs of kind "command" (jobs.CommandJob) are worked by jobs.RunCommand;
+// jobs of kind "agent" (jobs.AgentJob, a sub-agent's run) by package
+// spawn, through the runner the process gives (Options.RunAgent).
 package queue
 
 import (
@@ -35,8 +37,20 @@ type CommandArgs struct {
 // Kind names the job kind.
 func (CommandArgs) Kind() string { return "command" }
 
+// AgentArgs are an agent job's arguments as River stores them.
+type AgentArgs struct {
+	jobs.AgentJob
+}
+
+// Kind names the job kind.
+func (AgentArgs) Kind() string { return "agent" }
+
 // Runner works one command job: id is the job's, for its task id.
 type Runner func(ctx context.Context, id int64, job jobs.CommandJob) (*jobs.Outcome, error)
+
+// AgentRunner works one agent job and returns what to record as its
+// outcome, and whether the run completed.
+type AgentRunner func(ctx context.Context, id int64, job jobs.AgentJob) (outcome any, status string, err error)
 
 // Options say how a queue works jobs.
 type Options struct {
@@ -45,6 +59,8 @@ type Options struct {
 	Workers int
 	// Run works a command job.
 	Run Runner
+	// RunAgent works an agent job.
+	RunAgent AgentRunner
 	// ID names this worker in River's records.
 	ID string
 }
@@ -61,15 +77,22 @@ type Info struct {
 	AttemptedAt *time.Time      `json:"attemptedAt,omitempty"`
 	FinalizedAt *time.Time      `json:"finalizedAt,omitempty"`
 	AttemptedBy []string        `json:"attemptedBy,omitempty"`
-	Job         jobs.CommandJob `json:"job"`
+	Job         jobs.CommandJob `json:"job,omitzero"`
 	Outcome     *jobs.Outcome   `json:"outcome,omitempty"`
-	Errors      []string        `json:"errors,omitempty"`
+	// Agent and AgentOutcome are an agent job's (spawn_status shows the
+	// run itself).
+	Agent        *jobs.AgentJob  `json:"agent,omitempty"`
+	AgentOutcome json.RawMessage `json:"agentOutcome,omitempty"`
+	Errors       []string        `json:"errors,omitempty"`
 }
 
 // Queue is the queue, whatever its database.
 type Queue interface {
 	// Submit inserts a command job and returns its id.
 	Submit(ctx context.Context, job jobs.CommandJob) (int64, error)
+	// SubmitAgent inserts an agent job (one attempt: a run is not
+	// repeated behind the user's back) and returns its id.
+	SubmitAgent(ctx context.Context, job jobs.AgentJob) (int64, error)
 	Get(ctx context.Context, id int64) (*Info, error)
 	// List returns the newest jobs first, at most limit.
 	List(ctx context.Context, limit int) ([]Info, error)
@@ -177,8 +200,8 @@ func open[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], o Option
 		}
 		workers := river.NewWorkers()
 		river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[CommandArgs]) error {
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
 			go st.watchCancel(ctx, j.ID, cancel)
 			out, err := o.Run(ctx, j.ID, j.Args.CommandJob)
 			if out != nil {
@@ -187,15 +210,42 @@ func open[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], o Option
 				}
 			}
 			switch {
+			case errors.Is(context.Cause(ctx), errCancelled):
+				// Cancelled at any step, the worktree's making included.
+				return river.JobCancel(errCancelled)
 			case err != nil:
 				return err
 			case out.Status == "cancelled":
-				return river.JobCancel(errors.New("cancelled"))
+				return river.JobCancel(errCancelled)
 			case out.Status != "succeeded":
 				return fmt.Errorf("%s in %s: %s (%s)", out.Status, out.Phase, out.Command, out.ExitStatus)
 			}
 			return nil
 		}))
+		if o.RunAgent != nil {
+			river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[AgentArgs]) error {
+				ctx, cancel := context.WithCancelCause(ctx)
+				defer cancel(nil)
+				go st.watchCancel(ctx, j.ID, cancel)
+				out, status, err := o.RunAgent(ctx, j.ID, j.Args.AgentJob)
+				if out != nil {
+					if rerr := river.RecordOutput(ctx, out); rerr != nil {
+						return rerr
+					}
+				}
+				switch {
+				case errors.Is(context.Cause(ctx), errCancelled):
+					return river.JobCancel(errCancelled)
+				case err != nil:
+					return err
+				case status == "cancelled":
+					return river.JobCancel(errCancelled)
+				case status != "completed":
+					return fmt.Errorf("the agent's run ended %s", status)
+				}
+				return nil
+			}))
+		}
 		cfg.Workers = workers
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}}
 	}
@@ -207,10 +257,13 @@ func open[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], o Option
 	return st, nil
 }
 
+// errCancelled is why a cancelled job's context ended.
+var errCancelled = errors.New("cancelled")
+
 // watchCancel stops a running job that was cancelled: River marks the row
 // (cancel_attempted_at) and tells the worker through LISTEN/NOTIFY, which
 // SQLite lacks, so the worker looks for the mark itself.
-func (s *store[TTx]) watchCancel(ctx context.Context, id int64, cancel context.CancelFunc) {
+func (s *store[TTx]) watchCancel(ctx context.Context, id int64, cancel context.CancelCauseFunc) {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -221,7 +274,7 @@ func (s *store[TTx]) watchCancel(ctx context.Context, id int64, cancel context.C
 		}
 		row, err := s.client.JobGet(ctx, id)
 		if err == nil && strings.Contains(string(row.Metadata), `"cancel_attempted_at"`) {
-			cancel()
+			cancel(errCancelled)
 			return
 		}
 	}
@@ -247,6 +300,17 @@ func (s *store[TTx]) Submit(ctx context.Context, job jobs.CommandJob) (int64, er
 	res, err := s.client.Insert(ctx, CommandArgs{job}, &river.InsertOpts{MaxAttempts: job.Retries + 1, Priority: prio})
 	if err != nil {
 		return 0, fmt.Errorf("submit the job: %w", err)
+	}
+	return res.Job.ID, nil
+}
+
+func (s *store[TTx]) SubmitAgent(ctx context.Context, job jobs.AgentJob) (int64, error) {
+	if job.SpawnID == "" || job.Prompt == "" || job.Repo == "" {
+		return 0, errors.New("an agent job needs its spawn id, prompt and repository")
+	}
+	res, err := s.client.Insert(ctx, AgentArgs{job}, &river.InsertOpts{MaxAttempts: 1, Priority: 2})
+	if err != nil {
+		return 0, fmt.Errorf("submit the agent job: %w", err)
 	}
 	return res.Job.ID, nil
 }
@@ -307,13 +371,23 @@ func (s *store[TTx]) Close() error { return s.closeDB() }
 func info(r *rivertype.JobRow) *Info {
 	in := &Info{ID: r.ID, Kind: r.Kind, State: string(r.State), Attempt: r.Attempt, MaxAttempts: r.MaxAttempts, Priority: r.Priority,
 		CreatedAt: r.CreatedAt, AttemptedAt: r.AttemptedAt, FinalizedAt: r.FinalizedAt, AttemptedBy: r.AttemptedBy}
-	var args CommandArgs
-	_ = json.Unmarshal(r.EncodedArgs, &args)
-	in.Job = args.CommandJob
-	if out := r.Output(); len(out) > 0 {
-		var o jobs.Outcome
-		if json.Unmarshal(out, &o) == nil {
-			in.Outcome = &o
+	switch r.Kind {
+	case AgentArgs{}.Kind():
+		var args AgentArgs
+		_ = json.Unmarshal(r.EncodedArgs, &args)
+		in.Agent = &args.AgentJob
+		if out := r.Output(); len(out) > 0 {
+			in.AgentOutcome = json.RawMessage(out)
+		}
+	default:
+		var args CommandArgs
+		_ = json.Unmarshal(r.EncodedArgs, &args)
+		in.Job = args.CommandJob
+		if out := r.Output(); len(out) > 0 {
+			var o jobs.Outcome
+			if json.Unmarshal(out, &o) == nil {
+				in.Outcome = &o
+			}
 		}
 	}
 	for _, e := range r.Errors {

@@ -27,6 +27,9 @@ type Config struct {
 	EnvAllow                                  []string
 	ConfigPath                                string
 	WorkerID                                  string
+	// RunAgent works agent jobs (package spawn's runner); without it, this
+	// process works command jobs only.
+	RunAgent AgentRunner
 }
 
 // Service is the queue as the front and the CLI use it: opened on first
@@ -55,7 +58,11 @@ func (s *Service) Queue(ctx context.Context) (Queue, error) {
 	if s.q != nil {
 		return s.q, nil
 	}
-	q, err := Open(ctx, s.cfg.DB, Options{Workers: s.cfg.Count, Run: s.run, ID: s.cfg.WorkerID})
+	var runAgent AgentRunner
+	if s.cfg.RunAgent != nil {
+		runAgent = s.runAgent
+	}
+	q, err := Open(ctx, s.cfg.DB, Options{Workers: s.cfg.Count, Run: s.run, RunAgent: runAgent, ID: s.cfg.WorkerID})
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +77,13 @@ func (s *Service) run(ctx context.Context, id int64, job jobs.CommandJob) (*jobs
 	return jobs.RunCommand(ctx, job, jobs.RunEnv{TaskID: strconv.FormatInt(id, 10), WorkerID: s.cfg.WorkerID, ConfigPath: s.cfg.ConfigPath,
 		WorktreeDir: s.cfg.WorktreeDir, TempDir: filepath.Join(s.cfg.TempDir, s.cfg.WorkerID), LogDir: s.cfg.LogDir, ArtifactDir: s.cfg.ArtifactDir,
 		KeepWorktree: s.cfg.KeepWorktrees, EnvAllow: s.cfg.EnvAllow})
+}
+
+// runAgent works one agent job for the queue.
+func (s *Service) runAgent(ctx context.Context, id int64, job jobs.AgentJob) (any, string, error) {
+	s.running.Store(id, time.Now())
+	defer s.running.Delete(id)
+	return s.cfg.RunAgent(ctx, id, job)
 }
 
 // Start works jobs (with Count > 0) until Stop.
@@ -142,3 +156,35 @@ func (s *Service) Logs(id int64, offset int64, limit int) (string, int64, error)
 
 // Config is the service's configuration.
 func (s *Service) Config() Config { return s.cfg }
+
+// SubmitAgent queues a sub-agent's run (package spawn's Queue).
+func (s *Service) SubmitAgent(ctx context.Context, job jobs.AgentJob) (int64, error) {
+	q, err := s.Queue(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return q.SubmitAgent(ctx, job)
+}
+
+// CancelJob cancels a job (package spawn's Queue).
+func (s *Service) CancelJob(ctx context.Context, id int64) error {
+	q, err := s.Queue(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = q.Cancel(ctx, id)
+	return err
+}
+
+// JobState is a job's state (package spawn's Queue).
+func (s *Service) JobState(ctx context.Context, id int64) (string, error) {
+	q, err := s.Queue(ctx)
+	if err != nil {
+		return "", err
+	}
+	in, err := q.Get(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return in.State, nil
+}

@@ -6,14 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/jobs"
 	"github.com/barrhawk/barrhawk/internal/redact"
 )
 
@@ -52,9 +55,11 @@ type Options struct {
 // Status is a spawn as spawn_status shows it; it is kept in
 // Dir/<id>/status.json, so any process can read it.
 type Status struct {
-	ID           string       `json:"id"`
-	Phase        string       `json:"phase"`  // evaluating, running, integrating, done
-	Status       string       `json:"status"` // running, completed, failed, idle_timeout, timeout, cancelled, error
+	ID string `json:"id"`
+	// JobID is the spawn's job in the queue (task_status shows it too).
+	JobID        int64        `json:"jobId,omitempty"`
+	Phase        string       `json:"phase"`  // queued, evaluating, running, integrating, done
+	Status       string       `json:"status"` // queued, running, completed, failed, idle_timeout, timeout, cancelled, error
 	Prompt       string       `json:"prompt"`
 	Repo         string       `json:"repo"`
 	LLM          string       `json:"llm"`
@@ -70,20 +75,51 @@ type Status struct {
 	Error        string       `json:"error,omitempty"`
 }
 
+// Queue is the durable job queue agent runs go through: a spawn is a job
+// of kind "agent" (package queue), worked by whichever worker of the pool
+// claims it. Package app wires it.
+type Queue interface {
+	// SubmitAgent queues a run and returns its job id.
+	SubmitAgent(ctx context.Context, job jobs.AgentJob) (int64, error)
+	// CancelJob cancels a job: a queued one never runs, a running one is
+	// stopped by its worker.
+	CancelJob(ctx context.Context, id int64) error
+	// JobState is a job's state (available, running, completed,
+	// discarded, cancelled, ...).
+	JobState(ctx context.Context, id int64) (string, error)
+}
+
 // Service runs spawns and answers for them.
 type Service struct {
 	cfg     Config
+	queue   Queue
 	mu      sync.Mutex
-	running map[string]context.CancelFunc
+	running map[string]context.CancelFunc // runs working in this process
+	watches map[string]*watch             // runs started from this process
 }
+
+// watch is what the process that started a spawn hears of it: its events
+// and questions when the run happens here, and its end wherever it runs.
+type watch struct {
+	onEvent func(Event)
+	ask     func(ctx context.Context, question string) (bool, error)
+	done    chan *Status
+	once    sync.Once
+}
+
+func (w *watch) finish(st *Status) { w.once.Do(func() { w.done <- st }) }
 
 // NewService returns a service.
 func NewService(cfg Config) *Service {
 	if cfg.Recovery == "" {
 		cfg.Recovery = RecoveryModerate
 	}
-	return &Service{cfg: cfg, running: map[string]context.CancelFunc{}}
+	return &Service{cfg: cfg, running: map[string]context.CancelFunc{}, watches: map[string]*watch{}}
 }
+
+// UseQueue makes spawns jobs of the queue q; without one, a spawn runs in
+// this process as soon as it is started.
+func (s *Service) UseQueue(q Queue) { s.queue = q }
 
 var validID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
@@ -102,8 +138,44 @@ func (s *Service) secret(name string) (string, bool) {
 	return v, ok
 }
 
-// Start begins a spawn in the background and returns its id at once; done
-// receives its final status. onEvent sees every event (redacted).
+// cliPath finds the agent CLI llm names.
+func (s *Service) cliPath(llm string) (string, error) {
+	path := map[string]string{"claude": s.cfg.ClaudePath, "gemini": s.cfg.GeminiPath}
+	cli, known := path[llm]
+	if !known {
+		return "", fmt.Errorf("llm %q: use claude or gemini", llm)
+	}
+	if cli == "" {
+		cli = llm
+	}
+	if !filepath.IsAbs(cli) {
+		p, err := lookPath(cli)
+		if err != nil {
+			return "", fmt.Errorf("the %s CLI is not installed (npm install -g %s), or set spawn.%sPath", llm, map[string]string{"claude": "@anthropic-ai/claude-code", "gemini": "@google/gemini-cli"}[llm], llm)
+		}
+		cli = p
+	}
+	return cli, nil
+}
+
+// secrets looks up the named secrets.
+func (s *Service) secrets(names []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, name := range names {
+		v, ok := s.secret(name)
+		if !ok {
+			return nil, fmt.Errorf("secret %q not found: set it in the environment, in spawn.secretsDir (%s), or in spawn.secrets", name, s.cfg.SecretsDir)
+		}
+		out[name] = v
+	}
+	return out, nil
+}
+
+// Start checks a spawn and queues it as a job of kind "agent" (or, with no
+// queue, begins it in this process), and returns its id at once; done
+// receives its final status, wherever it ran. When the run happens in this
+// process, onEvent sees every event (redacted) and o.Ask is how
+// interactive recovery asks; elsewhere, recovery behaves as moderate.
 func (s *Service) Start(ctx context.Context, o Options, onEvent func(Event)) (string, <-chan *Status, error) {
 	if strings.TrimSpace(o.Prompt) == "" {
 		return "", nil, errors.New("the prompt is empty: say what the agent should do")
@@ -117,20 +189,8 @@ func (s *Service) Start(ctx context.Context, o Options, onEvent func(Event)) (st
 	if o.LLM == "" {
 		o.LLM = "claude"
 	}
-	path := map[string]string{"claude": s.cfg.ClaudePath, "gemini": s.cfg.GeminiPath}
-	cli, known := path[o.LLM]
-	if !known {
-		return "", nil, fmt.Errorf("llm %q: use claude or gemini", o.LLM)
-	}
-	if cli == "" {
-		cli = o.LLM
-	}
-	if !filepath.IsAbs(cli) {
-		p, err := lookPath(cli)
-		if err != nil {
-			return "", nil, fmt.Errorf("the %s CLI is not installed (npm install -g %s), or set spawn.%sPath", o.LLM, map[string]string{"claude": "@anthropic-ai/claude-code", "gemini": "@google/gemini-cli"}[o.LLM], o.LLM)
-		}
-		cli = p
+	if _, err := s.cliPath(o.LLM); err != nil {
+		return "", nil, err
 	}
 	if o.Repo == "" {
 		o.Repo = "."
@@ -139,15 +199,11 @@ func (s *Service) Start(ctx context.Context, o Options, onEvent func(Event)) (st
 	if err != nil {
 		return "", nil, err
 	}
-	secrets := map[string]string{}
-	for _, name := range o.Secrets {
-		v, ok := s.secret(name)
-		if !ok {
-			return "", nil, fmt.Errorf("secret %q not found: set it in the environment, in %s, or in spawn.secrets", name, s.cfg.SecretsDir)
-		}
-		secrets[name] = v
+	secrets, err := s.secrets(o.Secrets)
+	if err != nil {
+		return "", nil, err
 	}
-	red := redact.New(slices.Collect(mapValues(secrets))...)
+	red := redact.New(slices.Collect(maps.Values(secrets))...)
 	dir := filepath.Join(s.cfg.Dir, o.ID)
 	if _, err := os.Stat(dir); err == nil {
 		return "", nil, fmt.Errorf("a spawn %q exists already", o.ID)
@@ -156,74 +212,160 @@ func (s *Service) Start(ctx context.Context, o Options, onEvent func(Event)) (st
 		return "", nil, err
 	}
 	now := time.Now().UTC()
-	st := &Status{ID: o.ID, Phase: "evaluating", Status: "running", Prompt: red.String(o.Prompt), Repo: repo, LLM: o.LLM, StartedAt: now, UpdatedAt: now, LastActivity: now, FilesChanged: []string{}}
+	st := &Status{ID: o.ID, Phase: "queued", Status: "queued", Prompt: red.String(o.Prompt), Repo: repo, LLM: o.LLM, StartedAt: now, UpdatedAt: now, LastActivity: now, FilesChanged: []string{}}
 	if err := s.save(st); err != nil {
 		return "", nil, err
 	}
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	w := &watch{onEvent: onEvent, ask: o.Ask, done: make(chan *Status, 1)}
 	s.mu.Lock()
-	s.running[o.ID] = cancel
+	s.watches[o.ID] = w
 	s.mu.Unlock()
-	done := make(chan *Status, 1)
-	go func() {
-		defer cancel()
-		var mu sync.Mutex
-		lastSave := time.Time{}
-		req := SpawnRequest{
-			Request: Request{ID: o.ID, Repo: repo, Ref: o.Ref, Prompt: o.Prompt, CLI: o.LLM, CLIPath: cli, StateDir: dir,
-				IdleTimeout: firstDuration(o.IdleTimeout, s.cfg.IdleTimeout), TotalTimeout: firstDuration(o.TotalTimeout, s.cfg.TotalTimeout)},
-			Mode: o.Mode, Recovery: firstString(o.Recovery, s.cfg.Recovery), Secrets: secrets, Inject: o.Secrets, Ask: o.Ask,
-		}
-		mu.Lock()
-		st.Phase = "running"
-		mu.Unlock()
-		res, err := Spawn(rctx, req, func(e Event) {
-			mu.Lock()
-			st.Events++
-			st.LastActivity = time.Now().UTC()
-			if e.Kind == EventFileWrite && !slices.Contains(st.FilesChanged, e.Path) {
-				st.FilesChanged = append(st.FilesChanged, e.Path)
-			}
-			if e.Kind == EventResult {
-				st.Usage, st.CostUSD = e.Usage, e.CostUSD
-			}
-			if time.Since(lastSave) > 500*time.Millisecond {
-				lastSave = time.Now()
-				_ = s.save(st)
-			}
-			mu.Unlock()
-			if onEvent != nil {
-				onEvent(e)
-			}
-		})
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			st.Phase, st.Status, st.Error = "done", "error", red.String(err.Error())
-		} else {
-			st.Result, st.Status = res, res.Status
-			st.FilesChanged = res.Changed
-			if res.Status == "completed" && len(res.Commits) > 0 {
-				st.Phase = "integrating"
-				_ = s.save(st)
-				in, err := Integrate(context.WithoutCancel(rctx), repo, res.Branch, "spawn "+o.ID+": "+firstLine(o.Prompt), prBody(res), dir,
-					PROptions{Open: o.PR, Base: o.Base, APIBase: s.cfg.GitHubAPI, Redact: red.String})
-				st.Integration = in
-				if err != nil {
-					st.Error = red.String(err.Error())
-				}
-			}
-			st.Phase = "done"
-		}
-		st.UpdatedAt = time.Now().UTC()
+	job := jobs.AgentJob{SpawnID: o.ID, Prompt: o.Prompt, Repo: repo, Ref: o.Ref, LLM: o.LLM, Mode: o.Mode, Recovery: o.Recovery,
+		IdleTimeout: o.IdleTimeout, TotalTimeout: o.TotalTimeout, Secrets: o.Secrets, PR: o.PR, Base: o.Base}
+	if s.queue == nil {
+		go s.RunJob(context.WithoutCancel(ctx), 0, job)
+		return o.ID, w.done, nil
+	}
+	jobID, err := s.queue.SubmitAgent(ctx, job)
+	if err != nil {
+		s.forget(o.ID)
+		st.Phase, st.Status, st.Error = "done", "error", err.Error()
 		_ = s.save(st)
-		// Not running any more before anyone hears it ended.
-		s.mu.Lock()
-		delete(s.running, o.ID)
-		s.mu.Unlock()
-		done <- st
-	}()
-	return o.ID, done, nil
+		return "", nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "job"), []byte(strconv.FormatInt(jobID, 10)), 0o644); err != nil {
+		return "", nil, err
+	}
+	go s.follow(o.ID, w)
+	return o.ID, w.done, nil
+}
+
+// follow waits for a queued spawn's end wherever it runs: its status file
+// says done, or its job ended without it (see Status).
+func (s *Service) follow(id string, w *watch) {
+	defer s.forget(id)
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for range t.C {
+		if st, err := s.Status(id); err == nil && st.Phase == "done" {
+			w.finish(st) // a no-op when the run ended here
+			return
+		}
+	}
+}
+
+func (s *Service) forget(id string) {
+	s.mu.Lock()
+	delete(s.watches, id)
+	s.mu.Unlock()
+}
+
+// RunJob runs an agent job to its end in this process: the worker's side
+// of a spawn. jobID is the queue's (0 when there is none). The status is
+// kept in spawn.dir/<id>/status.json as the run goes, and returned.
+func (s *Service) RunJob(ctx context.Context, jobID int64, job jobs.AgentJob) *Status {
+	dir := filepath.Join(s.cfg.Dir, job.SpawnID)
+	st, err := s.Status(job.SpawnID)
+	if err != nil {
+		now := time.Now().UTC()
+		st = &Status{ID: job.SpawnID, Prompt: job.Prompt, Repo: job.Repo, LLM: job.LLM, StartedAt: now, FilesChanged: []string{}}
+	}
+	if jobID > 0 {
+		st.JobID = jobID
+	}
+	st.Phase, st.Status = "evaluating", "running"
+	s.mu.Lock()
+	w := s.watches[job.SpawnID]
+	s.mu.Unlock()
+	if w == nil {
+		w = &watch{done: make(chan *Status, 1)}
+	}
+	end := func(status, msg string) *Status {
+		st.Phase, st.Status, st.Error = "done", status, msg
+		_ = s.save(st)
+		w.finish(st)
+		return st
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return end("error", err.Error())
+	}
+	cli, err := s.cliPath(job.LLM)
+	if err != nil {
+		return end("error", err.Error())
+	}
+	secrets, err := s.secrets(job.Secrets)
+	if err != nil {
+		return end("error", err.Error())
+	}
+	red := redact.New(slices.Collect(maps.Values(secrets))...)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	s.running[job.SpawnID] = cancel
+	s.mu.Unlock()
+	var mu sync.Mutex
+	lastSave := time.Time{}
+	req := SpawnRequest{
+		Request: Request{ID: job.SpawnID, Repo: job.Repo, Ref: job.Ref, Prompt: job.Prompt, CLI: job.LLM, CLIPath: cli, StateDir: dir,
+			IdleTimeout: firstDuration(job.IdleTimeout, s.cfg.IdleTimeout), TotalTimeout: firstDuration(job.TotalTimeout, s.cfg.TotalTimeout)},
+		Mode: job.Mode, Recovery: firstString(job.Recovery, s.cfg.Recovery), Secrets: secrets, Inject: job.Secrets, Ask: w.ask,
+	}
+	mu.Lock()
+	st.Phase = "running"
+	_ = s.save(st)
+	mu.Unlock()
+	res, err := Spawn(rctx, req, func(e Event) {
+		mu.Lock()
+		st.Events++
+		st.LastActivity = time.Now().UTC()
+		if e.Kind == EventFileWrite && !slices.Contains(st.FilesChanged, e.Path) {
+			st.FilesChanged = append(st.FilesChanged, e.Path)
+		}
+		if e.Kind == EventResult {
+			st.Usage, st.CostUSD = e.Usage, e.CostUSD
+		}
+		if time.Since(lastSave) > 500*time.Millisecond {
+			lastSave = time.Now()
+			_ = s.save(st)
+		}
+		mu.Unlock()
+		if w.onEvent != nil {
+			w.onEvent(e)
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case err != nil && rctx.Err() != nil:
+		// Cancelled before the agent ran (while the worktree was made).
+		st.Phase, st.Status = "done", "cancelled"
+	case err != nil:
+		st.Phase, st.Status, st.Error = "done", "error", red.String(err.Error())
+	default:
+		st.Result, st.Status = res, res.Status
+		st.FilesChanged = res.Changed
+		if res.Status == "completed" && len(res.Commits) > 0 {
+			st.Phase = "integrating"
+			_ = s.save(st)
+			in, err := Integrate(context.WithoutCancel(rctx), job.Repo, res.Branch, "spawn "+job.SpawnID+": "+firstLine(job.Prompt), prBody(res), dir,
+				PROptions{Open: job.PR, Base: job.Base, APIBase: s.cfg.GitHubAPI, Redact: red.String})
+			st.Integration = in
+			if err != nil {
+				st.Error = red.String(err.Error())
+			}
+		}
+		st.Phase = "done"
+	}
+	_ = s.save(st)
+	// Not running any more before anyone hears it ended.
+	s.mu.Lock()
+	delete(s.running, job.SpawnID)
+	s.mu.Unlock()
+	w.finish(st)
+	if s.queue == nil {
+		s.forget(job.SpawnID)
+	}
+	return st
 }
 
 // prBody describes a run for its pull request.
@@ -237,16 +379,6 @@ func prBody(r *SpawnResult) string {
 		fmt.Fprintf(&b, "\n%d permission escalation(s) during the run.\n", len(r.Escalations))
 	}
 	return b.String()
-}
-
-func mapValues(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for _, v := range m {
-			if !yield(v) {
-				return
-			}
-		}
-	}
 }
 
 func firstDuration(a, b time.Duration) time.Duration {
@@ -278,8 +410,39 @@ func (s *Service) save(st *Status) error {
 	return os.Rename(tmp, path)
 }
 
-// Status reads a spawn's status.
+// Status reads a spawn's status. A spawn whose job ended without its run
+// saying so (the worker running it died, or it was cancelled before it
+// ran) is reported as the queue knows it.
 func (s *Service) Status(id string) (*Status, error) {
+	st, err := s.read(id)
+	if err != nil || st.Phase == "done" {
+		return st, err
+	}
+	jobID := s.jobID(id)
+	if jobID == 0 || s.queue == nil {
+		return st, nil
+	}
+	st.JobID = jobID
+	state, err := s.queue.JobState(context.Background(), jobID)
+	if err != nil {
+		return st, nil
+	}
+	switch state {
+	case "cancelled":
+		st.Phase, st.Status = "done", "cancelled"
+	case "discarded", "completed":
+		// Read again: the run may have saved its end since.
+		if again, err := s.read(id); err == nil && again.Phase == "done" {
+			return again, nil
+		}
+		st.Phase, st.Status = "done", "error"
+		st.Error = fmt.Sprintf("the worker running it stopped before the run ended (job %d %s; see task_status)", jobID, state)
+	}
+	return st, nil
+}
+
+// read reads a spawn's status.json.
+func (s *Service) read(id string) (*Status, error) {
 	if !validID.MatchString(id) {
 		return nil, fmt.Errorf("spawn id %q is not one spawn_agent gives", id)
 	}
@@ -295,6 +458,16 @@ func (s *Service) Status(id string) (*Status, error) {
 		return nil, fmt.Errorf("spawn %q: status.json: %w", id, err)
 	}
 	return &st, nil
+}
+
+// jobID is the queue's job of a spawn, 0 when it has none.
+func (s *Service) jobID(id string) int64 {
+	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id, "job"))
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return n
 }
 
 // Logs returns a spawn's stream (its latest attempt, secrets redacted)
@@ -324,17 +497,34 @@ func (s *Service) Logs(id string, offset int64, limit int) (string, int64, bool,
 	return string(buf[:n]), offset + int64(n), st.Phase == "done" && offset+int64(n) >= fi.Size(), nil
 }
 
-// Cancel stops a running spawn (its agent's process tree).
+// Cancel stops a spawn: one running in this process at once, one queued
+// or running elsewhere through its job (a queued one never runs; a
+// running one's worker stops it).
 func (s *Service) Cancel(id string) error {
 	s.mu.Lock()
 	cancel, ok := s.running[id]
 	s.mu.Unlock()
-	if !ok {
-		if st, err := s.Status(id); err == nil {
-			return fmt.Errorf("spawn %q is not running here (its phase: %s)", id, st.Phase)
-		}
+	if ok {
+		cancel()
+		return nil
+	}
+	st, err := s.Status(id)
+	if err != nil {
 		return fmt.Errorf("no spawn %q", id)
 	}
-	cancel()
+	jobID := s.jobID(id)
+	if st.Phase == "done" || jobID == 0 || s.queue == nil {
+		return fmt.Errorf("spawn %q is not running here (its phase: %s, status: %s)", id, st.Phase, st.Status)
+	}
+	if err := s.queue.CancelJob(context.Background(), jobID); err != nil {
+		return fmt.Errorf("cancel spawn %q (job %d): %w", id, jobID, err)
+	}
+	// A job cancelled before it ran leaves its status to be written here.
+	if state, err := s.queue.JobState(context.Background(), jobID); err == nil && state == "cancelled" {
+		if st, err := s.read(id); err == nil && st.Phase == "queued" {
+			st.Phase, st.Status = "done", "cancelled"
+			return s.save(st)
+		}
+	}
 	return nil
 }

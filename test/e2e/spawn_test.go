@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -232,5 +233,64 @@ func TestSpawnInteractiveRecoveryAsksTheUser(t *testing.T) {
 	defer mu.Unlock()
 	if len(asked) != 1 || !strings.Contains(asked[0], `command "go"`) {
 		t.Errorf("asked: %v", asked)
+	}
+}
+
+// TestSpawnIsAnAgentJob: a spawn is a job of kind "agent" on the worker
+// pool's queue. With no worker in the front (workers.count 0) it waits
+// queued and can be cancelled before it runs; a pool started apart
+// (barrhawk worker start, same queue and spawn dir) runs the next one, and
+// the front's spawn_agent {wait: true} answers with its result.
+func TestSpawnIsAnAgentJob(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	shared := t.TempDir()
+	db, spawns := filepath.Join(shared, "queue.db"), filepath.Join(shared, "spawns")
+	yaml := "workers:\n  count: 0\n  db: " + db + "\nspawn:\n  claudePath: " + fakeClaude(t) + "\n  dir: " + spawns + "\n  idleTimeout: 30s\n"
+	s := startConfigured(t, yaml)
+
+	got := s.mustCall("spawn_agent", map[string]any{"prompt": "add hello", "repo": repo})
+	id := got["id"].(string)
+	st := s.mustCall("spawn_status", map[string]any{"id": id})
+	if st["phase"] != "queued" || st["jobId"] == nil {
+		t.Fatalf("a spawn with no worker: %v", st)
+	}
+	job := s.mustCall("task_status", map[string]any{"id": st["jobId"]})
+	if job["kind"] != "agent" || job["state"] != "available" {
+		t.Fatalf("its job: %v", job)
+	}
+	if a, _ := job["agent"].(map[string]any); a == nil || a["spawnId"] != id || a["prompt"] != "add hello" {
+		t.Errorf("the job's agent: %v", job["agent"])
+	}
+	s.mustCall("spawn_cancel", map[string]any{"id": id})
+	if st := s.mustCall("spawn_status", map[string]any{"id": id}); st["phase"] != "done" || st["status"] != "cancelled" {
+		t.Errorf("cancelled while queued: %v", st)
+	}
+	if job := s.mustCall("task_status", map[string]any{"id": st["jobId"]}); job["state"] != "cancelled" {
+		t.Errorf("its job after the cancel: %v", job)
+	}
+
+	cfg := filepath.Join(s.home, "barrhawk.yaml")
+	pool := exec.Command(bin, "worker", "start", "--count", "1", "--config", cfg)
+	pool.Env = append(pool.Environ(), "HOME="+s.home, "BARRHAWK_LOG_LEVEL=warn")
+	pool.Stderr = testWriter{t}
+	if err := pool.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		pool.Process.Signal(syscall.SIGTERM)
+		pool.Wait()
+	}()
+	got = s.mustCall("spawn_agent", map[string]any{"prompt": "add hello", "repo": repo, "wait": true})
+	res, _ := got["result"].(map[string]any)
+	if got["status"] != "completed" || res == nil || res["summary"] != "Added hello.txt." {
+		t.Fatalf("a spawn run by the pool: %v", got)
+	}
+	job = s.mustCall("task_status", map[string]any{"id": got["jobId"], "wait": true})
+	if job["kind"] != "agent" || job["state"] != "completed" || len(job["attemptedBy"].([]any)) != 1 {
+		t.Errorf("its job: %v", job)
+	}
+	if out, _ := job["agentOutcome"].(map[string]any); out == nil || out["status"] != "completed" {
+		t.Errorf("the job's recorded outcome: %v", job["agentOutcome"])
 	}
 }
