@@ -60,6 +60,35 @@ var specializedDomains = []tool.Category{tool.CategoryBrowser, tool.CategoryData
 
 type laneKey struct{}
 
+// Affinity: the database tools keep connections under aliases in their
+// Igor (db_pg_connect {alias: "prod"}, then db_pg_query {alias: "prod"}),
+// and fs_watch keeps its watchers there, read back by id. Such a call must
+// reach the Igor that holds that state, whatever the strategy: every call
+// of one affinity key (per lane) goes to one Igor while it lives, and an
+// Igor holding database connections is not stopped for idleness.
+type affinityKey struct{}
+
+// affinityOf is the affinity key of a call of t, or "" for a call that may
+// run on any Igor of its lane.
+func affinityOf(t *tool.Tool) string {
+	switch {
+	case t.Category == tool.CategoryDatabase && t.Group != DynamicGroup:
+		return string(tool.CategoryDatabase)
+	case t.Name == "fs_watch":
+		return "fs_watch"
+	}
+	return ""
+}
+
+func withAffinity(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, affinityKey{}, key)
+}
+
+func affinityFrom(ctx context.Context) string {
+	k, _ := ctx.Value(affinityKey{}).(string)
+	return k
+}
+
 // withLane returns ctx whose calls run in lane.
 func withLane(ctx context.Context, l *Lane) context.Context {
 	return context.WithValue(ctx, laneKey{}, l)
@@ -84,9 +113,13 @@ func newLanes(d *Doctor, strategy string) *lanes {
 	return &lanes{d: d, strategy: strategy}
 }
 
-// forCall returns ctx with the lane a call of t runs in; ctx unchanged
-// when the strategy has no lanes.
+// forCall returns ctx with the lane a call of t runs in (unchanged when
+// the strategy has no lanes) and, for a tool whose state lives in its Igor,
+// the affinity key that sends it to the Igor holding that state.
 func (ls *lanes) forCall(ctx context.Context, t *tool.Tool) context.Context {
+	if key := affinityOf(t); key != "" {
+		ctx = withAffinity(ctx, key)
+	}
 	switch ls.strategy {
 	case StrategySpecialized:
 		return withLane(ctx, ls.domainLane(ls.domainOf(t)))

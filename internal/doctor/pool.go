@@ -70,6 +70,9 @@ type Pool struct {
 	waiting  int                    // callers waiting for an Igor
 	dynamic  []wire.DynamicTool     // the dynamic tools every Igor loads
 	all      map[*igorConn]struct{} // every Igor not yet exited, slotted or draining
+	// holders maps an affinity key (withAffinity) to the Igor that holds
+	// that state: its calls go there while it lives.
+	holders map[string]*igorConn
 
 	seq atomic.Uint64
 	wg  sync.WaitGroup // one per Igor process, until its exit is handled
@@ -141,7 +144,7 @@ func NewPool(opts PoolOptions) *Pool {
 	if opts.Events == nil {
 		opts.Events = NewEvents(256)
 	}
-	p := &Pool{opts: opts, log: opts.Log, changed: make(chan struct{}), all: map[*igorConn]struct{}{}}
+	p := &Pool{opts: opts, log: opts.Log, changed: make(chan struct{}), all: map[*igorConn]struct{}{}, holders: map[string]*igorConn{}}
 	for i := range opts.Igors.MaxWorkers {
 		p.slots = append(p.slots, &slot{id: "igor-" + strconv.Itoa(i+1)})
 	}
@@ -267,7 +270,7 @@ func (p *Pool) acquire(ctx context.Context, name string, lane *Lane, avoid *igor
 			p.mu.Unlock()
 			return nil, tool.Errorf(tool.CodeCancelled, "the server is shutting down")
 		}
-		ig, retryIn := p.pickLocked(lane, avoid)
+		ig, retryIn := p.pickHolderLocked(affinityFrom(ctx), lane, avoid)
 		if ig != nil {
 			ig.inFlight++
 			ig.lastActive = time.Now()
@@ -337,6 +340,39 @@ func inLane(ig *igorConn, lane *Lane) bool {
 		return ig.lane == lane
 	}
 	return ig.lane.Name == lane.Name
+}
+
+// pickHolderLocked is pickLocked for a call with an affinity key: the Igor
+// holding the key's state while it lives (nil when it is at its task limit:
+// the call waits for room there rather than run where its state is not),
+// else the Igor pickLocked chooses, which becomes the holder.
+func (p *Pool) pickHolderLocked(key string, lane *Lane, avoid *igorConn) (*igorConn, time.Duration) {
+	if key == "" {
+		return p.pickLocked(lane, avoid)
+	}
+	key = laneName(lane) + "|" + key
+	if h := p.holders[key]; h != nil {
+		if h.state == stateReady && h.slot.ig == h && !h.dying.Load() && h != avoid {
+			if h.inFlight < p.opts.Igors.MaxTasksPerIgor {
+				return h, 0
+			}
+			return nil, 0
+		}
+		delete(p.holders, key) // it ended, and its state with it
+	}
+	ig, retryIn := p.pickLocked(lane, avoid)
+	if ig != nil {
+		p.holders[key] = ig
+	}
+	return ig, retryIn
+}
+
+// holdsStateLocked reports whether ig holds state that would be lost if it
+// were stopped for idleness or to give its slot up: open database
+// connections (from its last pong).
+func (p *Pool) holdsStateLocked(ig *igorConn) bool {
+	u := ig.usage.Load()
+	return u != nil && u.DBConnections > 0
 }
 
 // pickLocked chooses an Igor of lane by strategy. When none can take the
@@ -416,7 +452,7 @@ func (p *Pool) freeSlotLocked(slots []*slot, lane *Lane) *slot {
 	var victim *igorConn
 	for _, s := range slots {
 		ig := s.ig
-		if ig.state == stateReady && ig.inFlight == 0 && !inLane(ig, lane) && (victim == nil || ig.lastActive.Before(victim.lastActive)) {
+		if ig.state == stateReady && ig.inFlight == 0 && !inLane(ig, lane) && !p.holdsStateLocked(ig) && (victim == nil || ig.lastActive.Before(victim.lastActive)) {
 			victim = ig
 		}
 	}
@@ -1076,7 +1112,7 @@ func (p *Pool) housekeep() {
 		switch {
 		case ig.pingsMissed.Load() >= 3:
 			hung = append(hung, ig)
-		case ig.inFlight == 0 && now.Sub(ig.lastActive) > p.opts.Igors.IdleTimeout && p.opts.Igors.Strategy != StrategySwarm:
+		case ig.inFlight == 0 && now.Sub(ig.lastActive) > p.opts.Igors.IdleTimeout && p.opts.Igors.Strategy != StrategySwarm && !p.holdsStateLocked(ig):
 			idle = append(idle, ig)
 		}
 	}

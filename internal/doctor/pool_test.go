@@ -387,7 +387,8 @@ done`
 // database connections is not stopped for idleness.
 func TestAffinityKeepsStateOnOneIgor(t *testing.T) {
 	t.Parallel()
-	p := newPool(t, nil, func(c *config.Igors) { c.MaxWorkers = 3
+	p := newPool(t, nil, func(c *config.Igors) {
+		c.MaxWorkers = 3
 		c.IdleTimeout = time.Second
 		c.HeartbeatInterval = 200 * time.Millisecond // a loaded machine misses no pongs
 	})
