@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/jobs"
+	"github.com/barrhawk/barrhawk/internal/redact"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -161,15 +162,8 @@ func Open(ctx context.Context, dsn string, o Options) (Queue, error) {
 	return q, err
 }
 
-func redactURL(err error) error {
-	s := err.Error()
-	if i := strings.Index(s, "://"); i >= 0 {
-		if j := strings.Index(s[i:], "@"); j >= 0 {
-			return errors.New(s[:i+3] + "[REDACTED]" + s[i+j:])
-		}
-	}
-	return err
-}
+// redactURL masks the password of a queue URL in err.
+func redactURL(err error) error { return errors.New(redact.URLs(err.Error())) }
 
 // store is the queue on one River driver.
 type store[TTx any] struct {
@@ -200,50 +194,26 @@ func open[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], o Option
 		}
 		workers := river.NewWorkers()
 		river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[CommandArgs]) error {
-			ctx, cancel := context.WithCancelCause(ctx)
-			defer cancel(nil)
-			go st.watchCancel(ctx, j.ID, cancel)
-			out, err := o.Run(ctx, j.ID, j.Args.CommandJob)
-			if out != nil {
-				if rerr := river.RecordOutput(ctx, out); rerr != nil {
-					return rerr
+			return st.work(ctx, j.ID, func(ctx context.Context) (any, string, error) {
+				out, err := o.Run(ctx, j.ID, j.Args.CommandJob)
+				if out == nil {
+					return nil, "", err
 				}
-			}
-			switch {
-			case errors.Is(context.Cause(ctx), errCancelled):
-				// Cancelled at any step, the worktree's making included.
-				return river.JobCancel(errCancelled)
-			case err != nil:
-				return err
-			case out.Status == "cancelled":
-				return river.JobCancel(errCancelled)
-			case out.Status != "succeeded":
-				return fmt.Errorf("%s in %s: %s (%s)", out.Status, out.Phase, out.Command, out.ExitStatus)
-			}
-			return nil
+				if err == nil && out.Status != "succeeded" && out.Status != "cancelled" {
+					err = fmt.Errorf("%s in %s: %s (%s)", out.Status, out.Phase, out.Command, out.ExitStatus)
+				}
+				return out, out.Status, err
+			})
 		}))
 		if o.RunAgent != nil {
 			river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[AgentArgs]) error {
-				ctx, cancel := context.WithCancelCause(ctx)
-				defer cancel(nil)
-				go st.watchCancel(ctx, j.ID, cancel)
-				out, status, err := o.RunAgent(ctx, j.ID, j.Args.AgentJob)
-				if out != nil {
-					if rerr := river.RecordOutput(ctx, out); rerr != nil {
-						return rerr
+				return st.work(ctx, j.ID, func(ctx context.Context) (any, string, error) {
+					out, status, err := o.RunAgent(ctx, j.ID, j.Args.AgentJob)
+					if err == nil && status != "completed" && status != "cancelled" {
+						err = fmt.Errorf("the agent's run ended %s", status)
 					}
-				}
-				switch {
-				case errors.Is(context.Cause(ctx), errCancelled):
-					return river.JobCancel(errCancelled)
-				case err != nil:
-					return err
-				case status == "cancelled":
-					return river.JobCancel(errCancelled)
-				case status != "completed":
-					return fmt.Errorf("the agent's run ended %s", status)
-				}
-				return nil
+					return out, status, err
+				})
 			}))
 		}
 		cfg.Workers = workers
@@ -255,6 +225,27 @@ func open[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], o Option
 	}
 	st.client = client
 	return st, nil
+}
+
+// work runs one job: it watches for the job's cancel, records the outcome
+// run returns as the job's output, and tells River how the job ended
+// (cancelled, failed with run's error, or done).
+func (s *store[TTx]) work(ctx context.Context, id int64, run func(context.Context) (outcome any, status string, err error)) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go s.watchCancel(ctx, id, cancel)
+	out, status, err := run(ctx)
+	if out != nil {
+		if rerr := river.RecordOutput(ctx, out); rerr != nil {
+			return rerr
+		}
+	}
+	// Cancelled at any step (a worktree being made included), or ended
+	// so by the runner.
+	if errors.Is(context.Cause(ctx), errCancelled) || status == "cancelled" {
+		return river.JobCancel(errCancelled)
+	}
+	return err
 }
 
 // errCancelled is why a cancelled job's context ended.

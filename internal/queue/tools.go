@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/jobs"
+	"github.com/barrhawk/barrhawk/internal/redact"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -175,11 +176,7 @@ func (s *Service) Tools() []tool.Tool {
 				for _, j := range list {
 					counts[j.State]++
 				}
-				db := s.cfg.DB
-				if len(db) > 11 && db[:11] == "postgres://" {
-					db = "postgres://…"
-				}
-				return map[string]any{"db": db, "workers": s.cfg.Count, "workerId": s.cfg.WorkerID, "running": s.Running(), "byState": counts}, nil
+				return map[string]any{"db": redact.URLs(s.cfg.DB), "workers": s.cfg.Count, "workerId": s.cfg.WorkerID, "running": s.Running(), "byState": counts}, nil
 			})},
 	}
 }
