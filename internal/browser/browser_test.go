@@ -193,3 +193,50 @@ func TestLaunchWithoutABrowser(t *testing.T) {
 		t.Fatalf("launch with no browser on PATH: %v", err)
 	}
 }
+
+// Idle tabs are closed, except each session's first tab and its active one.
+func TestIdleTabsEvicted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	b, err := Launch(ctx, Options{Headless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	idle, _, err := b.NewTab(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.NewTab(ctx); err != nil { // the active one
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := b.evictIdleTabs(20 * time.Millisecond); n != 1 {
+		t.Fatalf("evicted %d tabs, want 1", n)
+	}
+	tabs := b.ListTabs(ctx)
+	if len(tabs) != 2 || !tabs[1].Active || b.PageCount() != 2 || b.Evicted() != 1 {
+		t.Errorf("after eviction: %+v", tabs)
+	}
+	if idle.ctx.Err() == nil {
+		t.Error("the evicted tab's target is still open")
+	}
+	if _, err := idle.URL(ctx); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("an action on an evicted tab: %v", err)
+	}
+	// A tab in use is kept.
+	used, _, _ := b.NewTab(ctx)
+	if err := b.SelectTab(0); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if _, err := used.URL(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.evictIdleTabs(40 * time.Millisecond); n != 1 { // tab 1, not the one just used
+		t.Errorf("evicted %d, want 1 (the idle one)", n)
+	}
+	if got := b.ListTabs(ctx); len(got) != 2 {
+		t.Errorf("tabs: %+v", got)
+	}
+}

@@ -422,31 +422,43 @@ func (p *Page) Hover(ctx context.Context, sel string, pos *Point, o FindOptions)
 // positions inside them. Both must fit in the viewport at once.
 func (p *Page) DragElements(ctx context.Context, source, target string, from, to *Point, o FindOptions) error {
 	o.Actionable = true
-	if _, err := p.Find(ctx, source, o); err != nil {
+	first, err := p.Find(ctx, source, o)
+	if err != nil {
 		return err
 	}
 	dst, err := p.Find(ctx, target, o)
 	if err != nil {
 		return err
 	}
-	// Scrolling the target into view may have moved the source: look again
-	// without scrolling.
-	var src Probe
-	if err := p.helper(ctx, fmt.Sprintf("probe(%s, {})", jsString(source)), &src); err != nil {
+	// Scrolling the target into view may have moved the source out of it:
+	// scroll the window so that both show when they fit together, and look
+	// at both again.
+	var boxes struct {
+		Src, Dst Probe
+		W, H     float64
+	}
+	js := fmt.Sprintf(`(() => { const a = window.__bh.resolve(%s)[0], b = window.__bh.resolve(%s)[0];
+		if (!a || !b) return null;
+		let ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
+		const top = Math.min(ra.top, rb.top), bottom = Math.max(ra.bottom, rb.bottom), left = Math.min(ra.left, rb.left), right = Math.max(ra.right, rb.right);
+		let dx = 0, dy = 0;
+		if ((top < 0 || bottom > innerHeight) && bottom - top <= innerHeight) dy = top - (innerHeight - (bottom - top)) / 2;
+		if ((left < 0 || right > innerWidth) && right - left <= innerWidth) dx = left - (innerWidth - (right - left)) / 2;
+		if (dx || dy) { window.scrollBy({left: dx, top: dy, behavior: 'instant'}); ra = a.getBoundingClientRect(); rb = b.getBoundingClientRect(); }
+		const box = (r) => ({count: 1, x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, h: r.height});
+		return {Src: box(ra), Dst: box(rb), W: innerWidth, H: innerHeight}; })()`, jsString(first.Matched), jsString(dst.Matched))
+	raw, err := p.evalRaw(ctx, js)
+	if err != nil {
 		return err
 	}
-	if src.Count == 0 {
-		return tool.Errorf(tool.CodeElementNotFound, "argument \"source\": %q matched no element any more once the target was scrolled into view", source)
+	if string(raw) == "null" || json.Unmarshal(raw, &boxes) != nil {
+		return tool.Errorf(tool.CodeElementNotFound, "%q or %q matched no element any more once scrolled to", source, target)
 	}
+	src := boxes.Src
 	fx, fy := src.at(from)
-	tx, ty := dst.at(to)
-	var vp struct{ W, H float64 }
-	raw, err := p.evalRaw(ctx, "({W: innerWidth, H: innerHeight})")
-	if err == nil {
-		_ = json.Unmarshal(raw, &vp)
-	}
-	if vp.W > 0 && (fx < 0 || fy < 0 || tx < 0 || ty < 0 || fx > vp.W || tx > vp.W || fy > vp.H || ty > vp.H) {
-		return tool.Errorf(tool.CodeToolError, "%q and %q do not fit in the %gx%g viewport at once (a drag does not scroll): make the viewport larger with browser_resize, or drag in two steps with browser_mouse_drag", source, target, vp.W, vp.H)
+	tx, ty := boxes.Dst.at(to)
+	if fx < 0 || fy < 0 || tx < 0 || ty < 0 || fx > boxes.W || tx > boxes.W || fy > boxes.H || ty > boxes.H {
+		return tool.Errorf(tool.CodeToolError, "%q and %q do not fit in the %gx%g viewport at once (a drag does not scroll): make the viewport larger with browser_resize, or drag in two steps with browser_mouse_drag", source, target, boxes.W, boxes.H)
 	}
 	p.mu.Lock()
 	p.mouseX, p.mouseY = tx, ty

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -134,5 +136,95 @@ return { status, text: await ctx.browser.text('#out'), title: await ctx.browser.
 	out, isErr := s.call("greet_sneaky", map[string]any{"url": srv.URL})
 	if !isErr || !strings.Contains(out, "FORBIDDEN") || !strings.Contains(out, `permissions: ["browser"]`) {
 		t.Errorf("without the permission: %s", out)
+	}
+}
+
+// browserPIDs lists the processes under an Igor (its browser's), read
+// from /proc.
+func browserPIDs(t *testing.T, igor int) []int {
+	t.Helper()
+	var pids []int
+	for _, p := range proc.Descendants(igor) {
+		if p.State != 'Z' {
+			pids = append(pids, p.PID)
+		}
+	}
+	if len(pids) < 2 {
+		t.Fatalf("the Igor %d's processes: %v (want the browser and its helpers)", igor, pids)
+	}
+	return pids
+}
+
+// TestBrowserGoneWithItsIgor: an Igor shut down by worker_restart, and the
+// Igors of a server whose client went away, take their Chromium with them
+// (every process, found by a scan of /proc); before that, dialogs, upload,
+// console and network capture work through MCP, and bad input gets clear
+// errors.
+func TestBrowserGoneWithItsIgor(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			io.WriteString(w, `<!doctype html><title>Files</title><input type="file" id="up" onchange="document.getElementById('out').textContent = this.files[0].name">
+<button id="ask" onclick="document.getElementById('out').textContent = prompt('Name?')">Ask</button><p id="out"></p>
+<script>console.warn('ready', 7); fetch('/api/items?x=1');</script>`)
+		case "/api/items":
+			w.WriteHeader(http.StatusTeapot)
+		}
+	}))
+	defer srv.Close()
+	s := startConfigured(t, "igors:\n  maxWorkers: 1\n  heartbeatInterval: 1s\n")
+	s.mustCall("browser_navigate", map[string]any{"url": srv.URL + "/"})
+
+	f := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(f, []byte("hi"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.mustCall("browser_file_upload", map[string]any{"selector": "#up", "files": []string{f}})
+	if got := s.mustCall("browser_get_text", map[string]any{"selector": "#out"}); got["text"] != "notes.txt" {
+		t.Errorf("upload: %v", got)
+	}
+	if got := s.mustCall("browser_console_messages", map[string]any{"type": "warning"}); got["count"] != float64(1) || !strings.Contains(fmt.Sprint(got["messages"]), "ready 7") {
+		t.Errorf("console: %v", got)
+	}
+	if got := s.mustCall("browser_network_requests", map[string]any{"filter": "/api/items", "status": 418}); got["count"] != float64(1) {
+		t.Errorf("network: %v", got)
+	}
+	s.mustCall("browser_handle_dialog", map[string]any{"action": "accept", "promptText": "Ada", "autoRespond": true})
+	s.mustCall("browser_click", map[string]any{"selector": "#ask"})
+	if got := s.mustCall("browser_get_text", map[string]any{"selector": "#out"}); got["text"] != "Ada" {
+		t.Errorf("prompt answered: %v", got)
+	}
+	for _, c := range []struct {
+		name    string
+		args    map[string]any
+		mention string
+	}{
+		{"browser_navigate", map[string]any{"url": "localhost:3000"}, `did you mean "http://localhost:3000"`},
+		{"browser_navigate", map[string]any{"url": 42}, `"url"`},
+		{"browser_navigate", map[string]any{"url": "http://" + freePort(t) + "/"}, "nothing listens at"},
+		{"browser_click", map[string]any{"selector": "#nope", "timeout": 200}, `ELEMENT_NOT_FOUND: selector "#nope"`},
+		{"browser_screenshot", map[string]any{"savePath": "../../x.png"}, "FORBIDDEN"},
+		{"browser_resize", map[string]any{"width": -1, "height": 400}, `argument "width"`},
+	} {
+		out, isErr := s.call(c.name, c.args)
+		if !isErr || !strings.Contains(out, c.mention) {
+			t.Errorf("%s %v: %s", c.name, c.args, out)
+		}
+	}
+
+	// worker_restart: the Igor closes its browser as it shuts down.
+	browsers := browserPIDs(t, s.igorPIDs()[0])
+	s.mustCall("worker_restart", nil)
+	for _, pid := range browsers {
+		waitGone(t, pid)
+	}
+	// The client goes away: the server ends, its Igor too, and the browser.
+	s.mustCall("browser_navigate", map[string]any{"url": srv.URL + "/"})
+	browsers = browserPIDs(t, s.igorPIDs()[0])
+	s.stop()
+	for _, pid := range browsers {
+		waitGone(t, pid)
 	}
 }

@@ -101,8 +101,8 @@ func TestBrowserTools(t *testing.T) {
 	// A login flow by tools: type, select, check, click; then the page says who.
 	s.MustRun("browser_fill_form", `{"fields":[{"selector":"#user","value":"ada"},{"selector":"#pw","value":"secret"},{"selector":"#plan","value":"pro"},{"selector":"#terms","value":true}]}`)
 	got = obj(t, s, "browser_click", `{"selector":"[data-testid=submit]","selfHeal":true,"timeout":1000}`)
-	if got["matched"] != `[data-testid="submit-login"]` && got["healed"] != true {
-		t.Logf("click healed to %v", got["matched"])
+	if got["healed"] != true || !strings.Contains(fmt.Sprint(got["matched"]), "submit") || got["selector"] != "[data-testid=submit]" {
+		t.Errorf("selfHeal: the result should say which selector matched: %v", got)
 	}
 	s.MustRun("browser_wait", `{"selector":"#hi"}`)
 	if got = obj(t, s, "browser_get_text", `{"selector":"#hi"}`); got["text"] != "Hello ada (pro, terms on)" {
