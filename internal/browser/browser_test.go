@@ -183,8 +183,12 @@ func TestIdleBrowserCloses(t *testing.T) {
 func TestLaunchWithoutABrowser(t *testing.T) {
 	t.Setenv(ChromiumEnv, "/nonexistent/chromium")
 	_, err := Launch(context.Background(), Options{Headless: true})
-	if err == nil || !strings.Contains(err.Error(), ChromiumEnv) {
+	if err == nil || !strings.Contains(err.Error(), ChromiumEnv+"=/nonexistent/chromium names no file") || !strings.Contains(err.Error(), "apt-get install chromium") {
 		t.Fatalf("launch without a browser: %v", err)
+	}
+	t.Setenv(ChromiumEnv, t.TempDir())
+	if _, err = Launch(context.Background(), Options{Headless: true}); err == nil || !strings.Contains(err.Error(), "not an executable file") {
+		t.Fatalf("launch with a directory for the browser: %v", err)
 	}
 	t.Setenv(ChromiumEnv, "")
 	t.Setenv("PATH", t.TempDir())

@@ -21,8 +21,12 @@ const execEnv = "BARRHAWK_EXEC_BROWSER"
 // chromium-browser, google-chrome or google-chrome-stable on PATH.
 func Find() (string, error) {
 	if p := os.Getenv(ChromiumEnv); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("%s=%s: %w", ChromiumEnv, p, err)
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("%s=%s names no file (%w): set it to the path of a Chromium or Chrome binary, or unset it to use chromium from PATH (install Debian's with sudo apt-get install chromium)", ChromiumEnv, p, err)
+		case fi.IsDir() || fi.Mode()&0o111 == 0:
+			return "", fmt.Errorf("%s=%s is not an executable file: set it to the path of a Chromium or Chrome binary, such as /usr/bin/chromium", ChromiumEnv, p)
 		}
 		return p, nil
 	}

@@ -56,7 +56,20 @@ func BenchmarkBrowserActions(b *testing.B) {
 		lat = append(lat, time.Since(t0)/3)
 	}
 	reportLatencies(b, lat)
-	time.Sleep(1200 * time.Millisecond) // a pong with the browser's memory
-	st := s.mustCall("worker_status", nil)["pool"].(map[string]any)["igors"].([]any)[0].(map[string]any)
-	b.ReportMetric(st["browserMemoryPerPage"].(float64)/(1<<20), "browser-MiB/page")
+	b.StopTimer()
+	status := func() map[string]any {
+		time.Sleep(1200 * time.Millisecond) // a pong with the browser's memory
+		return s.mustCall("worker_status", nil)["pool"].(map[string]any)["igors"].([]any)[0].(map[string]any)
+	}
+	one := status()
+	b.ReportMetric(one["browserMemoryPerPage"].(float64)/(1<<20), "browser-MiB/page")
+	// What one more tab on the page costs: three more, measured together.
+	for range 3 {
+		call("browser_tabs", map[string]any{"action": "new", "url": srv.URL})
+	}
+	four := status()
+	if four["browserPages"] != float64(4) {
+		b.Fatalf("tabs: %v", four)
+	}
+	b.ReportMetric((four["browserMemory"].(float64)-one["browserMemory"].(float64))/3/(1<<20), "added-MiB/tab")
 }
