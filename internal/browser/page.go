@@ -190,11 +190,13 @@ type Probe struct {
 	Enabled  bool   `json:"enabled"`
 	Editable bool   `json:"editable"`
 	// Animating says a CSS animation or transition runs on the element.
-	Animating bool    `json:"animating"`
-	X         float64 `json:"x"`
-	Y         float64 `json:"y"`
-	W         float64 `json:"w"`
-	H         float64 `json:"h"`
+	Animating bool `json:"animating"`
+	// Kind is the element's tag (and input type), for messages.
+	Kind string  `json:"kind,omitempty"`
+	X    float64 `json:"x"`
+	Y    float64 `json:"y"`
+	W    float64 `json:"w"`
+	H    float64 `json:"h"`
 }
 
 // FindOptions say what to wait for.
@@ -508,7 +510,7 @@ func (p *Page) Type(ctx context.Context, sel, text string, clear, enter bool, o 
 		return nil, err
 	}
 	if !pr.Editable {
-		return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q matched an element that takes no text (not an input, textarea or contenteditable)", sel)
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q matched a <%s>, which takes no typed text: type into a text input, a textarea or a contenteditable element; choose a select's option with browser_select_option, tick a checkbox or radio with browser_click, pick files with browser_file_upload", sel, pr.Kind)
 	}
 	focus := fmt.Sprintf(`(() => { const el = window.__bh.resolve(%s)[0]; el.focus(); if (%v) { if ('value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})); } else { el.textContent = ''; } } return true; })()`, jsString(pr.Matched), clear)
 	if _, err := p.evalRaw(ctx, focus); err != nil {
@@ -717,6 +719,13 @@ func (p *Page) capture(ctx context.Context, clip *page.Viewport, beyond bool) ([
 // screenshotError explains a capture that failed; Chromium cannot capture
 // its own error page (a navigation that failed).
 func screenshotError(ctx context.Context, p *Page, err error) error {
+	if err != nil && strings.Contains(err.Error(), "Page is too large") {
+		var h int
+		if raw, e := p.evalRaw(ctx, "document.documentElement.scrollHeight"); e == nil {
+			_ = json.Unmarshal(raw, &h)
+		}
+		return tool.Errorf(tool.CodeToolError, "the page is %d px tall, more than Chromium captures in one image: take the viewport (fullPage false) after browser_scroll, or one element with selector", h)
+	}
 	if err != nil && strings.Contains(err.Error(), "Not attached to an active page") {
 		if raw, e := p.evalRaw(ctx, "location.href"); e == nil && strings.Contains(string(raw), "chrome-error://") {
 			return tool.Errorf(tool.CodeToolError, "the tab shows Chromium's error page (its last navigation failed), which cannot be captured; navigate to a page that loads, or go back with browser_navigate_back")

@@ -235,7 +235,8 @@
       count: els.length, matched, visible: visible(el),
       enabled: !(el.disabled || el.getAttribute('aria-disabled') === 'true'),
       animating: typeof el.getAnimations === 'function' && el.getAnimations({ subtree: false }).some((a) => a.playState === 'running'),
-      editable: el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) && !el.readOnly,
+      editable: el.isContentEditable || (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT' && !['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'range', 'color', 'hidden'].includes((el.type || '').toLowerCase())) && !el.readOnly,
+      kind: el.tagName.toLowerCase() + (el.tagName === 'INPUT' ? ' type=' + (el.type || 'text') : '') + (el.readOnly ? ' readonly' : ''),
       x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, h: r.height,
     };
   };

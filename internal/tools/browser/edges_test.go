@@ -180,6 +180,17 @@ func TestBrowserInputsAndEdges(t *testing.T) {
 		t.Errorf("not found, nothing alike: %s", e.Message)
 	}
 
+	// A full-page screenshot is taller than the viewport.
+	shot := tooltest.Marshal(s.MustRun("browser_screenshot", `{"fullPage":true}`))
+	var content tool.Content
+	if err := jsonUnmarshal(shot, &content); err != nil || len(content.Parts) != 2 || !strings.Contains(content.Parts[1].Text, `"width":1280`) || strings.Contains(content.Parts[1].Text, `"height":720`) {
+		t.Errorf("full page screenshot: %.300s %v", content.Parts[1].Text, err)
+	}
+	e = s.MustFail("browser_type", `{"selector":"#confirm","text":"x"}`, tool.CodeInvalidArgs)
+	if !strings.Contains(e.Message, "<button>") || !strings.Contains(e.Message, "takes no typed text") {
+		t.Errorf("typing into a button: %s", e.Message)
+	}
+
 	// A large page: the snapshot is cut under the bound, with a note; a page
 	// of three-byte characters is cut by bytes too.
 	for _, path := range []string{"/big", "/wide"} {
@@ -188,6 +199,10 @@ func TestBrowserInputsAndEdges(t *testing.T) {
 		if len(snap) > 100_000 || !strings.Contains(snap, "[snapshot cut at") || !strings.Contains(snap, "pass root") {
 			t.Errorf("%s: snapshot of %d bytes, ends %q", path, len(snap), snap[max(0, len(snap)-200):])
 		}
+	}
+	e = s.MustFail("browser_screenshot", `{"fullPage":true}`, tool.CodeToolError)
+	if !strings.Contains(e.Message, "px tall") {
+		t.Errorf("a page too tall for one image: %s", e.Message)
 	}
 	snap = fmt.Sprint(s.MustRun("browser_snapshot", `{"root":"xpath=//p[3]"}`))
 	if strings.Contains(snap, "cut at") || !strings.Contains(snap, "第2行") {
