@@ -120,6 +120,8 @@ func connError(red *redact.Redactor, label string, err error) error {
 		hint = "; the server did not answer in time (is the host reachable, the port right?)"
 	case strings.Contains(msg, "connection refused"):
 		hint = "; nothing listens there: is the server running, the port right?"
+	case strings.Contains(msg, "server refused TLS"):
+		hint = "; the server does not offer TLS: use sslmode disable or prefer, or enable ssl on the server"
 	case strings.Contains(msg, "password authentication failed") || strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "NOAUTH"):
 		hint = "; check the user and password"
 	}
@@ -206,25 +208,58 @@ func columnNames(names []string) []string {
 	return out
 }
 
-// params decodes the params argument: a JSON array of values.
+// params decodes the params argument, a JSON array of values: integral
+// numbers become integers, arrays stay arrays (of such values), objects go
+// as JSON text.
 func params(raw []any) []any {
 	out := make([]any, len(raw))
 	for i, p := range raw {
-		switch x := p.(type) {
-		case map[string]any, []any:
-			b, _ := json.Marshal(x) // objects and arrays go as JSON text
-			out[i] = string(b)
-		case float64:
-			if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-				out[i] = int64(x)
-			} else {
-				out[i] = x
-			}
-		default:
-			out[i] = x
-		}
+		out[i] = param(p, true)
 	}
 	return out
+}
+
+// jsonParams is params with arrays as JSON text too.
+func jsonParams(raw []any) []any {
+	out := make([]any, len(raw))
+	for i, p := range raw {
+		out[i] = param(p, false)
+	}
+	return out
+}
+
+func param(p any, arrays bool) any {
+	switch x := p.(type) {
+	case []any:
+		if arrays {
+			return element(x)
+		}
+		b, _ := json.Marshal(x)
+		return string(b)
+	case map[string]any:
+		b, _ := json.Marshal(x) // objects go as JSON text
+		return string(b)
+	}
+	return element(p)
+}
+
+// element is a value inside an array parameter: integral numbers become
+// integers, the rest stays as decoded (objects too: a json array takes
+// them as they are).
+func element(p any) any {
+	switch x := p.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = element(e)
+		}
+		return out
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+	}
+	return p
 }
 
 // maxRowsOf applies the default.

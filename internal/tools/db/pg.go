@@ -4,15 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/barrhawk/barrhawk/internal/redact"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -58,7 +61,13 @@ func pgConnect() tool.Tool {
 			}
 			alias := aliasOf(in.Alias)
 			red := redact.New(in.Password)
-			cfg, err := pgxpool.ParseConfig(in.ConnectionString)
+			cs := in.ConnectionString
+			if in.SSLMode != "" {
+				// sslmode decides the TLS setup and the fallbacks ParseConfig
+				// builds, so it goes into the string before parsing.
+				cs = withSSLMode(cs, in.SSLMode)
+			}
+			cfg, err := pgxpool.ParseConfig(cs)
 			if err != nil {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"connectionString\": %s; write postgres://user:password@host:5432/database", red.String(err.Error()))
 			}
@@ -66,10 +75,23 @@ func pgConnect() tool.Tool {
 			red.Add(cc.Password)
 			if in.Host != "" {
 				cc.Host = in.Host
-				cc.Fallbacks = nil
+				for _, fb := range cc.Fallbacks {
+					fb.Host = in.Host
+				}
+				if cc.TLSConfig != nil && cc.TLSConfig.ServerName != "" {
+					cc.TLSConfig.ServerName = in.Host
+				}
+				for _, fb := range cc.Fallbacks {
+					if fb.TLSConfig != nil && fb.TLSConfig.ServerName != "" {
+						fb.TLSConfig.ServerName = in.Host
+					}
+				}
 			}
 			if in.Port != 0 {
 				cc.Port = uint16(in.Port)
+				for _, fb := range cc.Fallbacks {
+					fb.Port = uint16(in.Port)
+				}
 			}
 			if in.Database != "" {
 				cc.Database = in.Database
@@ -80,13 +102,17 @@ func pgConnect() tool.Tool {
 			if in.Password != "" {
 				cc.Password = in.Password
 			}
-			if in.SSLMode == "disable" {
-				cc.TLSConfig, cc.Fallbacks = nil, nil
+			if cc.ConnectTimeout <= 0 || cc.ConnectTimeout > connectTimeout {
+				cc.ConnectTimeout = connectTimeout // connect_timeout in the string may shorten it
 			}
-			cc.ConnectTimeout = connectTimeout
+			// A cancelled call (its timeout, a cut result) cancels the
+			// statement on the server, and the connection stays usable.
+			cc.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+				return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: 2 * time.Second}
+			}
 			cfg.MaxConns = 8
 			label := fmt.Sprintf("PostgreSQL %s@%s:%d/%s", cc.User, cc.Host, cc.Port, cc.Database)
-			cctx, cancel := context.WithTimeout(ctx, connectTimeout)
+			cctx, cancel := context.WithTimeout(ctx, cc.ConnectTimeout)
 			defer cancel()
 			pool, err := pgxpool.NewWithConfig(cctx, cfg)
 			if err != nil {
@@ -103,9 +129,28 @@ func pgConnect() tool.Tool {
 	}
 }
 
+// withSSLMode sets sslmode in a connection string of either form (URL or
+// key=value pairs; empty is key=value), replacing one it has.
+func withSSLMode(cs, mode string) string {
+	if strings.HasPrefix(cs, "postgres://") || strings.HasPrefix(cs, "postgresql://") {
+		if u, err := url.Parse(cs); err == nil {
+			q := u.Query()
+			q.Set("sslmode", mode)
+			u.RawQuery = q.Encode()
+			return u.String()
+		}
+		return cs // ParseConfig reports what is wrong with it
+	}
+	return strings.TrimSpace(cs + " sslmode=" + mode) // the last one wins
+}
+
 // pgErr explains an error of a statement: the server's code and message,
 // and for one with a position, the line, column and the text there.
 func pgErr(c *pgConn, query string, err error) error {
+	var te *tool.Error
+	if errors.As(err, &te) {
+		return te
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P")) {
 		// Connection exceptions, and the server shutting down or restarting
@@ -132,6 +177,39 @@ func pgErr(c *pgConn, query string, err error) error {
 		return connError(c.red, c.label, err)
 	}
 	return tool.Errorf(tool.CodeQueryError, "%s", c.red.String(err.Error()))
+}
+
+// pgRun runs query with raw, the params argument, through query (a pool's
+// or a transaction's Query). Arrays go as arrays (for int[], text[], or
+// json), objects as JSON text; an array that cannot be sent as one (for a
+// text parameter) goes as JSON text instead. A count of parameters that
+// does not match the statement's is INVALID_ARGS saying so.
+func pgRun(ctx context.Context, query func(context.Context, string, ...any) (pgx.Rows, error), sql string, raw []any) (pgx.Rows, error) {
+	args := params(raw)
+	rows, err := query(ctx, sql, args...)
+	for tries := 0; err != nil && tries < len(args); tries++ {
+		// pgx encodes before it sends anything: "failed to encode args[i]".
+		var i int
+		at := strings.Index(err.Error(), "failed to encode args[")
+		if at < 0 {
+			break
+		}
+		if n, _ := fmt.Sscanf(err.Error()[at:], "failed to encode args[%d]", &i); n != 1 || i < 0 || i >= len(args) {
+			break
+		}
+		if _, isArray := args[i].([]any); !isArray {
+			break
+		}
+		args[i] = param(raw[i], false)
+		rows, err = query(ctx, sql, args...)
+	}
+	if err != nil {
+		var want, got int
+		if n, _ := fmt.Sscanf(err.Error(), "expected %d arguments, got %d", &want, &got); n == 2 {
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"params\": the statement has %d parameter(s) ($1...$%d) and params gives %d value(s); give one value per parameter", want, want, got)
+		}
+	}
+	return rows, err
 }
 
 // isConnErr reports a lost or refused connection (not an SQL error).
@@ -172,8 +250,12 @@ func caret(query string, pos int) string {
 	return fmt.Sprintf("at line %d, column %d:\n  %s\n  %s^", line, col, text, strings.Repeat(" ", col-1))
 }
 
-// pgResult reads rows into the result form every tool shares.
-func pgResult(rows pgx.Rows, maxRows int) (map[string]any, error) {
+// pgResult reads rows into the result form every tool shares. When the
+// rows run past maxRows and stop is not nil, stop is called to cancel the
+// statement on the server, so that the rest is neither produced nor read
+// (closing the rows otherwise reads every remaining row, which for a
+// statement of millions takes seconds).
+func pgResult(rows pgx.Rows, maxRows int, stop func()) (map[string]any, error) {
 	defer rows.Close()
 	fds := rows.FieldDescriptions()
 	names := make([]string, len(fds))
@@ -193,6 +275,9 @@ func pgResult(rows pgx.Rows, maxRows int) (map[string]any, error) {
 	for rows.Next() {
 		if len(out) == maxRows {
 			truncated = true
+			if stop != nil {
+				stop()
+			}
 			break
 		}
 		vals, err := rows.Values()
@@ -206,18 +291,71 @@ func pgResult(rows pgx.Rows, maxRows int) (map[string]any, error) {
 		out = append(out, row)
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	stopped := truncated && stop != nil
+	if err := rows.Err(); err != nil && !stopped {
 		return nil, err
 	}
 	tag := rows.CommandTag()
 	res := map[string]any{"commandTag": tag.String(), "rowsAffected": tag.RowsAffected()}
+	if stopped {
+		res = map[string]any{} // the statement was cancelled: the server sent no tag
+	}
 	if len(fds) > 0 {
 		res["columns"], res["rows"], res["rowCount"] = cols, out, len(out)
 	}
 	if truncated {
 		res["truncated"], res["note"] = true, cutNote(maxRows)
+		if stopped {
+			res["note"] = cutNote(maxRows) + "; the rest was not read (the statement was cancelled on the server)"
+		}
 	}
 	return res, nil
+}
+
+// readOnly reports whether a statement only reads, judged by its first
+// keyword (after comments and parentheses): SELECT, VALUES, TABLE, SHOW,
+// EXPLAIN, or WITH without INSERT, UPDATE, DELETE or MERGE. Only such a
+// statement is cancelled when its rows run past maxRows: cancelling one
+// that writes would undo its writes.
+func readOnly(query string) bool {
+	q := strings.TrimSpace(query)
+	for {
+		switch {
+		case strings.HasPrefix(q, "--"):
+			if i := strings.IndexByte(q, '\n'); i >= 0 {
+				q = strings.TrimSpace(q[i+1:])
+				continue
+			}
+			return false
+		case strings.HasPrefix(q, "/*"):
+			if i := strings.Index(q, "*/"); i >= 0 {
+				q = strings.TrimSpace(q[i+2:])
+				continue
+			}
+			return false
+		case strings.HasPrefix(q, "("):
+			q = strings.TrimSpace(q[1:])
+			continue
+		}
+		break
+	}
+	end := strings.IndexFunc(q, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
+	if end < 0 {
+		end = len(q)
+	}
+	switch strings.ToUpper(q[:end]) {
+	case "SELECT", "VALUES", "TABLE", "SHOW", "EXPLAIN":
+		return !strings.Contains(strings.ToUpper(q), "INTO")
+	case "WITH":
+		up := strings.ToUpper(q)
+		for _, w := range []string{"INSERT", "UPDATE", "DELETE", "MERGE", "INTO"} {
+			if strings.Contains(up, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func pgQuery() tool.Tool {
@@ -241,11 +379,17 @@ func pgQuery() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			rows, err := c.c.Query(ctx, in.Query, params(in.Params)...)
+			qctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			rows, err := pgRun(qctx, c.c.Query, in.Query, in.Params)
 			if err != nil {
 				return nil, pgErr(c, in.Query, err)
 			}
-			res, err := pgResult(rows, maxRowsOf(in.MaxRows))
+			var stop func()
+			if readOnly(in.Query) {
+				stop = cancel
+			}
+			res, err := pgResult(rows, maxRowsOf(in.MaxRows), stop)
 			if err != nil {
 				return nil, pgErr(c, in.Query, err)
 			}
@@ -285,10 +429,10 @@ func pgTransaction() tool.Tool {
 			defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing
 			results := make([]map[string]any, 0, len(in.Queries))
 			for i, st := range in.Queries {
-				rows, err := tx.Query(ctx, st.Query, params(st.Params)...)
+				rows, err := pgRun(ctx, tx.Query, st.Query, st.Params)
 				var res map[string]any
 				if err == nil {
-					res, err = pgResult(rows, defaultMaxRows)
+					res, err = pgResult(rows, defaultMaxRows, nil)
 				}
 				if err != nil {
 					e := tool.AsError(pgErr(c, st.Query, err))
@@ -442,6 +586,9 @@ func pgSeed() tool.Tool {
 			if err := tx.Commit(ctx); err != nil {
 				return nil, pgErr(c, "COMMIT", err)
 			}
+			if cols == nil {
+				cols = []string{}
+			}
 			return map[string]any{"table": table, "inserted": len(in.Data), "truncated": in.TruncateFirst, "columns": cols}, nil
 		}),
 	}
@@ -469,7 +616,7 @@ func pgSchema() tool.Tool {
 				if err != nil {
 					return nil, pgErr(c, q, err)
 				}
-				res, err := pgResult(rows, maxMaxRows)
+				res, err := pgResult(rows, maxMaxRows, nil)
 				if err != nil {
 					return nil, pgErr(c, q, err)
 				}

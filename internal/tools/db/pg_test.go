@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -214,4 +215,89 @@ func TestPostgresConnectionsCloseWithTheResources(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Errorf("the server still sees %v connections after the pool closed", count())
+}
+
+// The connection options a user gives are the ones used: sslmode (require
+// refuses a server without TLS, with a hint) and connect_timeout (a server
+// that never answers fails after it, not after the default 10 s).
+func TestPostgresConnectOptions(t *testing.T) {
+	t.Parallel()
+	s := tooltest.NewSession(t, Tools())
+	e := s.MustFail("db_pg_connect", fmt.Sprintf(`{"connectionString":%q,"sslmode":"require"}`, pg.URL), tool.CodeConnectionFailed)
+	if !strings.Contains(e.Message, "TLS") || !strings.Contains(e.Message, "sslmode disable") {
+		t.Errorf("sslmode require against a server without TLS: %s", e.Message)
+	}
+	kv := fmt.Sprintf(`host=127.0.0.1 port=%d user=postgres password=%s dbname=postgres`, pg.Port(), testsrv.Password)
+	s.MustFail("db_pg_connect", fmt.Sprintf(`{"connectionString":%q,"sslmode":"verify-full"}`, kv), tool.CodeConnectionFailed)
+	s.MustRun("db_pg_connect", fmt.Sprintf(`{"connectionString":%q,"sslmode":"disable","alias":"kv"}`, kv))
+
+	// A listener that accepts and never answers.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	began := time.Now()
+	e = s.MustFail("db_pg_connect", fmt.Sprintf(`{"connectionString":"postgres://u:%s@%s/x?sslmode=disable&connect_timeout=1"}`, testsrv.Password, l.Addr()), tool.CodeConnectionFailed)
+	if took := time.Since(began); took > 8*time.Second || !strings.Contains(e.Message, "did not answer in time") || strings.Contains(e.Message, testsrv.Password) {
+		t.Errorf("connect_timeout=1 against a silent server: after %s: %s", took, e.Message)
+	}
+}
+
+// A result cut at maxRows stops a reading statement on the server (the
+// rest is not produced, and the connection serves the next call), while a
+// statement that writes runs to its end.
+func TestPostgresCutResultStopsTheStatement(t *testing.T) {
+	t.Parallel()
+	s := pgSession(t, "t_cut")
+	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT g FROM generate_series(1, 200000000) g","maxRows":2}`))
+	if got["rowCount"] != float64(2) || got["truncated"] != true || !strings.Contains(fmt.Sprint(got["note"]), "cancelled on the server") {
+		t.Errorf("cut: %v", got)
+	}
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%generate_series(1, 200000000)%' AND state = 'active' AND pid <> pg_backend_pid()"}`))
+	tooltest.WantJSON(t, "statements still running", got["rows"], `[{"n":0}]`)
+	// A write that returns more rows than maxRows is not cancelled.
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"CREATE TABLE w (id int)"}`)
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"INSERT INTO w SELECT g FROM generate_series(1, 5000) g RETURNING id","maxRows":10}`))
+	if got["rowCount"] != float64(10) || got["truncated"] != true || strings.Contains(fmt.Sprint(got["note"]), "cancelled") {
+		t.Errorf("cut write: %v", got)
+	}
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT count(*) AS n FROM w"}`))
+	tooltest.WantJSON(t, "rows written", got["rows"], `[{"n":5000}]`)
+
+	for q, want := range map[string]bool{
+		"SELECT 1": true, " -- c\n/* d */ (select 1)": true, "values (1)": true, "WITH a AS (SELECT 1) SELECT * FROM a": true,
+		"WITH a AS (DELETE FROM t RETURNING *) SELECT * FROM a": false, "INSERT INTO t VALUES (1) RETURNING *": false,
+		"SELECT * INTO t2 FROM t": false, "UPDATE t SET a = 1 RETURNING a": false, "": false,
+	} {
+		if readOnly(q) != want {
+			t.Errorf("readOnly(%q) = %v", q, !want)
+		}
+	}
+}
+
+// Parameters: arrays go as arrays (int[], text[], jsonb), objects as JSON,
+// an array for a text parameter as JSON text; a count that does not match
+// the statement's says so.
+func TestPostgresParams(t *testing.T) {
+	t.Parallel()
+	s := tooltest.NewSession(t, Tools())
+	s.MustRun("db_pg_connect", fmt.Sprintf(`{"connectionString":%q}`, pg.URL))
+	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"query":"SELECT $1::int[] AS i, $2::text[] AS t, $3::jsonb AS j, $4::jsonb AS o, $5::text AS s","params":[[1,2],["a","b"],[1,{"x":2}],{"k":[true]},[3]]}`))
+	tooltest.WantJSON(t, "params", got["rows"], `[{"i":[1,2],"t":["a","b"],"j":[1,{"x":2}],"o":{"k":[true]},"s":"[3]"}]`)
+	e := s.MustFail("db_pg_query", `{"query":"SELECT $1::int + $2::int","params":[1]}`, tool.CodeInvalidArgs)
+	if !strings.Contains(e.Message, "2 parameter") || !strings.Contains(e.Message, "gives 1") {
+		t.Errorf("param count: %s", e.Message)
+	}
+	got = tooltest.Object(t, s.MustRun("db_pg_seed", `{"table":"pg_temp.nothing","data":[]}`))
+	tooltest.WantJSON(t, "seed of no rows", got["columns"], `[]`)
 }

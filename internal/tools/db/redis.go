@@ -104,7 +104,9 @@ func redisConnect() tool.Tool {
 			if in.DB != nil {
 				opt.DB = *in.DB
 			}
-			opt.DialTimeout = connectTimeout
+			if opt.DialTimeout <= 0 || opt.DialTimeout > connectTimeout {
+				opt.DialTimeout = connectTimeout // dial_timeout in the URL may shorten it
+			}
 			opt.MaxRetries = 1
 			opt.DialerRetries = 1 // one try: a refused address answers at once
 			label := fmt.Sprintf("Redis %s/%d", opt.Addr, opt.DB)

@@ -104,6 +104,9 @@ func sqliteErr(c *sqliteConn, err error) error {
 	if strings.Contains(msg, "readonly database") || strings.Contains(msg, "SQLITE_READONLY") {
 		msg += " (the database was opened with readonly: true; open it again without readonly to write)"
 	}
+	if strings.Contains(msg, "missing named argument") {
+		msg += " (params is a list, which gives values by position: write ? or ?1, ?2 ... instead of :name)"
+	}
 	return tool.Errorf(tool.CodeQueryError, "%s: %s", c.label, msg)
 }
 
@@ -160,7 +163,7 @@ func sqliteQuery() tool.Tool {
 		Alias   string `json:"alias"`
 	}
 	return tool.Tool{
-		Def: def("db_sqlite_query", sqliteGroup, "Run one SQL statement with ? (or ?1, :name) parameters. A statement that returns rows (SELECT, WITH, PRAGMA, ... RETURNING) "+
+		Def: def("db_sqlite_query", sqliteGroup, "Run one SQL statement with ? (or ?1, ?2) parameters. A statement that returns rows (SELECT, WITH, PRAGMA, ... RETURNING) "+
 			"gives {columns, rows, rowCount}; any other gives {rowsAffected, lastInsertId}.", true,
 			schema.Object(
 				schema.String("query", "The SQL statement").Required().Min(1),
@@ -180,7 +183,7 @@ func sqliteQuery() tool.Tool {
 				return nil, sqliteErr(c, err)
 			}
 			defer sc.Close()
-			rows, err := sc.QueryContext(ctx, in.Query, params(in.Params)...)
+			rows, err := sc.QueryContext(ctx, in.Query, jsonParams(in.Params)...)
 			if err != nil {
 				return nil, sqliteErr(c, err)
 			}

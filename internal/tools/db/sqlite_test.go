@@ -83,4 +83,17 @@ func TestSQLite(t *testing.T) {
 	s.MustRun("db_sqlite_query", `{"alias":"mem","query":"INSERT INTO t VALUES (42)"}`)
 	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"mem","query":"SELECT x FROM t"}`))
 	tooltest.WantJSON(t, "memory", got["rows"], `[{"x":42}]`)
+	// Parameters: arrays and objects as JSON text; a :name parameter,
+	// which a list cannot fill, says what to write instead.
+	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"mem","query":"SELECT ? AS a, ?2 AS o","params":[[1,2],{"k":1}]}`))
+	tooltest.WantJSON(t, "params", got["rows"], `[{"a":"[1,2]","o":"{\"k\":1}"}]`)
+	e = s.MustFail("db_sqlite_query", `{"alias":"mem","query":"SELECT :a","params":[1]}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "write ? or ?1") {
+		t.Errorf(":name: %s", e.Message)
+	}
+	// A read-only open refuses writes even through a statement returning rows.
+	e = s.MustFail("db_sqlite_query", `{"alias":"ro","query":"INSERT INTO items (name, price) VALUES ('x', 1) RETURNING id"}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "readonly") {
+		t.Errorf("RETURNING on read-only: %s", e.Message)
+	}
 }
