@@ -2,8 +2,13 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,4 +119,85 @@ func TestDatabases(t *testing.T) {
 		}
 	}
 	fmt.Fprint(&seen, "")
+}
+
+// TestDatabasesAcrossIgors: with several Igors under round-robin, the calls
+// after db_pg_connect {alias} and fs_watch start find the connection and the
+// watcher (they run on the Igor holding them); SIGTERM to the server closes
+// the connections.
+func TestDatabasesAcrossIgors(t *testing.T) {
+	t.Parallel()
+	pg, err := testsrv.StartPostgres()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	s := startWith(t, []string{"--max-igors", "3"}, "")
+	// Every Igor busy, twice: the pool starts all three.
+	for range 2 {
+		var wg sync.WaitGroup
+		for range 6 {
+			wg.Go(func() { s.call("wait_ms", map[string]any{"ms": 300}) })
+		}
+		wg.Wait()
+	}
+	st := s.mustCall("worker_status", map[string]any{})
+	if b, _ := json.Marshal(st); strings.Count(string(b), `"igor-`) < 2 {
+		t.Fatalf("want several Igors before the test: %s", b)
+	}
+	s.mustCall("db_pg_connect", map[string]any{"connectionString": pg.URL + "&application_name=e2e-igors", "alias": "prod"})
+	for i := range 6 {
+		if out, isErr := s.call("db_pg_query", map[string]any{"alias": "prod", "query": "SELECT 1 AS one"}); isErr {
+			t.Fatalf("query %d after the connect: %s", i, out)
+		}
+	}
+	dir := filepath.Join(s.home, "watched")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	id := s.mustCall("fs_watch", map[string]any{"action": "start", "path": "watched"})["id"]
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var events string
+	for range 100 {
+		out, isErr := s.call("fs_watch", map[string]any{"action": "events", "id": id})
+		if isErr {
+			t.Fatalf("fs_watch events: %s", out)
+		}
+		if events = out; strings.Contains(out, "new.txt") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(events, `"op":"create","path":"new.txt"`) {
+		t.Errorf("fs_watch events: %s", events)
+	}
+
+	// SIGTERM: the server ends, and its Igors close their connections.
+	conn, err := pgx.Connect(context.Background(), pg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	count := func() int {
+		var n int
+		if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'e2e-igors'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n < 1 {
+		t.Fatalf("%d connections before SIGTERM", n)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	n := count()
+	for deadline := time.Now().Add(10 * time.Second); n > 0 && time.Now().Before(deadline); n = count() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n != 0 {
+		t.Errorf("%d connections left after SIGTERM", n)
+	}
 }

@@ -377,7 +377,7 @@ func fsCopy() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("fs_copy", "Copy a file, or a directory with recursive, keeping modes and modification times; symbolic links inside are copied as links. "+
-			"An existing directory as destination receives the source inside it, as cp does. Returns {source, destination, files, dirs, bytes}.", true,
+			"An existing directory as destination receives the source inside it, as cp does. Returns {source, destination, files, dirs, links, bytes}.", true,
 			schema.Object(
 				pathArg("source", "File or directory to copy"),
 				pathArg("destination", "Where the copy goes"),
@@ -400,7 +400,7 @@ func fsCopy() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"source": src.abs, "destination": dst.abs, "files": st.files, "dirs": st.dirs, "bytes": st.bytes}, nil
+			return map[string]any{"source": src.abs, "destination": dst.abs, "files": st.files, "dirs": st.dirs, "links": st.links, "bytes": st.bytes}, nil
 		}),
 	}
 }

@@ -179,7 +179,7 @@ func fsWatch() tool.Tool {
 			}
 			wt, ok := tool.Lookup[*watcher](call.Resources, kindWatch, in.ID)
 			if !ok {
-				return nil, tool.Errorf(tool.CodeNotFound, "no watcher %q; open: %s", in.ID, listOrNone(call.Resources.Keys(kindWatch)))
+				return nil, tool.Errorf(tool.CodeNotFound, "no watcher %q; open: %s (a watcher lives in its worker process: one stopped, or ended with its worker, is gone; start another)", in.ID, listOrNone(call.Resources.Keys(kindWatch)))
 			}
 			if in.Action == "stop" {
 				if _, err := call.Resources.Close(kindWatch, in.ID); err != nil {
