@@ -128,6 +128,14 @@ func connError(red *redact.Redactor, label string, err error) error {
 	return tool.Errorf(tool.CodeConnectionFailed, "%s: %s%s", label, msg, hint)
 }
 
+// lostError adds to a connection failure of an open alias that the alias
+// stays: its pool reconnects by itself once the server answers again.
+func lostError(err error) error {
+	e := tool.AsError(err)
+	e.Message += " (the connection stays open under its alias and reconnects by itself once the server is back; no need to connect again)"
+	return e
+}
+
 // jsonValue turns a value read from a database into one JSON shows
 // faithfully: times as RFC 3339, bytes as text when they are UTF-8 (else
 // base64), numbers beyond float64's exact range as strings.

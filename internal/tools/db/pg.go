@@ -155,7 +155,7 @@ func pgErr(c *pgConn, query string, err error) error {
 	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P")) {
 		// Connection exceptions, and the server shutting down or restarting
 		// (admin_shutdown, crash_shutdown, cannot_connect_now).
-		return connError(c.red, c.label, err)
+		return lostError(connError(c.red, c.label, err))
 	}
 	if errors.As(err, &pe) {
 		msg := fmt.Sprintf("%s (SQLSTATE %s)", pe.Message, pe.Code)
@@ -174,7 +174,7 @@ func pgErr(c *pgConn, query string, err error) error {
 		return err // the Igor reports the timeout or the cancellation
 	}
 	if pgconn.Timeout(err) || isConnErr(err) {
-		return connError(c.red, c.label, err)
+		return lostError(connError(c.red, c.label, err))
 	}
 	return tool.Errorf(tool.CodeQueryError, "%s", c.red.String(err.Error()))
 }

@@ -53,7 +53,7 @@ func redisErr(c *redisConn, err error) error {
 	if errors.As(err, &re) {
 		return tool.Errorf(tool.CodeQueryError, "%s: %s", c.label, c.red.String(err.Error()))
 	}
-	return connError(c.red, c.label, err)
+	return lostError(connError(c.red, c.label, err))
 }
 
 func redisConnect() tool.Tool {

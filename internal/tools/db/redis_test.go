@@ -1,6 +1,7 @@
 package db
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/testsrv"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
+	"github.com/redis/go-redis/v9"
 )
 
 // redisSession connects to a database number of the test's own.
@@ -108,5 +110,73 @@ func TestRedisCredentialsNeverShow(t *testing.T) {
 	e = s.MustFail("db_redis_connect", `{"url":"http://:`+wrong+`@h/0"}`, tool.CodeInvalidArgs)
 	if strings.Contains(e.Message, wrong) {
 		t.Errorf("bad url: %s", e.Message)
+	}
+}
+
+// db_redis_keys walks the keys with SCAN: the server counts SCAN calls and
+// no KEYS, even for more keys than one SCAN batch holds.
+func TestRedisKeysUsesScanNotKeys(t *testing.T) {
+	own, err := testsrv.StartRedis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	s := tooltest.NewSession(t, Tools())
+	s.MustRun("db_redis_connect", fmt.Sprintf(`{"url":%q}`, own.URL))
+	opt, err := redis.ParseURL(own.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := redis.NewClient(opt)
+	defer direct.Close()
+	ctx := context.Background()
+	pipe := direct.Pipeline()
+	for i := range 1200 {
+		pipe.Set(ctx, fmt.Sprintf("k:%d", i), i, 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := tooltest.Object(t, s.MustRun("db_redis_keys", `{"pattern":"k:*","limit":100000}`))
+	if got["count"] != float64(1200) || got["truncated"] != false {
+		t.Errorf("keys: count %v truncated %v", got["count"], got["truncated"])
+	}
+	stats, err := direct.Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stats, "cmdstat_scan:") || strings.Contains(stats, "cmdstat_keys:") {
+		t.Errorf("want SCAN and no KEYS:\n%s", stats)
+	}
+}
+
+// A Redis server stopped mid-session: CONNECTION_FAILED saying the alias
+// stays, and once the server is back the same alias works again.
+func TestRedisReconnectsAfterARestart(t *testing.T) {
+	t.Parallel()
+	own, err := testsrv.StartRedis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	s := tooltest.NewSession(t, Tools())
+	s.MustRun("db_redis_connect", fmt.Sprintf(`{"url":%q,"alias":"r"}`, own.URL))
+	s.MustRun("db_redis_set", `{"alias":"r","key":"a","value":"1"}`)
+	if err := own.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	e := s.MustFail("db_redis_get", `{"alias":"r","key":"a"}`, tool.CodeConnectionFailed)
+	if strings.Contains(e.Message, testsrv.Password) || !strings.Contains(e.Message, "reconnects") {
+		t.Errorf("server stopped: %s", e.Message)
+	}
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	got := tooltest.Object(t, s.MustRun("db_redis_get", `{"alias":"r","key":"a"}`))
+	if got["exists"] != false { // no persistence: the restarted server is empty
+		t.Errorf("after the restart: %v", got)
 	}
 }
