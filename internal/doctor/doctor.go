@@ -10,11 +10,11 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/closest"
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/dynamic"
 	"github.com/barrhawk/barrhawk/internal/intent"
@@ -219,24 +219,13 @@ func (d *Doctor) runLocal(ctx context.Context, t *tool.Tool, args json.RawMessag
 // UnknownTool is the UNKNOWN_TOOL error for name, suggesting the closest
 // tool names.
 func (d *Doctor) UnknownTool(name string) *tool.Error {
-	type cand struct {
-		name string
-		dist int
+	all := d.reg.List()
+	known := make([]string, len(all))
+	for i, t := range all {
+		known[i] = t.Name
 	}
-	var cands []cand
-	for _, t := range d.reg.List() {
-		dist := levenshtein(name, t.Name)
-		if dist <= max(2, len(name)/3) || strings.HasPrefix(t.Name, name) || strings.Contains(t.Name, name) && len(name) >= 4 {
-			cands = append(cands, cand{t.Name, dist})
-		}
-	}
-	slices.SortStableFunc(cands, func(a, b cand) int { return a.dist - b.dist })
 	msg := fmt.Sprintf("no tool named %q", name)
-	var names []string
-	for _, c := range cands[:min(3, len(cands))] {
-		names = append(names, c.name)
-	}
-	if len(names) > 0 {
+	if names := closest.Names(name, known, 3); len(names) > 0 {
 		msg += "; did you mean " + strings.Join(names, ", ") + "?"
 	} else if hits := d.Search(strings.ReplaceAll(name, "_", " "), 3, ""); len(hits) > 0 {
 		for _, h := range hits {
@@ -247,24 +236,4 @@ func (d *Doctor) UnknownTool(name string) *tool.Error {
 		msg += "; tool_search finds tools by what they do"
 	}
 	return &tool.Error{Code: tool.CodeUnknownTool, Message: msg}
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

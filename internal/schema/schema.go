@@ -20,9 +20,11 @@ type Prop struct {
 	required bool
 }
 
-// Object returns an object schema with the given properties, in order.
+// Object returns an object schema with the given properties, in order, and
+// no others (additionalProperties: false): a misspelt argument is refused,
+// naming the one meant, rather than ignored.
 func Object(props ...Prop) *jsonschema.Schema {
-	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
 	for _, p := range props {
 		s.Properties[p.Name] = p.Schema
 		s.PropertyOrder = append(s.PropertyOrder, p.Name)
@@ -127,5 +129,11 @@ func StringItems() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"
 // NumberItems is the item schema of an array of numbers.
 func NumberItems() *jsonschema.Schema { return &jsonschema.Schema{Type: "number"} }
 
-// ObjectItems is the item schema of an array of objects with the given properties.
-func ObjectItems(props ...Prop) *jsonschema.Schema { return Object(props...) }
+// ObjectItems is the item schema of an array of objects with the given
+// properties and no others; with none given, of any objects (rows, records).
+func ObjectItems(props ...Prop) *jsonschema.Schema {
+	if len(props) == 0 {
+		return &jsonschema.Schema{Type: "object"}
+	}
+	return Object(props...)
+}

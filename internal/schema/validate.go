@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/barrhawk/barrhawk/internal/closest"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -98,7 +100,7 @@ func check(s *jsonschema.Schema, v any, path string) error {
 			ps, known := s.Properties[k]
 			if !known {
 				if s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
-					return &ValidationError{Field: join(path, k), Message: "is not a known argument; known: " + strings.Join(s.PropertyOrder, ", ")}
+					return unknownArgument(s, k, path)
 				}
 				ps = s.AdditionalProperties
 			}
@@ -137,6 +139,25 @@ func check(s *jsonschema.Schema, v any, path string) error {
 		}
 	}
 	return nil
+}
+
+// unknownArgument is the error for an argument k that s does not have:
+// the one probably meant, and the known ones.
+func unknownArgument(s *jsonschema.Schema, k, path string) error {
+	known := s.PropertyOrder
+	if len(known) == 0 {
+		known = slices.Sorted(maps.Keys(s.Properties))
+	}
+	msg := "is not a known argument"
+	if len(known) == 0 {
+		msg += "; this takes no arguments"
+	} else {
+		if near := closest.Names(k, known, 1); len(near) > 0 {
+			msg += fmt.Sprintf(" (did you mean %q?)", near[0])
+		}
+		msg += "; known: " + strings.Join(known, ", ")
+	}
+	return &ValidationError{Field: join(path, k), Message: msg}
 }
 
 func join(path, k string) string {

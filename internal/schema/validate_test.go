@@ -43,7 +43,9 @@ func TestValidate(t *testing.T) {
 		{`{"text":"a","user":{"name":1}}`, "user.name", "expected string"},
 		{`{"text":"a","value":null}`, "", ""},
 		{`{"text":"a","value":1}`, "value", "expected string or null, got number"},
-		{`{"text":"a","unknown":1}`, "", ""}, // extra arguments are allowed
+		{`{"text":"a","unknown":1}`, "unknown", "is not a known argument; known: text, count"},
+		{`{"text":"a","cuont":1}`, "cuont", `(did you mean "count"?)`},
+		{`{"text":"a","user":{"name":"x","nmae":"y"}}`, "user.nmae", `did you mean "name"?`},
 	} {
 		err := Validate(s, json.RawMessage(tc.args))
 		if tc.want == "" {
