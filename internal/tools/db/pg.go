@@ -123,8 +123,13 @@ func pgConnect() tool.Tool {
 				pool.Close()
 				return nil, connError(red, label, err)
 			}
+			_, replaced := call.Resources.Get(tool.KindPostgres, alias)
 			call.Resources.Put(tool.KindPostgres, alias, &pgConn{c: pool, red: red, label: label}, func() error { pool.Close(); return nil })
-			return map[string]any{"alias": alias, "server": "PostgreSQL " + version, "database": cc.Database, "user": cc.User, "host": cc.Host, "port": cc.Port}, nil
+			out := map[string]any{"alias": alias, "server": "PostgreSQL " + version, "database": cc.Database, "user": cc.User, "host": cc.Host, "port": cc.Port}
+			if replaced {
+				out["replaced"] = true // the alias's earlier connection was closed
+			}
+			return out, nil
 		}),
 	}
 }

@@ -124,8 +124,13 @@ func redisConnect() tool.Tool {
 					version = v
 				}
 			}
+			_, replaced := call.Resources.Get(tool.KindRedis, alias)
 			call.Resources.Put(tool.KindRedis, alias, &redisConn{c: client, red: red, label: label}, client.Close)
-			return map[string]any{"alias": alias, "addr": opt.Addr, "db": opt.DB, "server": "Redis " + version}, nil
+			out := map[string]any{"alias": alias, "addr": opt.Addr, "db": opt.DB, "server": "Redis " + version}
+			if replaced {
+				out["replaced"] = true // the alias's earlier connection was closed
+			}
+			return out, nil
 		}),
 	}
 }

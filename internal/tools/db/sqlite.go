@@ -89,8 +89,13 @@ func sqliteOpen() tool.Tool {
 				db.Close()
 				return nil, tool.Errorf(tool.CodeToolError, "db_sqlite_open %s: not a usable SQLite database: %v", path, err)
 			}
+			_, replaced := call.Resources.Get(tool.KindSQLite, alias)
 			call.Resources.Put(tool.KindSQLite, alias, &sqliteConn{c: db, label: "SQLite " + path}, db.Close)
-			return map[string]any{"alias": alias, "path": path, "readonly": in.Readonly, "tables": tables}, nil
+			out := map[string]any{"alias": alias, "path": path, "readonly": in.Readonly, "tables": tables}
+			if replaced {
+				out["replaced"] = true // the alias's earlier connection was closed
+			}
+			return out, nil
 		}),
 	}
 }

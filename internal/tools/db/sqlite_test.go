@@ -91,6 +91,12 @@ func TestSQLite(t *testing.T) {
 	if !strings.Contains(e.Message, "write ? or ?1") {
 		t.Errorf(":name: %s", e.Message)
 	}
+	// Opening an alias again replaces (and closes) its connection, and says so.
+	got = tooltest.Object(t, s.MustRun("db_sqlite_open", `{"path":":memory:","alias":"mem"}`))
+	if got["replaced"] != true {
+		t.Errorf("open over an open alias: %v", got)
+	}
+	s.MustFail("db_sqlite_query", `{"alias":"mem","query":"SELECT x FROM t"}`, tool.CodeQueryError)
 	// A read-only open refuses writes even through a statement returning rows.
 	e = s.MustFail("db_sqlite_query", `{"alias":"ro","query":"INSERT INTO items (name, price) VALUES ('x', 1) RETURNING id"}`, tool.CodeQueryError)
 	if !strings.Contains(e.Message, "readonly") {
