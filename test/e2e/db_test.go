@@ -92,6 +92,11 @@ func TestDatabases(t *testing.T) {
 		t.Errorf("flush without confirm: %s", out)
 	}
 
+	// The events (task:failed carries the error) show no password either.
+	if out := must("events_recent", map[string]any{}); !strings.Contains(out, "CONNECTION_FAILED") {
+		t.Errorf("events_recent lacks the failed connect: %s", out)
+	}
+
 	// Connections close with the server: PostgreSQL sees them go.
 	s.stop()
 	conn, err := pgx.Connect(context.Background(), pg.URL)
