@@ -326,7 +326,9 @@ func workerRunCmd() *cobra.Command {
 			qcfg := app.QueueService(cfg).Config()
 			qcfg.WorkerID = id
 			svc := newQueueService(qcfg)
-			if err := svc.Start(ctx); err != nil {
+			// River stops hard (cancelling running jobs) when the context
+			// it started with ends: SIGTERM must drain instead.
+			if err := svc.Start(context.WithoutCancel(ctx)); err != nil {
 				return &exitError{exitConfigError, err}
 			}
 			log.Info("worker running", "pid", os.Getpid(), "db", redactDB(cfg.Workers.DB))

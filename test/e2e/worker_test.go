@@ -2,102 +2,611 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/jobs"
 	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/queue"
+	"github.com/barrhawk/barrhawk/internal/testsrv"
 )
 
-// TestWorkerPoolCommands: barrhawk worker start runs jobs that barrhawk
-// task submit queues; a worker killed with SIGKILL is replaced; SIGTERM
-// drains and stops the pool; a missing required tool stops the start with
-// exit code 3.
-func TestWorkerPoolCommands(t *testing.T) {
-	t.Parallel()
-	repo := spawnRepo(t)
-	home := t.TempDir()
-	db := filepath.Join(home, "queue.db")
-	run := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = append(cmd.Environ(), "HOME="+home, "BARRHAWK_HOME="+filepath.Join(home, ".barrhawk"), "BARRHAWK_LOG_LEVEL=warn")
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		if err != nil {
-			return out.String() + errb.String(), err
-		}
-		return out.String(), nil
-	}
-	out, err := run("worker", "start", "--count", "1", "--db", db, "--require", "no-such-tool-xyz")
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 3 || !strings.Contains(out, "no-such-tool-xyz") {
-		t.Fatalf("a missing tool: %v %s", err, out)
-	}
+// workerHome is a user's home for the worker and task commands: its own
+// state directory, config file and queue.
+type workerHome struct {
+	t    *testing.T
+	home string
+	db   string
+	env  []string
+}
 
-	pool := exec.Command(bin, "worker", "start", "--count", "2", "--db", db)
-	pool.Env = append(pool.Environ(), "HOME="+home, "BARRHAWK_HOME="+filepath.Join(home, ".barrhawk"), "BARRHAWK_LOG_LEVEL=info")
-	var poolLog bytes.Buffer
-	pool.Stderr = &poolLog
-	if err := pool.Start(); err != nil {
+func newWorkerHome(t *testing.T, db, config string) *workerHome {
+	home := t.TempDir()
+	if db == "" {
+		db = filepath.Join(home, "queue.db")
+	}
+	w := &workerHome{t: t, home: home, db: db,
+		env: append(os.Environ(), "HOME="+home, "BARRHAWK_HOME="+filepath.Join(home, ".barrhawk"), "BARRHAWK_LOG_LEVEL=info")}
+	if config != "" {
+		p := filepath.Join(home, "barrhawk.yaml")
+		if err := os.WriteFile(p, []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w.env = append(w.env, "BARRHAWK_CONFIG="+p)
+	}
+	return w
+}
+
+// run runs barrhawk and returns its stdout, stderr and exit code.
+func (w *workerHome) run(args ...string) (string, string, int) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env, cmd.Dir = w.env, w.home
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out.String(), errb.String(), ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	return out.String(), errb.String(), 0
+}
+
+// submit queues a command job through the CLI and returns its id.
+func (w *workerHome) submit(args ...string) string {
+	w.t.Helper()
+	out, errs, code := w.run(append([]string{"task", "submit", "--db", w.db}, args...)...)
+	if code != 0 {
+		w.t.Fatalf("task submit %v: exit %d: %s", args, code, errs)
+	}
+	return strings.TrimSpace(out)
+}
+
+// status is a job's state through the CLI (waiting for its end).
+func (w *workerHome) status(id string) queue.Info {
+	w.t.Helper()
+	out, errs, _ := w.run("task", "status", id, "--wait", "--db", w.db)
+	var in queue.Info
+	if err := json.Unmarshal([]byte(out), &in); err != nil {
+		w.t.Fatalf("task status %s: %v: %s %s", id, err, out, errs)
+	}
+	return in
+}
+
+// pool is a running barrhawk worker start.
+type pool struct {
+	w   *workerHome
+	cmd *exec.Cmd
+	log *lockedBuffer
+}
+
+// startPool starts barrhawk worker start and waits until its count
+// workers run.
+func (w *workerHome) startPool(count int, args ...string) *pool {
+	w.t.Helper()
+	cmd := exec.Command(bin, append([]string{"worker", "start", "--count", strconv.Itoa(count), "--db", w.db}, args...)...)
+	cmd.Env, cmd.Dir = w.env, w.home
+	p := &pool{w: w, cmd: cmd, log: &lockedBuffer{}}
+	cmd.Stderr = p.log
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			// A failed test: take the pool and everything under it.
+			for _, d := range proc.Descendants(cmd.Process.Pid) {
+				syscall.Kill(d.PID, syscall.SIGKILL)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			w.t.Logf("pool log:\n%s", p.log.String())
+		}
+	})
+	waitFor(w.t, "the pool's workers", func() bool { return strings.Count(p.log.String(), "worker running") >= count })
+	return p
+}
+
+// workers are the pool's workers as its status file shows them.
+func (p *pool) workers() []jobs.WorkerState {
+	data, err := os.ReadFile(filepath.Join(p.w.home, ".barrhawk", "workers", "pool-"+strconv.Itoa(p.cmd.Process.Pid)+".json"))
+	var st jobs.Status
+	if err != nil || json.Unmarshal(data, &st) != nil {
+		return nil
+	}
+	return st.Workers
+}
+
+// stop sends SIGTERM and waits for the pool to exit; it returns the exit
+// code.
+func (p *pool) stop() int {
+	p.w.t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		p.w.t.Fatalf("the pool did not stop\n%s", p.log.String())
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// noZombies fails if pid has zombie children.
+func noZombies(t *testing.T, pid int) {
+	t.Helper()
+	waitFor(t, "no zombie children", func() bool { return len(proc.ZombieChildren(pid)) == 0 })
+}
+
+// jobWorktrees lists the job worktrees (task-*) of repo and its
+// barrhawk/task-* branches.
+func jobWorktrees(t *testing.T, repo string) []string {
+	t.Helper()
+	ents, _ := os.ReadDir(filepath.Join(repo, ".barrhawk", "worktrees"))
+	var out []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "task-") {
+			out = append(out, e.Name())
+		}
+	}
+	b, err := exec.Command("git", "-C", repo, "branch", "--list", "barrhawk/task-*").Output()
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Process.Kill()
-	id, err := run("task", "submit", "--db", db, "--repo", repo, "--build", "echo from-the-pool", "--test", "true")
-	if err != nil {
-		t.Fatalf("task submit: %v %s", err, id)
-	}
-	id = strings.TrimSpace(id)
-	out, err = run("task", "status", id, "--wait", "--db", db)
-	var st map[string]any
-	if err != nil || json.Unmarshal([]byte(out), &st) != nil || st["state"] != "completed" {
-		t.Fatalf("task status: %v %s", err, out)
-	}
-	if logs, err := run("task", "logs", id, "--db", db); err != nil || !strings.Contains(logs, "from-the-pool") {
-		t.Errorf("task logs: %v %s", err, logs)
-	}
-	if list, err := run("task", "list", "--db", db); err != nil || !strings.Contains(list, id+"\tcompleted") {
-		t.Errorf("task list: %v %s", err, list)
-	}
-	if out, err := run("task", "status", "abc", "--db", db); err == nil || !strings.Contains(out, "not a job id") {
-		t.Errorf("a bad id: %v %s", err, out)
-	}
-
-	// SIGKILL one worker: the supervisor starts another.
-	var workers []proc.Info
-	waitFor(t, "two workers", func() bool { workers = proc.Children(pool.Process.Pid); return len(workers) == 2 })
-	syscall.Kill(workers[0].PID, syscall.SIGKILL)
-	waitFor(t, "a replacement worker", func() bool {
-		now := proc.Children(pool.Process.Pid)
-		return len(now) == 2 && now[0].PID != workers[0].PID && now[1].PID != workers[0].PID
-	})
-	// Jobs still run.
-	id2, _ := run("task", "submit", "--db", db, "--repo", repo, "--test", "true")
-	if out, err := run("task", "status", strings.TrimSpace(id2), "--wait", "--db", db); err != nil || !strings.Contains(out, `"completed"`) {
-		t.Errorf("after the kill: %v %s", err, out)
-	}
-
-	// SIGTERM drains and stops the pool and its workers.
-	pool.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- pool.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("the pool exited with %v\n%s", err, poolLog.String())
+	for _, f := range strings.Fields(string(b)) {
+		if f != "*" && f != "+" {
+			out = append(out, f)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the pool did not stop\n%s", poolLog.String())
 	}
-	for _, w := range proc.Children(pool.Process.Pid) {
-		t.Errorf("worker %d outlived the pool", w.PID)
+	return out
+}
+
+// IT-001: the full cycle as a user meets it: barrhawk worker start runs
+// what barrhawk task submit queues, each job in a fresh worktree whose
+// output, exit code and artifacts are kept and which is removed after;
+// worker status, logs and attach show the workers; SIGTERM stops the pool
+// cleanly; a missing required tool stops the start with exit code 3.
+func TestIT001FullExecutionCycle(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	w := newWorkerHome(t, "", "")
+	if _, errs, code := w.run("worker", "start", "--count", "1", "--db", w.db, "--require", "no-such-tool-xyz"); code != 3 || !strings.Contains(errs, `"no-such-tool-xyz" not found`) {
+		t.Fatalf("a missing tool: exit %d: %s", code, errs)
 	}
-	if log := poolLog.String(); !strings.Contains(log, "worker exited unexpectedly") || !strings.Contains(log, "stopping worker (SIGTERM)") {
+	p := w.startPool(2)
+	ws := p.workers()
+	if len(ws) != 2 {
+		t.Fatalf("status file: %+v", ws)
+	}
+	for _, st := range ws {
+		// FR-003/FR-004: the worker got its id and the config.
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", st.PID))
+		args := strings.Split(string(cmdline), "\x00")
+		if !slices.Contains(args, "--id") || !slices.Contains(args, st.ID) || !slices.Contains(args, "--db") || !strings.HasPrefix(st.ID, hostPrefix(p)) {
+			t.Errorf("worker %s: %q", st.ID, args)
+		}
+	}
+	// attach follows each worker's live log.
+	var attached []*exec.Cmd
+	var outs []*lockedBuffer
+	for _, st := range ws {
+		c := exec.Command(bin, "worker", "attach", st.ID)
+		c.Env = w.env
+		b := &lockedBuffer{}
+		c.Stdout = b
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		attached, outs = append(attached, c), append(outs, b)
+	}
+	id := w.submit("--repo", repo, "--build", "echo built-$BARRHAWK_TASK_ID > out.txt; echo marker-from-the-job", "--test", "test -s out.txt", "--artifact", "*.txt")
+	in := w.status(id)
+	if in.State != "completed" || in.Outcome == nil || in.Outcome.Status != "succeeded" || in.Outcome.ExitCode != 0 || len(in.Outcome.Artifacts) != 1 {
+		t.Fatalf("the job: %+v %+v", in, in.Outcome)
+	}
+	if b, _ := os.ReadFile(in.Outcome.Artifacts[0]); string(b) != "built-"+id+"\n" {
+		t.Errorf("artifact: %q", b)
+	}
+	if out, _, code := w.run("task", "logs", id, "--db", w.db); code != 0 || !strings.Contains(out, "marker-from-the-job") {
+		t.Errorf("task logs: %d %s", code, out)
+	}
+	ran := queue.LastWorker(&in)
+	if out, _, code := w.run("worker", "logs", ran); code != 0 || !strings.Contains(out, "marker-from-the-job") || !strings.Contains(out, "worker running") {
+		t.Errorf("worker logs %s: %d %s", ran, code, out)
+	}
+	waitFor(t, "attach to show the job's output", func() bool {
+		return strings.Contains(outs[0].String()+outs[1].String(), "marker-from-the-job")
+	})
+	for _, c := range attached {
+		c.Process.Signal(os.Interrupt)
+		if err := c.Wait(); err != nil {
+			t.Errorf("attach after Ctrl-C: %v", err)
+		}
+	}
+	if out, _, code := w.run("worker", "status"); code != 0 || strings.Count(out, " running ") != 2 || !strings.Contains(out, ws[0].ID) {
+		t.Errorf("worker status: %d\n%s", code, out)
+	}
+	// A failing job: its exit code is kept, task status exits 1.
+	bad := w.submit("--repo", repo, "--test", "echo failing; exit 7")
+	out, _, code := w.run("task", "status", bad, "--wait", "--db", w.db)
+	var failed queue.Info
+	json.Unmarshal([]byte(out), &failed)
+	if code != 1 || failed.State != "discarded" || failed.Outcome == nil || failed.Outcome.ExitCode != 7 || failed.Outcome.Phase != "test" {
+		t.Errorf("a failing job: exit %d: %s", code, out)
+	}
+	if left := jobWorktrees(t, repo); len(left) != 0 {
+		t.Errorf("worktrees left: %v", left)
+	}
+	if code := p.stop(); code != 0 {
+		t.Errorf("the pool exited %d after SIGTERM\n%s", code, p.log.String())
+	}
+	for _, st := range ws {
+		if pidAlive(st.PID) {
+			t.Errorf("worker %d outlived the pool", st.PID)
+		}
+	}
+	if out, _, _ := w.run("worker", "status"); !strings.Contains(out, "no worker pool is running") {
+		t.Errorf("worker status after the stop: %s", out)
+	}
+	if log := p.log.String(); strings.Count(log, "stopping worker (SIGTERM)") != 2 || strings.Contains(log, "exited unexpectedly") {
 		t.Errorf("pool log:\n%s", log)
 	}
+}
+
+// hostPrefix is the start of the ids of p's workers.
+func hostPrefix(p *pool) string {
+	h, _ := os.Hostname()
+	return h + "-" + strconv.Itoa(p.cmd.Process.Pid) + "-"
+}
+
+func pidAlive(pid int) bool {
+	for _, p := range proc.All() {
+		if p.PID == pid {
+			return p.State != 'Z'
+		}
+	}
+	return false
+}
+
+// IT-002: a worker killed with SIGKILL in the middle of a job is replaced;
+// the processes its job started are killed, the job goes back to the queue
+// and runs again to completion, and no zombie or worktree is left.
+func TestIT002CrashRecovery(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	w := newWorkerHome(t, "", "")
+	p := w.startPool(2)
+	out := t.TempDir()
+	script := fmt.Sprintf(`echo "$BARRHAWK_WORKER_ID" >> %[1]s/attempts
+if [ ! -e %[1]s/first ]; then
+  touch %[1]s/first; echo $$ > %[1]s/shell; sleep 300 & echo $! > %[1]s/child; wait
+fi
+echo finished`, out)
+	id := w.submit("--repo", repo, "--build", script)
+	waitFor(t, "the first attempt to run", func() bool { _, err := os.Stat(filepath.Join(out, "child")); return err == nil })
+	var victim jobs.WorkerState
+	for _, st := range p.workers() {
+		b, _ := os.ReadFile(filepath.Join(out, "attempts"))
+		if strings.TrimSpace(string(b)) == st.ID {
+			victim = st
+		}
+	}
+	if victim.PID == 0 {
+		b, _ := os.ReadFile(filepath.Join(out, "attempts"))
+		t.Fatalf("no worker runs the job (attempts %q): %+v", b, p.workers())
+	}
+	syscall.Kill(victim.PID, syscall.SIGKILL)
+	in := w.status(id)
+	if in.State != "completed" || in.Outcome == nil || in.Outcome.Status != "succeeded" {
+		t.Fatalf("the job after the kill: %+v %+v", in, in.Outcome)
+	}
+	if len(in.AttemptedBy) != 2 || in.AttemptedBy[0] != victim.ID || len(in.Errors) != 1 || !strings.Contains(in.Errors[0], "is gone; handed back") {
+		t.Errorf("attempts: %v, errors %v", in.AttemptedBy, in.Errors)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "attempts")); strings.Count(string(b), "\n") != 2 {
+		t.Errorf("attempts: %q", b)
+	}
+	// The killed attempt's processes are gone.
+	for _, f := range []string{"shell", "child"} {
+		b, _ := os.ReadFile(filepath.Join(out, f))
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		waitFor(t, "the killed attempt's "+f+" to go", func() bool { return !pidAlive(pid) })
+	}
+	// The slot has a live worker again.
+	waitFor(t, "the killed worker's replacement", func() bool {
+		for _, st := range p.workers() {
+			if st.Slot == victim.Slot {
+				return st.State == "running" && st.PID != victim.PID && pidAlive(st.PID) && st.Restarts == 1
+			}
+		}
+		return false
+	})
+	noZombies(t, p.cmd.Process.Pid)
+	if left := jobWorktrees(t, repo); len(left) != 0 {
+		t.Errorf("worktrees left: %v", left)
+	}
+	if log := p.log.String(); !strings.Contains(log, "worker exited unexpectedly") || !strings.Contains(log, "handed a dead worker's jobs back") {
+		t.Errorf("pool log:\n%s", log)
+	}
+	if code := p.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// IT-004: cleanup: at start the pool removes job worktrees of no pending
+// or running job (and leaves other worktrees alone); every job's worktree
+// and branch go whether it succeeds, fails, times out or is cancelled;
+// SIGTERM drains (a running job finishes; one longer than the kill timeout
+// is handed back); the workers' temporary directories and processes go
+// with the pool.
+func TestIT004CleanupVerification(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	w := newWorkerHome(t, "", "workers:\n  process:\n    killTimeoutSeconds: 2\n")
+	out := t.TempDir()
+	// A job of this repository in the queue, and worktrees left by an
+	// earlier pool: one of a job long gone, one of a sub-agent.
+	first := w.submit("--repo", repo, "--build", "echo $TMPDIR > "+out+"/tmpdir")
+	for _, name := range []string{"task-999", "spawn-keep"} {
+		if b, err := exec.Command("git", "-C", repo, "worktree", "add", "-q", "-b", "barrhawk/"+name, filepath.Join(repo, ".barrhawk", "worktrees", name)).CombinedOutput(); err != nil {
+			t.Fatalf("%v %s", err, b)
+		}
+	}
+	p := w.startPool(2)
+	if in := w.status(first); in.State != "completed" {
+		t.Fatalf("the first job: %+v", in)
+	}
+	ids := []string{
+		w.submit("--repo", repo, "--build", "echo ok"),
+		w.submit("--repo", repo, "--test", "exit 3"),
+		w.submit("--repo", repo, "--build", "sleep 30", "--timeout", "1s"),
+	}
+	slow := w.submit("--repo", repo, "--build", "sleep 60")
+	waitFor(t, "the slow job to run", func() bool {
+		o, _, _ := w.run("task", "status", slow, "--db", w.db)
+		return strings.Contains(o, `"state": "running"`)
+	})
+	if _, errs, code := w.run("task", "cancel", slow, "--db", w.db); code != 0 {
+		t.Fatalf("cancel: %s", errs)
+	}
+	for i, want := range []string{"completed", "discarded", "discarded"} {
+		if in := w.status(ids[i]); in.State != want {
+			t.Errorf("job %s: %s, want %s", ids[i], in.State, want)
+		}
+	}
+	if in := w.status(slow); in.State != "cancelled" {
+		t.Errorf("the cancelled job: %s", in.State)
+	}
+	if left := jobWorktrees(t, repo); len(left) != 0 {
+		t.Errorf("job worktrees left: %v", left)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".barrhawk", "worktrees", "spawn-keep")); err != nil {
+		t.Errorf("a sub-agent's worktree was removed: %v", err)
+	}
+	// Drain: a short job finishes; a long one is handed back.
+	marker := filepath.Join(out, "drained")
+	short := w.submit("--repo", repo, "--build", "touch "+out+"/started-short; sleep 1; touch "+marker)
+	long := w.submit("--repo", repo, "--build", "touch "+out+"/started-long; sleep 60")
+	waitFor(t, "both to run", func() bool {
+		_, e1 := os.Stat(filepath.Join(out, "started-short"))
+		_, e2 := os.Stat(filepath.Join(out, "started-long"))
+		return e1 == nil && e2 == nil
+	})
+	workers := p.workers()
+	if code := p.stop(); code != 0 {
+		t.Errorf("the pool exited %d\n%s", code, p.log.String())
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the running job did not finish before the pool stopped: %v", err)
+	}
+	q, err := queue.Open(context.Background(), w.db, queue.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	for id, want := range map[string]string{short: "completed", long: "available"} {
+		n, _ := strconv.ParseInt(id, 10, 64)
+		if in, err := q.Get(context.Background(), n); err != nil || in.State != want {
+			t.Errorf("job %s after the drain: %v %+v", id, err, in)
+		}
+	}
+	log := p.log.String()
+	if !strings.Contains(log, "killing it (SIGKILL)") || !strings.Contains(log, "handed a dead worker's jobs back") {
+		t.Errorf("pool log:\n%s", log)
+	}
+	if d := proc.Descendants(p.cmd.Process.Pid); len(d) != 0 {
+		t.Errorf("processes left: %+v", d)
+	}
+	tmp, _ := os.ReadFile(filepath.Join(out, "tmpdir"))
+	if dir := strings.TrimSpace(string(tmp)); dir == "" || !strings.Contains(dir, "barrhawk-workers") {
+		t.Errorf("the job's TMPDIR: %q", dir)
+	} else if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a worker's temporary directory outlived it: %s %v", dir, err)
+	}
+	for _, st := range workers {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(strings.TrimSpace(string(tmp))), st.ID)); !os.IsNotExist(err) {
+			t.Errorf("worker %s's temporary directory is still there", st.ID)
+		}
+	}
+	if left := jobWorktrees(t, repo); len(left) != 0 && !slices.Equal(left, []string{"task-" + long, "barrhawk/task-" + long}) {
+		t.Errorf("worktrees left: %v", left)
+	}
+	// The next start removes the handed-back job's leftovers only once it
+	// is no longer pending: here it is, so they stay for its next attempt.
+}
+
+// Many jobs, many workers: 200 jobs over 4 workers on SQLite all complete,
+// each run once, none lost.
+func TestWorkerPool200JobsOnSQLite(t *testing.T) {
+	t.Parallel()
+	w := newWorkerHome(t, "", "")
+	p := w.startPool(4)
+	ids, ranFile := submitMany(t, w.db, spawnRepo(t), 200)
+	by := waitAllOnce(t, w.db, ids, ranFile)
+	if len(by) != 4 {
+		t.Errorf("jobs by worker: %v, want all 4 workers", by)
+	}
+	if code := p.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// Two pools (two barrhawk worker start, as on two machines) sharing one
+// PostgreSQL queue split 200 jobs, none done twice.
+func TestWorkerPoolsShareOnePostgresQueue(t *testing.T) {
+	t.Parallel()
+	pg, err := testsrv.StartPostgres()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	a := newWorkerHome(t, pg.URL, "").startPool(2)
+	b := newWorkerHome(t, pg.URL, "").startPool(2)
+	ids, ranFile := submitMany(t, pg.URL, spawnRepo(t), 200)
+	by := waitAllOnce(t, pg.URL, ids, ranFile)
+	perPool := map[string]int{}
+	for worker, n := range by {
+		for _, p := range []*pool{a, b} {
+			if strings.HasPrefix(worker, hostPrefix(p)) {
+				perPool[hostPrefix(p)] += n
+			}
+		}
+	}
+	if len(perPool) != 2 || perPool[hostPrefix(a)]+perPool[hostPrefix(b)] != 200 {
+		t.Errorf("jobs per pool: %v (by worker %v)", perPool, by)
+	}
+	for _, p := range []*pool{a, b} {
+		if code := p.stop(); code != 0 {
+			t.Errorf("exit %d", code)
+		}
+	}
+}
+
+// submitMany queues n jobs that each append their task id to a file.
+func submitMany(t *testing.T, db, repo string, n int) ([]int64, string) {
+	t.Helper()
+	ranFile := filepath.Join(t.TempDir(), "ran")
+	q, err := queue.Open(context.Background(), db, queue.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	ids := make([]int64, 0, n)
+	for range n {
+		id, err := q.Submit(context.Background(), jobs.CommandJob{Repo: repo, Build: []string{`echo "$BARRHAWK_TASK_ID" >> ` + ranFile}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, ranFile
+}
+
+// waitAllOnce waits until every job completed and checks each ran exactly
+// once (one attempt, one line in ranFile); it returns the jobs per worker.
+func waitAllOnce(t *testing.T, db string, ids []int64, ranFile string) map[string]int {
+	t.Helper()
+	q, err := queue.Open(context.Background(), db, queue.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	deadline := time.Now().Add(120 * time.Second)
+	var list []queue.Info
+	for {
+		list, err = q.List(context.Background(), len(ids)+10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := 0
+		for _, in := range list {
+			if in.State == "completed" || in.State == "discarded" || in.State == "cancelled" {
+				done++
+			}
+		}
+		if done == len(ids) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d jobs ended", done, len(ids))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	by := map[string]int{}
+	for _, in := range list {
+		if in.State != "completed" || in.Attempt != 1 || len(in.AttemptedBy) != 1 {
+			t.Errorf("job %d: %s, attempt %d by %v, errors %v", in.ID, in.State, in.Attempt, in.AttemptedBy, in.Errors)
+		}
+		by[queue.LastWorker(&in)]++
+	}
+	b, err := os.ReadFile(ranFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, l := range strings.Fields(string(b)) {
+		count[l]++
+	}
+	for _, id := range ids {
+		if n := count[strconv.FormatInt(id, 10)]; n != 1 {
+			t.Errorf("job %d ran %d times", id, n)
+		}
+	}
+	if len(count) != len(ids) {
+		t.Errorf("%d distinct jobs ran, want %d", len(count), len(ids))
+	}
+	t.Logf("jobs by worker: %v", by)
+	return by
+}
+
+// BenchmarkWorkerSpawn: barrhawk worker run from exec to working (its
+// queue open, River started, "worker running" logged), on SQLite.
+func BenchmarkWorkerSpawn(b *testing.B) {
+	home := b.TempDir()
+	env := append(os.Environ(), "HOME="+home, "BARRHAWK_HOME="+filepath.Join(home, ".barrhawk"), "BARRHAWK_LOG_LEVEL=info")
+	db := filepath.Join(home, "queue.db")
+	var total time.Duration
+	n := 0
+	for b.Loop() {
+		n++
+		cmd := exec.Command(bin, "worker", "run", "--id", "bench-"+strconv.Itoa(n), "--db", db)
+		cmd.Env = env
+		r, err := cmd.StderrPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		var seen bytes.Buffer
+		buf := make([]byte, 4096)
+		for !strings.Contains(seen.String(), "worker running") {
+			k, err := r.Read(buf)
+			seen.Write(buf[:k])
+			if err != nil {
+				b.Fatalf("%v: %s", err, seen.String())
+			}
+		}
+		total += time.Since(t0)
+		b.StopTimer()
+		cmd.Process.Signal(syscall.SIGTERM)
+		io.Copy(io.Discard, r)
+		cmd.Wait()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(n)/1000, "ms/spawn-to-working")
 }
