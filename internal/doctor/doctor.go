@@ -187,7 +187,7 @@ func (d *Doctor) Call(ctx context.Context, name string, args json.RawMessage) Re
 	if !t.RequiresWorker {
 		return d.runLocal(ctx, t, args, timeout)
 	}
-	if t.Category == tool.CategoryFilesystem {
+	if t.Category == tool.CategoryFilesystem || t.Name == "db_sqlite_open" { // a database file is a file
 		ctx = tool.WithRoots(ctx, d.AllowedRoots(ctx)) // sent with the task; see wire.Task.Roots
 	}
 	v, igor, terr := d.pool.CallWhere(d.lanes.forCall(ctx, t), name, args, timeout, t.MaxRetries())

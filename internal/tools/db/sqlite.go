@@ -37,7 +37,7 @@ func sqliteOpen() tool.Tool {
 		Def: def("db_sqlite_open", sqliteGroup, "Open an SQLite database file (created if missing, unless readonly) or \":memory:\", under an alias. "+
 			"Returns {alias, path, readonly, tables}.", false,
 			schema.Object(
-				schema.String("path", "Database file (relative to the server's working directory), or :memory:").Required().Min(1),
+				schema.String("path", "Database file inside the allowed roots (relative to the server's working directory), or :memory:").Required().Min(1),
 				schema.Boolean("readonly", "Open read-only: the file must exist and writes fail").Default(false),
 				aliasArg("SQLite"),
 			)),
@@ -46,23 +46,20 @@ func sqliteOpen() tool.Tool {
 				return nil, tool.Errorf(tool.CodeInternal, "database tools need a worker's resources")
 			}
 			alias := aliasOf(in.Alias)
-			path := in.Path
+			path, real := in.Path, in.Path
 			if path != ":memory:" {
-				if !filepath.IsAbs(path) {
-					if roots := tool.RootsFrom(ctx); len(roots) > 0 {
-						path = filepath.Join(roots[0], path)
-					} else if abs, err := filepath.Abs(path); err == nil {
-						path = abs
-					}
+				var err error
+				if path, real, err = sqlitePath(ctx, in.Path); err != nil {
+					return nil, err
 				}
-				fi, err := os.Stat(path)
+				fi, err := os.Stat(real)
 				switch {
 				case err == nil && fi.IsDir():
 					return nil, tool.Errorf(tool.CodeInvalidArgs, "db_sqlite_open %s: is a directory; give a database file", path)
 				case errors.Is(err, os.ErrNotExist) && in.Readonly:
 					return nil, tool.Errorf(tool.CodeNotFound, "db_sqlite_open %s: no such file (readonly opens only an existing database)", path)
 				case errors.Is(err, os.ErrNotExist):
-					if _, err := os.Stat(filepath.Dir(path)); err != nil {
+					if _, err := os.Stat(filepath.Dir(real)); err != nil {
 						return nil, tool.Errorf(tool.CodeNotFound, "db_sqlite_open %s: the directory %s does not exist", path, filepath.Dir(path))
 					}
 				}
@@ -73,7 +70,7 @@ func sqliteOpen() tool.Tool {
 			if in.Readonly {
 				q.Set("mode", "ro")
 			}
-			dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+			dsn := "file:" + (&url.URL{Path: real}).EscapedPath() + "?" + q.Encode()
 			if path == ":memory:" {
 				dsn = "file::memory:?" + q.Encode()
 			}
@@ -98,6 +95,50 @@ func sqliteOpen() tool.Tool {
 			return out, nil
 		}),
 	}
+}
+
+// sqlitePath places a database file inside the allowed roots, as the
+// filesystem tools do: a relative path starts in the first root (the
+// server's working directory), and the file, its symbolic links resolved,
+// must lie inside a root; else FORBIDDEN naming the roots. It returns the
+// path as given made absolute, and the real path to open.
+func sqlitePath(ctx context.Context, p string) (abs, real string, err error) {
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", "", tool.Errorf(tool.CodeInvalidArgs, "argument \"path\": the path contains a NUL byte")
+	}
+	roots := tool.RootsFrom(ctx)
+	if len(roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", "", tool.Errorf(tool.CodeInternal, "no allowed roots: the working directory is unknown: %v", err)
+		}
+		if r, err := filepath.EvalSymlinks(wd); err == nil {
+			wd = r
+		}
+		roots = []string{wd}
+	}
+	abs = p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(roots[0], abs)
+	}
+	abs = filepath.Clean(abs)
+	real = abs
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		real = r
+	} else if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		real = filepath.Join(dir, filepath.Base(abs))
+	}
+	for _, r := range roots {
+		if real == r || strings.HasPrefix(real, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
+			return abs, real, nil
+		}
+	}
+	how := ""
+	if real != abs {
+		how = ", through a symbolic link to " + real
+	}
+	return "", "", tool.Errorf(tool.CodeForbidden, "argument \"path\": path %q (%s%s) is outside the allowed roots (%s); give a path inside one of them, or allow its directory with tools.roots in barrhawk.yaml or as a root of your MCP client",
+		p, abs, how, strings.Join(roots, ", "))
 }
 
 // sqliteErr explains an SQLite error.

@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,6 +85,21 @@ func TestSQLite(t *testing.T) {
 	s.MustRun("db_sqlite_query", `{"alias":"mem","query":"INSERT INTO t VALUES (42)"}`)
 	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"mem","query":"SELECT x FROM t"}`))
 	tooltest.WantJSON(t, "memory", got["rows"], `[{"x":42}]`)
+	// A database file outside the allowed roots, directly, by .. or through
+	// a symbolic link, is refused naming the roots.
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(outside, "x.db"), "../" + filepath.Base(outside) + "/x.db", "out/x.db"} {
+		e := s.MustFail("db_sqlite_open", fmt.Sprintf(`{"path":%q,"alias":"out"}`, p), tool.CodeForbidden)
+		if !strings.Contains(e.Message, "outside the allowed roots ("+dir+")") {
+			t.Errorf("open %s: %s", p, e.Message)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("files were made outside the roots: %v", entries)
+	}
 	// Parameters: arrays and objects as JSON text; a :name parameter,
 	// which a list cannot fill, says what to write instead.
 	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"mem","query":"SELECT ? AS a, ?2 AS o","params":[[1,2],{"k":1}]}`))
