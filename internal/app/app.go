@@ -217,9 +217,13 @@ func Serve(opts ServeOptions) error {
 		return err
 	}
 	go d.Serve(ctx)
-	if err := qs.Start(ctx); err != nil {
-		log.Error("the embedded worker pool did not start; task_* tools still answer", "err", err)
-	}
+	// The queue opens (and migrates its tables) off the path to the first
+	// answer: a client waits for initialize, not for SQLite.
+	go func() {
+		if err := qs.Start(ctx); err != nil && ctx.Err() == nil {
+			log.Error("the embedded worker pool did not start; task_* tools still answer", "err", err)
+		}
+	}()
 	log.Info("barrhawk serving", "tools", d.Registry().Len(), "maxIgors", opts.Config.Igors.MaxWorkers, "strategy", opts.Config.Igors.Strategy, "config", opts.Config.File, "stdio", opts.Stdio, "http", opts.HTTP)
 
 	errc := make(chan error, 3)

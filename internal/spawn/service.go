@@ -121,7 +121,11 @@ func NewService(cfg Config) *Service {
 // this process as soon as it is started.
 func (s *Service) UseQueue(q Queue) { s.queue = q }
 
-var validID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+// validID is a spawn's id, at most 64 characters (see isID).
+var validID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// isID reports whether id is a spawn id.
+func isID(id string) bool { return len(id) <= 64 && validID.MatchString(id) }
 
 // secret finds a secret by name: the environment, then SecretsDir/<name>,
 // then the configuration.
@@ -183,7 +187,7 @@ func (s *Service) Start(ctx context.Context, o Options, onEvent func(Event)) (st
 	if o.ID == "" {
 		o.ID = strings.ToLower(rand.Text()[:10])
 	}
-	if !validID.MatchString(o.ID) {
+	if !isID(o.ID) {
 		return "", nil, fmt.Errorf("spawn id %q: use lower-case letters, digits and '-'", o.ID)
 	}
 	if o.LLM == "" {
@@ -443,7 +447,7 @@ func (s *Service) Status(id string) (*Status, error) {
 
 // read reads a spawn's status.json.
 func (s *Service) read(id string) (*Status, error) {
-	if !validID.MatchString(id) {
+	if !isID(id) {
 		return nil, fmt.Errorf("spawn id %q is not one spawn_agent gives", id)
 	}
 	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id, "status.json"))

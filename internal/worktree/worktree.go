@@ -68,7 +68,9 @@ func (m *Manager) Dir() string { return m.dir }
 // Repo is the repository's top-level directory.
 func (m *Manager) Repo() string { return m.repo }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+// validName is a worktree's name: at most 100 characters (a counted
+// repetition would cost every start a 100-fold compiled regexp).
+var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Create makes worktree name on branch barrhawk/<name> from ref (HEAD when
 // ""). A name in use, or a ref that does not resolve, is an error saying so.
@@ -78,7 +80,7 @@ func (m *Manager) Create(ctx context.Context, name, ref string) (*Worktree, erro
 
 // CreateOn is Create on a branch of the caller's naming (spawn/<id>).
 func (m *Manager) CreateOn(ctx context.Context, name, branch, ref string) (*Worktree, error) {
-	if !validName.MatchString(name) || strings.Contains(name, "..") {
+	if len(name) > 100 || !validName.MatchString(name) || strings.Contains(name, "..") {
 		return nil, fmt.Errorf("worktree name %q: use letters, digits, '.', '_' and '-' (at most 100)", name)
 	}
 	if ref == "" {
