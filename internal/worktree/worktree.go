@@ -86,21 +86,25 @@ func (m *Manager) CreateOn(ctx context.Context, name, branch, ref string) (*Work
 	if ref == "" {
 		ref = "HEAD"
 	}
+	// Reading refs needs no lock: only the worktree change below holds it,
+	// so that jobs starting together wait for each other less.
+	commit, err := git(ctx, m.repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("ref %q names no commit in %s", ref, m.repo)
+	}
+	if branch != BranchPrefix+name { // ours are valid by construction
+		if _, err := git(ctx, m.repo, "check-ref-format", "--branch", branch); err != nil {
+			return nil, fmt.Errorf("branch name %q is not valid: %w", branch, err)
+		}
+	}
 	unlock, err := m.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	commit, err := git(ctx, m.repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
-	if err != nil {
-		return nil, fmt.Errorf("ref %q names no commit in %s", ref, m.repo)
-	}
 	path := filepath.Join(m.dir, name)
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("worktree %q exists already (%s); remove it first or pick another name", name, path)
-	}
-	if _, err := git(ctx, m.repo, "check-ref-format", "--branch", branch); err != nil {
-		return nil, fmt.Errorf("branch name %q is not valid: %w", branch, err)
 	}
 	if _, err := git(ctx, m.repo, "worktree", "add", "--quiet", "-b", branch, path, strings.TrimSpace(commit)); err != nil {
 		return nil, fmt.Errorf("create worktree %q from %s: %w", name, ref, err)
