@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -142,7 +143,7 @@ func redisGet() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("db_redis_get", redisGroup, "Read a key of any type. Returns {key, exists, type, value, ttl}: a string as text, a hash as an object, "+
-			"a list, set or sorted set as an array (at most 1000 members, with a note); ttl in seconds, -1 for none.", false,
+			"a list, set or sorted set as an array (a hash or collection at most 1000 members, with a note); ttl in seconds, -1 for none.", false,
 			schema.Object(schema.String("key", "The key").Required(), aliasArg("Redis"))),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
@@ -163,7 +164,11 @@ func redisGet() tool.Tool {
 			case "string":
 				v, err = r.Get(ctx, in.Key).Result()
 			case "hash":
-				v, err = r.HGetAll(ctx, in.Key).Result()
+				var note string
+				v, note, err = hashFields(ctx, r, in.Key)
+				if note != "" {
+					out["note"] = note
+				}
 			case "list":
 				v, err = r.LRange(ctx, in.Key, 0, collectionLimit-1).Result()
 				if n, _ := r.LLen(ctx, in.Key).Result(); n > collectionLimit {
@@ -179,6 +184,9 @@ func redisGet() tool.Tool {
 				v = members
 			case "zset":
 				v, err = r.ZRangeWithScores(ctx, in.Key, 0, collectionLimit-1).Result()
+				if n, _ := r.ZCard(ctx, in.Key).Result(); n > collectionLimit {
+					out["note"] = fmt.Sprintf("the first %d of %d members, by score", collectionLimit, n)
+				}
 			default:
 				out["note"] = "values of type " + typ + " are not read by this tool"
 			}
@@ -194,6 +202,47 @@ func redisGet() tool.Tool {
 			return out, nil
 		}),
 	}
+}
+
+// hashFields reads a hash: all of it with HGETALL up to collectionLimit
+// fields, else about that many with HSCAN and a note saying how many
+// there are (a hash of millions of fields would flood the answer and the
+// worker's memory).
+func hashFields(ctx context.Context, r *redis.Client, key string) (map[string]string, string, error) {
+	n, err := r.HLen(ctx, key).Result()
+	if err != nil {
+		return nil, "", err
+	}
+	if n <= collectionLimit {
+		m, err := r.HGetAll(ctx, key).Result()
+		return m, "", err
+	}
+	m := make(map[string]string, collectionLimit)
+	var cursor uint64
+	for len(m) < collectionLimit {
+		var kv []string
+		kv, cursor, err = r.HScan(ctx, key, cursor, "", 500).Result()
+		if err != nil {
+			return nil, "", err
+		}
+		for i := 0; i+1 < len(kv) && len(m) < collectionLimit; i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		if cursor == 0 {
+			break
+		}
+	}
+	return m, fmt.Sprintf("%d of the hash's %d fields (read any one with db_redis_hash action get)", len(m), n), nil
+}
+
+// sortedFieldNames returns a hash's field names, sorted.
+func sortedFieldNames(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
 }
 
 // ttlSeconds turns go-redis's TTL (-1 ns: none, -2 ns: no key) into seconds.
@@ -358,7 +407,7 @@ func redisHash() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("db_redis_hash", redisGroup, "Hash operations on key: get {field} → value; set {field, value} or {fields} → added; getall → object; "+
-			"del {field} → deleted; exists {field} → exists; keys → field names.", true,
+			"del {field} → deleted; exists {field} → exists; keys → field names. getall and keys return at most 1000 fields, with a note past that.", true,
 			schema.Object(
 				schema.String("action", "What to do").Enum("get", "set", "getall", "del", "exists", "keys").Required(),
 				schema.String("key", "The hash's key").Required(),
@@ -409,8 +458,12 @@ func redisHash() tool.Tool {
 				out = map[string]any{"key": in.Key, "added": n, "set": len(vals)}
 			case "getall":
 				var m map[string]string
-				m, err = r.HGetAll(ctx, in.Key).Result()
+				var note string
+				m, note, err = hashFields(ctx, r, in.Key)
 				out = map[string]any{"key": in.Key, "fields": m, "count": len(m)}
+				if note != "" {
+					out["note"], out["truncated"] = note, true
+				}
 			case "del":
 				if err := needField(); err != nil {
 					return nil, err
@@ -426,9 +479,14 @@ func redisHash() tool.Tool {
 				ok, err = r.HExists(ctx, in.Key, in.Field).Result()
 				out = map[string]any{"key": in.Key, "field": in.Field, "exists": ok}
 			case "keys":
-				var ks []string
-				ks, err = r.HKeys(ctx, in.Key).Result()
+				var m map[string]string
+				var note string
+				m, note, err = hashFields(ctx, r, in.Key)
+				ks := sortedFieldNames(m)
 				out = map[string]any{"key": in.Key, "fields": ks, "count": len(ks)}
+				if note != "" {
+					out["note"], out["truncated"] = note, true
+				}
 			}
 			if err != nil {
 				return nil, redisErr(c, err)

@@ -180,3 +180,46 @@ func TestRedisReconnectsAfterARestart(t *testing.T) {
 		t.Errorf("after the restart: %v", got)
 	}
 }
+
+// A hash or sorted set larger than 1000 members comes back cut, with a
+// note giving its size, never whole.
+func TestRedisLargeCollectionsAreCut(t *testing.T) {
+	t.Parallel()
+	s := redisSession(t, 4)
+	opt, err := redis.ParseURL(rdb.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.DB = 4
+	direct := redis.NewClient(opt)
+	defer direct.Close()
+	ctx := context.Background()
+	fields := map[string]any{}
+	var members []redis.Z
+	for i := range 1500 {
+		fields[fmt.Sprintf("f%d", i)] = i
+		members = append(members, redis.Z{Score: float64(i), Member: fmt.Sprint(i)})
+	}
+	if err := direct.HSet(ctx, "big", fields).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.ZAdd(ctx, "rank", members...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := tooltest.Object(t, s.MustRun("db_redis_hash", `{"alias":"cache","action":"getall","key":"big"}`))
+	if got["count"] != float64(1000) || got["truncated"] != true || !strings.Contains(fmt.Sprint(got["note"]), "of the hash's 1500 fields") {
+		t.Errorf("getall: count %v truncated %v note %v", got["count"], got["truncated"], got["note"])
+	}
+	got = tooltest.Object(t, s.MustRun("db_redis_hash", `{"alias":"cache","action":"keys","key":"big"}`))
+	if got["count"] != float64(1000) || got["truncated"] != true {
+		t.Errorf("keys: count %v truncated %v", got["count"], got["truncated"])
+	}
+	got = tooltest.Object(t, s.MustRun("db_redis_get", `{"alias":"cache","key":"big"}`))
+	if len(got["value"].(map[string]any)) != 1000 || !strings.Contains(fmt.Sprint(got["note"]), "1500") {
+		t.Errorf("get hash: %d fields, note %v", len(got["value"].(map[string]any)), got["note"])
+	}
+	got = tooltest.Object(t, s.MustRun("db_redis_get", `{"alias":"cache","key":"rank"}`))
+	if len(got["value"].([]any)) != 1000 || !strings.Contains(fmt.Sprint(got["note"]), "of 1500") {
+		t.Errorf("get zset: %d members, note %v", len(got["value"].([]any)), got["note"])
+	}
+}
