@@ -255,6 +255,42 @@ func caret(query string, pos int) string {
 	return fmt.Sprintf("at line %d, column %d:\n  %s\n  %s^", line, col, text, strings.Repeat(" ", col-1))
 }
 
+// nameTypes names the column types pgx does not know (enums, domains,
+// composite types, void, ...), shown as "oid N" until then, by asking the
+// server; if it cannot, they stay so.
+func nameTypes(ctx context.Context, c *pgConn, res map[string]any) {
+	cols, _ := res["columns"].([]map[string]any)
+	var oids []uint32
+	for _, col := range cols {
+		if t, _ := col["type"].(string); strings.HasPrefix(t, "oid ") {
+			if n, err := strconv.ParseUint(strings.TrimPrefix(t, "oid "), 10, 32); err == nil {
+				oids = append(oids, uint32(n))
+			}
+		}
+	}
+	if len(oids) == 0 {
+		return
+	}
+	rows, err := c.c.Query(ctx, "SELECT oid, format_type(oid, NULL) FROM pg_type WHERE oid = ANY($1)", oids)
+	if err != nil {
+		return
+	}
+	names := map[string]string{}
+	for rows.Next() {
+		var oid uint32
+		var name string
+		if rows.Scan(&oid, &name) == nil {
+			names["oid "+strconv.FormatUint(uint64(oid), 10)] = name
+		}
+	}
+	rows.Close()
+	for _, col := range cols {
+		if name, ok := names[col["type"].(string)]; ok {
+			col["type"] = name
+		}
+	}
+}
+
 // pgResult reads rows into the result form every tool shares. When the
 // rows run past maxRows and stop is not nil, stop is called to cancel the
 // statement on the server, so that the rest is neither produced nor read
@@ -398,6 +434,7 @@ func pgQuery() tool.Tool {
 			if err != nil {
 				return nil, pgErr(c, in.Query, err)
 			}
+			nameTypes(ctx, c, res)
 			return res, nil
 		}),
 	}
@@ -449,6 +486,9 @@ func pgTransaction() tool.Tool {
 			}
 			if err := tx.Commit(ctx); err != nil {
 				return nil, pgErr(c, "COMMIT", err)
+			}
+			for _, res := range results {
+				nameTypes(ctx, c, res)
 			}
 			return map[string]any{"committed": true, "results": results}, nil
 		}),

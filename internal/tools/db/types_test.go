@@ -21,3 +21,13 @@ func TestPostgresTypesAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// Types pgx does not know by name (an enum, void) are named by the server.
+func TestPostgresTypeNamesOfUnknownTypes(t *testing.T) {
+	t.Parallel()
+	s := pgSession(t, "t_types")
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"CREATE TYPE mood AS ENUM ('sad', 'happy')"}`)
+	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT 'happy'::mood AS m, pg_sleep(0) AS v"}`))
+	tooltest.WantJSON(t, "columns", got["columns"], `[{"name":"m","type":"mood"},{"name":"v","type":"void"}]`)
+	tooltest.WantJSON(t, "rows", got["rows"], `[{"m":"happy","v":""}]`)
+}
