@@ -390,7 +390,9 @@ func Load(path string, flags map[string]any) (Config, error) {
 	cfg.File = path
 	if home, ok := k.Get("home").(string); ok && home != def.Home {
 		// State paths not set explicitly follow a changed home.
-		for key, p := range map[string]*string{"tools.dynamicDir": &cfg.Tools.DynamicDir, "tools.snapshotsDir": &cfg.Tools.SnapshotsDir, "tools.fsRoot": &cfg.Tools.FSRoot, "tools.screenshotDir": &cfg.Tools.ScreenshotDir} {
+		for key, p := range map[string]*string{"tools.dynamicDir": &cfg.Tools.DynamicDir, "tools.snapshotsDir": &cfg.Tools.SnapshotsDir, "tools.fsRoot": &cfg.Tools.FSRoot, "tools.screenshotDir": &cfg.Tools.ScreenshotDir,
+			"workers.db": &cfg.Workers.DB, "workers.logDir": &cfg.Workers.LogDir, "workers.artifactDir": &cfg.Workers.ArtifactDir,
+			"spawn.dir": &cfg.Spawn.Dir, "spawn.secretsDir": &cfg.Spawn.SecretsDir} {
 			if !k.Exists(key) {
 				*p = ""
 			}

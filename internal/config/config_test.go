@@ -99,3 +99,32 @@ func TestSearchOrder(t *testing.T) {
 		t.Fatalf("working-directory config: %+v %v", cfg, err)
 	}
 }
+
+// TestHomeMovesEveryStatePath: BARRHAWK_HOME moves every state path not set
+// on its own (the queue, job logs and artifacts, spawns and secrets
+// included), and one set explicitly stays.
+func TestHomeMovesEveryStatePath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("BARRHAWK_CONFIG", "")
+	home := t.TempDir()
+	t.Setenv("BARRHAWK_HOME", home)
+	cfg, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]string{"tools.dynamicDir": cfg.Tools.DynamicDir, "tools.snapshotsDir": cfg.Tools.SnapshotsDir,
+		"tools.fsRoot": cfg.Tools.FSRoot, "tools.screenshotDir": cfg.Tools.ScreenshotDir, "workers.db": cfg.Workers.DB,
+		"workers.logDir": cfg.Workers.LogDir, "workers.artifactDir": cfg.Workers.ArtifactDir, "spawn.dir": cfg.Spawn.Dir,
+		"spawn.secretsDir": cfg.Spawn.SecretsDir} {
+		if !strings.HasPrefix(p, home+string(filepath.Separator)) {
+			t.Errorf("%s = %s, not under BARRHAWK_HOME %s", name, p, home)
+		}
+	}
+	if err := os.WriteFile(FileName, []byte("workers:\n  db: /elsewhere/q.db\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := Load("", nil); err != nil || cfg.Workers.DB != "/elsewhere/q.db" || !strings.HasPrefix(cfg.Spawn.Dir, home) {
+		t.Errorf("an explicit workers.db: %q, spawn.dir %q, %v", cfg.Workers.DB, cfg.Spawn.Dir, err)
+	}
+}

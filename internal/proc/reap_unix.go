@@ -36,10 +36,17 @@ func Reap(ctx context.Context, interval time.Duration, log *slog.Logger) {
 // ReapOrphans reaps every zombie child not started through Start and
 // returns how many it reaped.
 func ReapOrphans() int {
+	// /proc is read before the lock: Start waits on it, and a scan of a
+	// busy machine's processes takes a while. A child Start adds meanwhile
+	// is no zombie of this scan's.
+	zombies := ZombieChildren(os.Getpid())
+	if len(zombies) == 0 {
+		return 0
+	}
 	track.Lock()
 	defer track.Unlock()
 	n := 0
-	for _, pid := range ZombieChildren(os.Getpid()) {
+	for _, pid := range zombies {
 		if track.pids[pid] {
 			continue
 		}

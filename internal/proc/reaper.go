@@ -2,7 +2,6 @@ package proc
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -36,12 +35,23 @@ func Children(ppid int) []Info {
 	return out
 }
 
-// All lists every process visible in /proc.
+// All lists every process visible in /proc. It reads /proc once and each
+// /proc/PID/stat once (filepath.Glob would open every /proc/PID directory
+// too: a tenth of a second on a busy machine, on the path to serve's first
+// answer).
 func All() []Info {
-	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	out := make([]Info, 0, len(dirs))
-	for _, d := range dirs {
-		if info, ok := readStat(d); ok {
+	f, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	out := make([]Info, 0, len(names))
+	for _, n := range names {
+		if n == "" || n[0] < '0' || n[0] > '9' {
+			continue
+		}
+		if info, ok := readStat("/proc/" + n + "/stat"); ok {
 			out = append(out, info)
 		}
 	}
