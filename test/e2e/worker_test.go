@@ -247,6 +247,9 @@ func TestIT001FullExecutionCycle(t *testing.T) {
 	if code != 1 || failed.State != "discarded" || failed.Outcome == nil || failed.Outcome.ExitCode != 7 || failed.Outcome.Phase != "test" {
 		t.Errorf("a failing job: exit %d: %s", code, out)
 	}
+	if list, _, code := w.run("task", "list", "--db", w.db); code != 0 || !strings.Contains(list, id+"\tcompleted") || !strings.Contains(list, bad+"\tdiscarded") {
+		t.Errorf("task list: %d %s", code, list)
+	}
 	if left := jobWorktrees(t, repo); len(left) != 0 {
 		t.Errorf("worktrees left: %v", left)
 	}
