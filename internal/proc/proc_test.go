@@ -133,9 +133,16 @@ func TestKillOrphansTakesAKilledWorkersCommands(t *testing.T) {
 	if _, err := fmt.Fscan(out, &orphan); err != nil || orphan <= 0 {
 		t.Fatalf("the command's pid: %v", err)
 	}
+	deadline := time.Now().Add(5 * time.Second)
+	// The command has its own group (setsid ran) before its worker dies.
+	for !ownGroup(orphan) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the command %d never got its own process group", orphan)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	w.Kill()
 	<-w.Done()
-	deadline := time.Now().Add(5 * time.Second)
 	for !adopted(orphan) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the orphan %d was not adopted", orphan)
@@ -155,6 +162,15 @@ func TestKillOrphansTakesAKilledWorkersCommands(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+func ownGroup(pid int) bool {
+	for _, p := range All() {
+		if p.PID == pid {
+			return p.PGID == pid && p.State != 'Z'
+		}
+	}
+	return false
 }
 
 func adopted(pid int) bool {

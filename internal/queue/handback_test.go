@@ -17,10 +17,11 @@ import (
 func TestHandBack(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "queue.db")
-	// The "dead" worker takes jobs and never finishes them (as if killed).
+	// The "dead" worker takes both jobs and never finishes them (as if
+	// killed); with no free slot it takes nothing handed back.
 	release := make(chan struct{})
 	started := make(chan int64, 4)
-	stuck, err := Open(ctx, path, Options{Workers: 3, ID: "host-1-1-1", Run: func(ctx context.Context, id int64, _ jobs.CommandJob) (*jobs.Outcome, error) {
+	stuck, err := Open(ctx, path, Options{Workers: 2, ID: "host-1-1-1", Run: func(ctx context.Context, id int64, _ jobs.CommandJob) (*jobs.Outcome, error) {
 		started <- id
 		<-release
 		return &jobs.Outcome{Status: "succeeded"}, nil
