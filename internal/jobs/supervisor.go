@@ -51,6 +51,7 @@ type Supervisor struct {
 	StatusFile string
 
 	mu      sync.Mutex
+	fileMu  sync.Mutex // one status file write at a time
 	workers map[int]*WorkerState
 	started time.Time
 	serial  atomic.Int64
@@ -100,14 +101,17 @@ func (s *Supervisor) list() []WorkerState {
 func (s *Supervisor) update(f func()) {
 	s.mu.Lock()
 	f()
-	var data []byte
-	if s.StatusFile != "" {
-		data, _ = json.MarshalIndent(Status{PID: os.Getpid(), Started: s.started, Workers: s.list()}, "", "  ")
-	}
 	s.mu.Unlock()
-	if data == nil {
+	if s.StatusFile == "" {
 		return
 	}
+	// One writer at a time, each writing the state as it is then: the
+	// last write holds the latest state.
+	s.fileMu.Lock()
+	defer s.fileMu.Unlock()
+	s.mu.Lock()
+	data, _ := json.MarshalIndent(Status{PID: os.Getpid(), Started: s.started, Workers: s.list()}, "", "  ")
+	s.mu.Unlock()
 	// Written whole, then renamed: a reader never sees half of it.
 	tmp := s.StatusFile + ".tmp"
 	if err := os.MkdirAll(filepath.Dir(s.StatusFile), 0o755); err == nil {
