@@ -20,15 +20,17 @@ func Reap(ctx context.Context, interval time.Duration, log *slog.Logger) {
 	defer signal.Stop(ch)
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	// No scan at start (a process just made has no orphans yet): each
+	// SIGCHLD or tick, one.
 	for {
-		if n := ReapOrphans(); n > 0 {
-			log.Debug("reaped orphaned processes", "count", n)
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-ch:
 		case <-t.C:
+		}
+		if n := ReapOrphans(); n > 0 {
+			log.Debug("reaped orphaned processes", "count", n)
 		}
 	}
 }
