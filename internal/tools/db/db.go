@@ -84,7 +84,7 @@ func lookup[T any](call *tool.Call, kind, alias, connectTool string) (*conn[T], 
 	}
 	open := call.Resources.Keys(kind)
 	if len(open) == 0 {
-		return nil, tool.Errorf(tool.CodeNotFound, "no connection %q: none is open; call %s first (with alias %q to use this name)", alias, connectTool, alias)
+		return nil, tool.Errorf(tool.CodeNotFound, "no connection %q: none is open; call %s first (with alias %q to use this name); connections live in a worker process, and one that was replaced (after a crash or its memory limit) took them with it", alias, connectTool, alias)
 	}
 	return nil, tool.Errorf(tool.CodeNotFound, "no connection %q; open: %s (or call %s with alias %q)", alias, strings.Join(open, ", "), connectTool, alias)
 }
@@ -281,6 +281,48 @@ func maxRowsOf(n int) int {
 // cutNote says that a result was cut at n rows.
 func cutNote(n int) string {
 	return fmt.Sprintf("the result was cut at %d rows (maxRows); add a LIMIT or WHERE, or raise maxRows up to %d", n, maxMaxRows)
+}
+
+// maxResultBytes bounds the rows of one result by their JSON size (about):
+// past it they are cut like past maxRows. It is tools.maxResultHardBytes's
+// default, the most one answer can carry, so reading further would only
+// cost the worker memory (100,000 rows of 2 KB text once took it past its
+// memory limit, and its connections with it).
+const maxResultBytes = 16 << 20
+
+// rowSize is about the size of a row's JSON.
+func rowSize(row map[string]any) int {
+	n := 2
+	for k, v := range row {
+		n += len(k) + 4 + valueSize(v)
+	}
+	return n
+}
+
+func valueSize(v any) int {
+	switch x := v.(type) {
+	case nil, bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64:
+		return 8
+	case string:
+		return len(x) + 2
+	case json.RawMessage:
+		return len(x)
+	case []any:
+		n := 2
+		for _, e := range x {
+			n += valueSize(e) + 1
+		}
+		return n
+	case map[string]any:
+		return rowSize(x)
+	}
+	b, _ := json.Marshal(v)
+	return len(b)
+}
+
+// cutBytesNote says that a result was cut at n rows because of their size.
+func cutBytesNote(n int) string {
+	return fmt.Sprintf("the result was cut at %d rows: they reached %d MiB, the most one answer carries; select fewer or narrower columns, or add a LIMIT", n, maxResultBytes>>20)
 }
 
 // splitHostPort splits an address, defaulting the port to 6379.

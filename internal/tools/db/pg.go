@@ -312,10 +312,10 @@ func pgResult(rows pgx.Rows, maxRows int, stop func()) (map[string]any, error) {
 	}
 	names = columnNames(names)
 	out := []map[string]any{}
-	truncated := false
+	truncated, note, size := false, "", 0
 	for rows.Next() {
 		if len(out) == maxRows {
-			truncated = true
+			truncated, note = true, cutNote(maxRows)
 			if stop != nil {
 				stop()
 			}
@@ -328,6 +328,13 @@ func pgResult(rows pgx.Rows, maxRows int, stop func()) (map[string]any, error) {
 		row := make(map[string]any, len(vals))
 		for i, v := range vals {
 			row[names[i]] = jsonValue(v)
+		}
+		if size += rowSize(row); size > maxResultBytes {
+			truncated, note = true, cutBytesNote(len(out))
+			if stop != nil {
+				stop()
+			}
+			break
 		}
 		out = append(out, row)
 	}
@@ -345,9 +352,9 @@ func pgResult(rows pgx.Rows, maxRows int, stop func()) (map[string]any, error) {
 		res["columns"], res["rows"], res["rowCount"] = cols, out, len(out)
 	}
 	if truncated {
-		res["truncated"], res["note"] = true, cutNote(maxRows)
+		res["truncated"], res["note"] = true, note
 		if stopped {
-			res["note"] = cutNote(maxRows) + "; the rest was not read (the statement was cancelled on the server)"
+			res["note"] = note + "; the rest was not read (the statement was cancelled on the server)"
 		}
 	}
 	return res, nil

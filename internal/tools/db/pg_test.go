@@ -274,6 +274,14 @@ func TestPostgresCutResultStopsTheStatement(t *testing.T) {
 	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT count(*) AS n FROM w"}`))
 	tooltest.WantJSON(t, "rows written", got["rows"], `[{"n":5000}]`)
 
+	// Rows past 16 MiB of JSON are cut too, however many maxRows allows:
+	// the worker keeps its memory, and its connections.
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT g, repeat('x', 4000) AS t FROM generate_series(1, 100000) g","maxRows":100000}`))
+	if n := got["rowCount"].(float64); n < 1000 || n > 5000 || got["truncated"] != true || !strings.Contains(fmt.Sprint(got["note"]), "16 MiB") {
+		t.Errorf("wide rows: %v rows, note %v", got["rowCount"], got["note"])
+	}
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT 1"}`)
+
 	for q, want := range map[string]bool{
 		"SELECT 1": true, " -- c\n/* d */ (select 1)": true, "values (1)": true, "WITH a AS (SELECT 1) SELECT * FROM a": true,
 		"WITH a AS (DELETE FROM t RETURNING *) SELECT * FROM a": false, "INSERT INTO t VALUES (1) RETURNING *": false,

@@ -171,7 +171,7 @@ func sqliteRows(rows *sql.Rows, maxRows int) (map[string]any, error) {
 	}
 	names = columnNames(names)
 	out := []map[string]any{}
-	truncated := false
+	truncated, note, size := false, "", 0
 	vals := make([]any, len(cts))
 	ptrs := make([]any, len(cts))
 	for i := range vals {
@@ -179,7 +179,7 @@ func sqliteRows(rows *sql.Rows, maxRows int) (map[string]any, error) {
 	}
 	for rows.Next() {
 		if len(out) == maxRows {
-			truncated = true
+			truncated, note = true, cutNote(maxRows)
 			break
 		}
 		if err := rows.Scan(ptrs...); err != nil {
@@ -189,6 +189,10 @@ func sqliteRows(rows *sql.Rows, maxRows int) (map[string]any, error) {
 		for i, v := range vals {
 			row[names[i]] = jsonValue(v)
 		}
+		if size += rowSize(row); size > maxResultBytes {
+			truncated, note = true, cutBytesNote(len(out))
+			break
+		}
 		out = append(out, row)
 	}
 	if err := rows.Err(); err != nil {
@@ -196,7 +200,7 @@ func sqliteRows(rows *sql.Rows, maxRows int) (map[string]any, error) {
 	}
 	res := map[string]any{"columns": cols, "rows": out, "rowCount": len(out)}
 	if truncated {
-		res["truncated"], res["note"] = true, cutNote(maxRows)
+		res["truncated"], res["note"] = true, note
 	}
 	return res, nil
 }

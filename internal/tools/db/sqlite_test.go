@@ -108,6 +108,11 @@ func TestSQLite(t *testing.T) {
 	if !strings.Contains(e.Message, "write ? or ?1") {
 		t.Errorf(":name: %s", e.Message)
 	}
+	// Rows past 16 MiB of JSON are cut, however many maxRows allows.
+	got = tooltest.Object(t, s.MustRun("db_sqlite_query", `{"alias":"mem","query":"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT x, printf('%.4000c', 'x') AS t FROM c","maxRows":100000}`))
+	if n := got["rowCount"].(float64); n < 1000 || n > 5000 || got["truncated"] != true || !strings.Contains(fmt.Sprint(got["note"]), "16 MiB") {
+		t.Errorf("wide rows: %v rows, note %v", got["rowCount"], got["note"])
+	}
 	// Opening an alias again replaces (and closes) its connection, and says so.
 	got = tooltest.Object(t, s.MustRun("db_sqlite_open", `{"path":":memory:","alias":"mem"}`))
 	if got["replaced"] != true {
