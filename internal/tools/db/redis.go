@@ -162,7 +162,12 @@ func redisGet() tool.Tool {
 			var v any
 			switch typ {
 			case "string":
-				v, err = r.Get(ctx, in.Key).Result()
+				if n, _ := r.StrLen(ctx, in.Key).Result(); n > maxResultBytes {
+					v, err = r.GetRange(ctx, in.Key, 0, maxResultBytes-1).Result()
+					out["note"] = fmt.Sprintf("the first %d of the value's %d bytes (the most one answer carries)", maxResultBytes, n)
+				} else {
+					v, err = r.Get(ctx, in.Key).Result()
+				}
 			case "hash":
 				var note string
 				v, note, err = hashFields(ctx, r, in.Key)

@@ -181,8 +181,8 @@ func TestRedisReconnectsAfterARestart(t *testing.T) {
 	}
 }
 
-// A hash or sorted set larger than 1000 members comes back cut, with a
-// note giving its size, never whole.
+// A hash or sorted set larger than 1000 members, or a string over 16 MiB,
+// comes back cut, with a note giving its size, never whole.
 func TestRedisLargeCollectionsAreCut(t *testing.T) {
 	t.Parallel()
 	s := redisSession(t, 4)
@@ -206,7 +206,14 @@ func TestRedisLargeCollectionsAreCut(t *testing.T) {
 	if err := direct.ZAdd(ctx, "rank", members...).Err(); err != nil {
 		t.Fatal(err)
 	}
-	got := tooltest.Object(t, s.MustRun("db_redis_hash", `{"alias":"cache","action":"getall","key":"big"}`))
+	if err := direct.Set(ctx, "huge", strings.Repeat("x", 17<<20), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := tooltest.Object(t, s.MustRun("db_redis_get", `{"alias":"cache","key":"huge"}`))
+	if len(got["value"].(string)) != 16<<20 || !strings.Contains(fmt.Sprint(got["note"]), "of the value's 17825792 bytes") {
+		t.Errorf("get huge: %d bytes, note %v", len(got["value"].(string)), got["note"])
+	}
+	got = tooltest.Object(t, s.MustRun("db_redis_hash", `{"alias":"cache","action":"getall","key":"big"}`))
 	if got["count"] != float64(1000) || got["truncated"] != true || !strings.Contains(fmt.Sprint(got["note"]), "of the hash's 1500 fields") {
 		t.Errorf("getall: count %v truncated %v note %v", got["count"], got["truncated"], got["note"])
 	}
