@@ -175,6 +175,7 @@ func (s *Supervisor) slot(ctx context.Context, n int) {
 	id := fmt.Sprintf("%s-%d-%d", s.Prefix, n, s.serial.Add(1))
 	st := &WorkerState{Slot: n, ID: id, State: "starting"}
 	s.update(func() { s.workers[n] = st })
+	defer s.update(func() { st.State, st.PID = "stopped", 0 })
 	for ctx.Err() == nil {
 		cmd := s.Command(id)
 		p, err := proc.Start(cmd)
@@ -190,7 +191,7 @@ func (s *Supervisor) slot(ctx context.Context, n int) {
 			case <-ctx.Done():
 				s.stop(id, p)
 				s.afterExit(id)
-				s.update(func() { st.State, st.LastExit = "stopped", p.ExitStatus() })
+				s.update(func() { st.LastExit = p.ExitStatus() })
 				return
 			}
 			ran = time.Since(t0)
@@ -220,7 +221,6 @@ func (s *Supervisor) slot(ctx context.Context, n int) {
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():
-			s.update(func() { st.State = "stopped" })
 			return
 		}
 	}

@@ -175,7 +175,7 @@ func TestUT003RestartLogic(t *testing.T) {
 	}
 	mu.Unlock()
 	st := s.Status()
-	if len(st) != 1 || st[0].Replaced < 1 || st[0].LastExit != "exit status 1" {
+	if len(st) != 1 || st[0].Replaced < 1 || st[0].State != "stopped" {
 		t.Errorf("status: %+v", st)
 	}
 	for n, want := range map[int]time.Duration{1: 10 * time.Millisecond, 2: 20 * time.Millisecond, 3: 40 * time.Millisecond, 10: 40 * time.Millisecond} {

@@ -43,8 +43,14 @@ func TestStopTakesTheWholeGroup(t *testing.T) {
 		t.Fatalf("want 2 grandchildren, got %v", kids)
 	}
 	p.Stop(2 * time.Second)
-	ReapOrphans()
+	// SIGKILL is delivered asynchronously: a grandchild may take a moment
+	// to die; one that never does fails.
+	deadline := time.Now().Add(5 * time.Second)
 	for _, k := range kids {
+		for alive(k.PID) && time.Now().Before(deadline) {
+			ReapOrphans()
+			time.Sleep(5 * time.Millisecond)
+		}
 		if alive(k.PID) {
 			t.Errorf("grandchild %d survived Stop", k.PID)
 		}
