@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/barrhawk/barrhawk/internal/testsrv"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -10,8 +11,10 @@ import (
 )
 
 // BenchmarkPgQuery: `SELECT 1` through the MCP front and an Igor
-// (db_pg_query), and the same straight through pgx, one at a time, in one
-// run: the difference is what BarrHawk adds to the database's own time.
+// (db_pg_query), the same straight through pgx, and a tool that touches no
+// database (hash_text) through the same front, one at a time, in one run:
+// front minus pgx is what BarrHawk adds to the database's own time, and
+// front minus hash_text what the database path adds to any call's.
 func BenchmarkPgQuery(b *testing.B) {
 	pg, err := testsrv.StartPostgres()
 	if err != nil {
@@ -25,12 +28,16 @@ func BenchmarkPgQuery(b *testing.B) {
 			b.Fatal(err)
 		}
 		params := &mcp.CallToolParams{Name: "db_pg_query", Arguments: map[string]any{"query": "SELECT 1 AS one"}}
+		var lat []time.Duration
 		for b.Loop() {
+			t0 := time.Now()
 			res, err := s.session.CallTool(ctx, params)
+			lat = append(lat, time.Since(t0))
 			if err != nil || res.IsError {
 				b.Fatalf("%v %v", err, res)
 			}
 		}
+		reportLatencies(b, lat)
 	})
 	b.Run("pgx", func(b *testing.B) {
 		pool, err := pgxpool.New(ctx, pg.URL)
@@ -38,11 +45,32 @@ func BenchmarkPgQuery(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer pool.Close()
+		var lat []time.Duration
 		for b.Loop() {
+			t0 := time.Now()
 			var one int
 			if err := pool.QueryRow(ctx, "SELECT 1 AS one").Scan(&one); err != nil {
 				b.Fatal(err)
 			}
+			lat = append(lat, time.Since(t0))
 		}
+		reportLatencies(b, lat)
+	})
+	b.Run("hash_text", func(b *testing.B) {
+		s := start(b)
+		params := &mcp.CallToolParams{Name: "hash_text", Arguments: map[string]any{"text": "hello"}}
+		if _, err := s.session.CallTool(ctx, params); err != nil { // spawn the Igor
+			b.Fatal(err)
+		}
+		var lat []time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			res, err := s.session.CallTool(ctx, params)
+			lat = append(lat, time.Since(t0))
+			if err != nil || res.IsError {
+				b.Fatalf("%v %v", err, res)
+			}
+		}
+		reportLatencies(b, lat)
 	})
 }
