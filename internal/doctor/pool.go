@@ -369,10 +369,10 @@ func (p *Pool) pickHolderLocked(key string, lane *Lane, avoid *igorConn) (*igorC
 
 // holdsStateLocked reports whether ig holds state that would be lost if it
 // were stopped for idleness or to give its slot up: open database
-// connections (from its last pong).
+// connections or fs_watch watchers (from its last pong).
 func (p *Pool) holdsStateLocked(ig *igorConn) bool {
 	u := ig.usage.Load()
-	return u != nil && u.DBConnections > 0
+	return u != nil && (u.DBConnections > 0 || u.Watchers > 0)
 }
 
 // pickLocked chooses an Igor of lane by strategy. When none can take the

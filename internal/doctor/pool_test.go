@@ -431,3 +431,27 @@ func TestAffinityKeepsStateOnOneIgor(t *testing.T) {
 		t.Errorf("%d Igors after the idle timeout, want the holder only", n)
 	}
 }
+
+// An Igor holding fs_watch watchers keeps them: its fs_watch calls reach
+// it, and it is not stopped for idleness.
+func TestWatchersKeepTheirIgor(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, nil, func(c *config.Igors) {
+		c.IdleTimeout = time.Second
+		c.HeartbeatInterval = 200 * time.Millisecond
+	})
+	dir := t.TempDir()
+	ctx := withAffinity(tool.WithRoots(context.Background(), []string{dir}), "fs_watch")
+	out, err := p.Call(ctx, "fs_watch", json.RawMessage(`{"action":"start","path":"."}`), 10*time.Second, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct{ ID string }
+	if err := json.Unmarshal(out, &started); err != nil || started.ID == "" {
+		t.Fatalf("start: %s %v", out, err)
+	}
+	time.Sleep(3 * time.Second)
+	if _, err := p.Call(ctx, "fs_watch", json.RawMessage(`{"action":"events","id":"`+started.ID+`"}`), 10*time.Second, 0); err != nil {
+		t.Fatalf("events after the idle timeout: %v (%+v)", err, p.Status())
+	}
+}

@@ -448,6 +448,7 @@ func (w *worker) usage() wire.ResourceUsage {
 		BrowserPages:  pages,
 		BrowserMemory: browserMem,
 		DBConnections: w.res.Count(tool.KindPostgres) + w.res.Count(tool.KindSQLite) + w.res.Count(tool.KindRedis),
+		Watchers:      w.res.Count(tool.KindWatch),
 		TasksInFlight: int(w.inFlight.Load()),
 		Goroutines:    runtime.NumGoroutine(),
 	}

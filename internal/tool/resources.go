@@ -192,4 +192,6 @@ const (
 	KindPostgres = "db_pg"
 	KindSQLite   = "db_sqlite"
 	KindRedis    = "db_redis"
+	// KindWatch is fs_watch's watchers, by id.
+	KindWatch = "fs_watch"
 )

@@ -209,8 +209,10 @@ type ResourceUsage struct {
 	// (the browser, its renderers and helpers), in bytes.
 	BrowserMemory int64 `json:"browserMemory,omitempty"`
 	DBConnections int   `json:"dbConnections"`
-	TasksInFlight int   `json:"tasksInFlight"`
-	Goroutines    int   `json:"goroutines,omitempty"`
+	// Watchers are the fs_watch watchers the Igor holds.
+	Watchers      int `json:"watchers,omitempty"`
+	TasksInFlight int `json:"tasksInFlight"`
+	Goroutines    int `json:"goroutines,omitempty"`
 }
 
 // Shutdown asks an Igor to clean up and exit.

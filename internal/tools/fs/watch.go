@@ -17,7 +17,7 @@ import (
 )
 
 // kindWatch is the resource kind of fs_watch's watchers.
-const kindWatch = "fs_watch"
+const kindWatch = tool.KindWatch
 
 // Bounds of a watcher.
 const (
