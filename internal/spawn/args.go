@@ -14,8 +14,9 @@ type RunOptions struct {
 	AllowedTools, DisallowedTools []string
 	// Dirs are directories beyond the working directory the agent may use.
 	Dirs []string
-	// PermissionMode is Claude's --permission-mode (default, acceptEdits,
-	// plan) or Gemini's --approval-mode (default, auto_edit, plan).
+	// PermissionMode is Claude's --permission-mode (acceptEdits, plan,
+	// dontAsk) or Gemini's --approval-mode (auto_edit, plan); "" or
+	// "default" passes no flag, leaving each CLI's own default.
 	PermissionMode string
 }
 
@@ -31,9 +32,11 @@ var forbiddenModes = []string{"bypassPermissions", "yolo"}
 // --dangerously-skip-permissions.
 func ClaudeArgs(prompt string, o RunOptions) ([]string, error) {
 	args := []string{"-p", prompt, "--output-format", "stream-json", "--verbose"}
-	if o.PermissionMode != "" {
-		if slices.Contains(forbiddenModes, o.PermissionMode) || !slices.Contains([]string{"default", "acceptEdits", "plan"}, o.PermissionMode) {
-			return nil, fmt.Errorf("permission mode %q: use default, acceptEdits or plan (no mode that skips permission checks)", o.PermissionMode)
+	// Claude Code 2.1.x has no "default" choice (its default is named
+	// "manual"): the flag is left out for it.
+	if o.PermissionMode != "" && o.PermissionMode != "default" {
+		if slices.Contains(forbiddenModes, o.PermissionMode) || !slices.Contains([]string{"acceptEdits", "plan", "dontAsk"}, o.PermissionMode) {
+			return nil, fmt.Errorf("permission mode %q: use default, acceptEdits, plan or dontAsk (no mode that skips permission checks)", o.PermissionMode)
 		}
 		args = append(args, "--permission-mode", o.PermissionMode)
 	}
@@ -62,8 +65,8 @@ func GeminiArgs(prompt string, o RunOptions) ([]string, error) {
 	if mode == "acceptEdits" {
 		mode = "auto_edit"
 	}
-	if mode != "" {
-		if slices.Contains(forbiddenModes, mode) || !slices.Contains([]string{"default", "auto_edit", "plan"}, mode) {
+	if mode != "" && mode != "default" {
+		if slices.Contains(forbiddenModes, mode) || !slices.Contains([]string{"auto_edit", "plan"}, mode) {
 			return nil, fmt.Errorf("approval mode %q: use default, auto_edit or plan (no mode that skips approval)", mode)
 		}
 		args = append(args, "--approval-mode", mode)
