@@ -156,6 +156,9 @@ func Run(ctx context.Context, req Request, onEvent func(Event)) (*Result, error)
 	}
 	var mu sync.Mutex
 	var texts []string
+	// What the CLI printed that was no event (stdout) and its stderr, the
+	// last lines of each: a CLI that fails before streaming says why there.
+	var plain, errTail tail
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		sc := bufio.NewScanner(stdout)
@@ -166,6 +169,9 @@ func Run(ctx context.Context, req Request, onEvent func(Event)) (*Result, error)
 			stream.WriteString(red(string(line)) + "\n") //nolint:errcheck // the debug copy; the run goes on
 			evs, err := parse(line)
 			if err != nil {
+				mu.Lock()
+				plain.add(red(string(line)))
+				mu.Unlock()
 				continue // not an event: kept in the raw stream only
 			}
 			for i := range evs {
@@ -201,7 +207,11 @@ func Run(ctx context.Context, req Request, onEvent func(Event)) (*Result, error)
 		sc.Buffer(make([]byte, 64<<10), 16<<20)
 		for sc.Scan() {
 			touch()
-			stderrLog.WriteString(red(sc.Text()) + "\n") //nolint:errcheck // a log; the run goes on
+			line := red(sc.Text())
+			stderrLog.WriteString(line + "\n") //nolint:errcheck // a log; the run goes on
+			mu.Lock()
+			errTail.add(line)
+			mu.Unlock()
 		}
 	})
 
@@ -253,7 +263,6 @@ wait:
 	if res.Summary == "" {
 		res.Summary = strings.TrimSpace(strings.Join(texts, ""))
 	}
-	mu.Unlock()
 	switch {
 	case stopped != "":
 		res.Status = stopped
@@ -263,6 +272,10 @@ wait:
 			res.Status = "failed"
 		}
 	}
+	if res.Status == "failed" {
+		res.Summary = failure(req.CLI, res.Summary, res.ExitStatus, plain.String(), errTail.String())
+	}
+	mu.Unlock()
 	if err := collect(context.WithoutCancel(ctx), wt, req.ID, res); err != nil {
 		return res, err
 	}
@@ -364,3 +377,64 @@ func nonEmpty(ss []string) []string {
 
 // lookPath finds a CLI on PATH.
 func lookPath(name string) (string, error) { return exec.LookPath(name) }
+
+// tail keeps the last lines of an output, at most tailLines of them.
+type tail struct{ lines []string }
+
+const tailLines = 20
+
+func (t *tail) add(line string) {
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	if len(line) > 500 {
+		line = line[:500] + "…"
+	}
+	if len(t.lines) == tailLines {
+		t.lines = append(t.lines[:0], t.lines[1:]...)
+	}
+	t.lines = append(t.lines, line)
+}
+
+func (t *tail) String() string { return strings.Join(t.lines, "\n") }
+
+// loginHints says, per CLI, how to give an agent whose HOME is a fresh
+// directory a login: the user's own (~/.claude, ~/.gemini) is out of its
+// reach by design.
+var loginHints = map[string]string{
+	"claude": "set ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN (from `claude setup-token`), in BarrHawk's environment, spawn.secretsDir or spawn.secrets",
+	"gemini": "set GEMINI_API_KEY (or GOOGLE_API_KEY) in BarrHawk's environment, spawn.secretsDir or spawn.secrets",
+}
+
+// notLoggedIn matches what the CLIs print when they have no credentials.
+var notLoggedIn = []string{"not logged in", "please run /login", "invalid api key", "authentication_failed", "set an auth method", "gemini_api_key"}
+
+// failure is the summary of a failed run: the agent's last words, or, when
+// the CLI stopped before saying anything, its exit status and the last
+// lines it printed; with a hint when it had no login.
+func failure(cli, summary, exit, plain, stderr string) string {
+	if summary == "" {
+		var b strings.Builder
+		fmt.Fprintf(&b, "the %s CLI ended (%s) without a result", cliName(cli), exit)
+		for _, out := range []string{plain, stderr} {
+			if out != "" {
+				b.WriteString(":\n" + out)
+			}
+		}
+		summary = b.String()
+	}
+	all := strings.ToLower(summary + "\n" + plain + "\n" + stderr)
+	for _, p := range notLoggedIn {
+		if strings.Contains(all, p) {
+			return summary + "\n(the agent runs with a HOME of its own, so your own login is out of its reach: " + loginHints[cliName(cli)] + "; it goes to the CLI's environment alone and is redacted everywhere)"
+		}
+	}
+	return summary
+}
+
+func cliName(cli string) string {
+	if cli == "" {
+		return "claude"
+	}
+	return cli
+}

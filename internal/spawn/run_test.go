@@ -168,3 +168,29 @@ func TestRunGemini(t *testing.T) {
 		t.Errorf("result: %+v", res)
 	}
 }
+
+// A CLI with no login fails with what it printed and says how to give it
+// one: the agent's HOME is its own, so the user's login is not there.
+// Claude Code says so in its stream, Gemini CLI on stderr before any event.
+func TestRunWithoutLogin(t *testing.T) {
+	t.Parallel()
+	req := request(t, "login")
+	res, err := Run(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "failed" || !strings.HasPrefix(res.Summary, "Not logged in") || !strings.Contains(res.Summary, "ANTHROPIC_API_KEY") {
+		t.Errorf("claude without a login: %+v", res)
+	}
+	req = request(t, "no-login")
+	req.CLI = "gemini"
+	req.CLIPath, _ = filepath.Abs("testdata/fake-gemini")
+	res, err = Run(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "failed" || !strings.Contains(res.Summary, "exit status 41") || !strings.Contains(res.Summary, "Please set an Auth method") ||
+		!strings.Contains(res.Summary, "set GEMINI_API_KEY") {
+		t.Errorf("gemini without a login: %+v", res)
+	}
+}

@@ -162,6 +162,26 @@ func (s *Service) cliPath(llm string) (string, error) {
 	return cli, nil
 }
 
+// credentialNames are the variables each CLI logs in with. The agent's HOME
+// is a fresh directory, so a login kept there (~/.claude, ~/.gemini) is out
+// of its reach; these, when set, go to the CLI's environment.
+var credentialNames = map[string][]string{
+	"claude": {"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"},
+	"gemini": {"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+}
+
+// credentials looks up llm's login variables where secrets are found (the
+// environment, spawn.secretsDir, spawn.secrets).
+func (s *Service) credentials(llm string) map[string]string {
+	out := map[string]string{}
+	for _, name := range credentialNames[llm] {
+		if v, ok := s.secret(name); ok && v != "" {
+			out[name] = v
+		}
+	}
+	return out
+}
+
 // secrets looks up the named secrets.
 func (s *Service) secrets(names []string) (map[string]string, error) {
 	out := map[string]string{}
@@ -301,7 +321,8 @@ func (s *Service) RunJob(ctx context.Context, jobID int64, job jobs.AgentJob) *S
 	if err != nil {
 		return end("error", err.Error())
 	}
-	red := redact.New(slices.Collect(maps.Values(secrets))...)
+	creds := s.credentials(job.LLM)
+	red := redact.New(append(slices.Collect(maps.Values(secrets)), slices.Collect(maps.Values(creds))...)...)
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.mu.Lock()
@@ -312,7 +333,7 @@ func (s *Service) RunJob(ctx context.Context, jobID int64, job jobs.AgentJob) *S
 	req := SpawnRequest{
 		Request: Request{ID: job.SpawnID, Repo: job.Repo, Ref: job.Ref, Prompt: job.Prompt, CLI: job.LLM, CLIPath: cli, StateDir: dir,
 			IdleTimeout: firstDuration(job.IdleTimeout, s.cfg.IdleTimeout), TotalTimeout: firstDuration(job.TotalTimeout, s.cfg.TotalTimeout)},
-		Mode: job.Mode, Recovery: firstString(job.Recovery, s.cfg.Recovery), Secrets: secrets, Inject: job.Secrets, Ask: w.ask,
+		Mode: job.Mode, Recovery: firstString(job.Recovery, s.cfg.Recovery), Secrets: secrets, Inject: job.Secrets, Credentials: creds, Ask: w.ask,
 	}
 	mu.Lock()
 	st.Phase = "running"

@@ -3,6 +3,7 @@ package spawn
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,4 +41,36 @@ func TestServiceCancel(t *testing.T) {
 		t.Errorf("cancel twice: %v", err)
 	}
 	_ = os.Getenv
+}
+
+// The CLI's login variable, where secrets are found, reaches the CLI's
+// environment on every spawn without being asked for, is redacted from what
+// the spawn keeps, and is never named to the agent.
+func TestServiceGivesTheCLIItsLogin(t *testing.T) {
+	const key = "sk-ant-test-5b1c9d0e7f"
+	t.Setenv("ANTHROPIC_API_KEY", key)
+	t.Setenv("FAKE_MODE", "login")
+	svc := NewService(Config{Dir: t.TempDir(), ClaudePath: fake(t), IdleTimeout: time.Minute, TotalTimeout: time.Minute})
+	_, done, err := svc.Start(context.Background(), Options{Prompt: "work", Repo: gitRepo(t), Secrets: []string{"FAKE_MODE"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st *Status
+	select {
+	case st = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the spawn did not end")
+	}
+	if st.Status != "completed" || st.Result == nil || st.Result.Summary != "logged in with [REDACTED]" {
+		t.Fatalf("status: %+v %+v", st, st.Result)
+	}
+	if slices.Contains(st.Result.Manifest.Secrets, "ANTHROPIC_API_KEY") {
+		t.Errorf("the login is named to the agent: %+v", st.Result.Manifest)
+	}
+	for _, f := range []string{st.Result.StreamLog, st.Result.StderrLog} {
+		b, err := os.ReadFile(f)
+		if err != nil || strings.Contains(string(b), key) {
+			t.Errorf("%s holds the key (or is unreadable: %v)", f, err)
+		}
+	}
 }

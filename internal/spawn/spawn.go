@@ -41,6 +41,10 @@ type SpawnRequest struct {
 	// when a run asks for them. Every value is redacted everywhere.
 	Secrets map[string]string
 	Inject  []string
+	// Credentials are the CLI's own login (API keys, by variable name):
+	// in every run's environment, never named to the agent, redacted like
+	// secrets.
+	Credentials map[string]string
 	// Ask puts a fix to the user (interactive recovery); nil means no way
 	// to ask.
 	Ask func(ctx context.Context, question string) (bool, error)
@@ -90,8 +94,11 @@ func Spawn(ctx context.Context, req SpawnRequest, onEvent func(Event)) (*SpawnRe
 	if req.Recovery == RecoveryInteractive && req.Ask == nil {
 		limit = 1 // no way to ask: behave as moderate
 	}
-	values := make([]string, 0, len(req.Secrets))
+	values := make([]string, 0, len(req.Secrets)+len(req.Credentials))
 	for _, v := range req.Secrets {
+		values = append(values, v)
+	}
+	for _, v := range req.Credentials {
 		values = append(values, v)
 	}
 	red := redact.New(values...)
@@ -141,6 +148,9 @@ func Spawn(ctx context.Context, req SpawnRequest, onEvent func(Event)) (*SpawnRe
 		}
 		for _, name := range m.Secrets {
 			run.Env[name] = req.Secrets[name]
+		}
+		for k, v := range req.Credentials {
+			run.Env[k] = v
 		}
 		var events []Event
 		res, err := Run(ctx, run, func(e Event) {
