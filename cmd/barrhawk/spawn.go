@@ -51,6 +51,12 @@ spawn_status and spawn_logs tools, or in <spawn.dir>/<id>/status.json.
 			}
 			o.Prompt = args[0]
 			if !wait {
+				// What would fail at once is said here, not in the
+				// background process's log.
+				_, svc := app.Services(cfg)
+				if err := svc.Check(cmd.Context(), &o); err != nil {
+					return err
+				}
 				return spawnDetached(cfg.Spawn.Dir, &o)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -195,34 +196,51 @@ func (s *Service) secrets(names []string) (map[string]string, error) {
 	return out, nil
 }
 
-// Start checks a spawn and queues it as a job of kind "agent" (or, with no
-// queue, begins it in this process), and returns its id at once; done
-// receives its final status, wherever it ran. When the run happens in this
-// process, onEvent sees every event (redacted) and o.Ask is how
-// interactive recovery asks; elsewhere, recovery behaves as moderate.
-func (s *Service) Start(ctx context.Context, o Options, onEvent func(Event)) (string, <-chan *Status, error) {
+// Check refuses what would make a spawn fail before its agent runs (an
+// empty prompt, a bad id, an unknown or missing CLI, a repo outside git, a
+// secret nobody gave), so it is said at once rather than queued; it fills
+// in the defaults (LLM claude, an id, Repo absolute).
+func (s *Service) Check(ctx context.Context, o *Options) error {
 	if strings.TrimSpace(o.Prompt) == "" {
-		return "", nil, errors.New("the prompt is empty: say what the agent should do")
+		return errors.New("the prompt is empty: say what the agent should do")
 	}
 	if o.ID == "" {
 		o.ID = strings.ToLower(rand.Text()[:10])
 	}
 	if !isID(o.ID) {
-		return "", nil, fmt.Errorf("spawn id %q: use lower-case letters, digits and '-'", o.ID)
+		return fmt.Errorf("spawn id %q: use lower-case letters, digits and '-'", o.ID)
 	}
 	if o.LLM == "" {
 		o.LLM = "claude"
 	}
 	if _, err := s.cliPath(o.LLM); err != nil {
-		return "", nil, err
+		return err
 	}
 	if o.Repo == "" {
 		o.Repo = "."
 	}
 	repo, err := filepath.Abs(o.Repo)
 	if err != nil {
+		return err
+	}
+	o.Repo = repo
+	if err := exec.CommandContext(ctx, "git", "-C", repo, "rev-parse", "--show-toplevel").Run(); err != nil {
+		return fmt.Errorf("repo %s is not inside a git repository: a spawn works on a branch of one (give repo, or run from inside one)", repo)
+	}
+	_, err = s.secrets(o.Secrets)
+	return err
+}
+
+// Start checks a spawn and queues it as a job of kind "agent" (or, with no
+// queue, begins it in this process), and returns its id at once; done
+// receives its final status, wherever it ran. When the run happens in this
+// process, onEvent sees every event (redacted) and o.Ask is how
+// interactive recovery asks; elsewhere, recovery behaves as moderate.
+func (s *Service) Start(ctx context.Context, o Options, onEvent func(Event)) (string, <-chan *Status, error) {
+	if err := s.Check(ctx, &o); err != nil {
 		return "", nil, err
 	}
+	repo := o.Repo
 	secrets, err := s.secrets(o.Secrets)
 	if err != nil {
 		return "", nil, err
