@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -123,7 +124,11 @@ func Run(ctx context.Context, req Request, onEvent func(Event)) (*Result, error)
 	}
 	defer stderrLog.Close()
 
-	cmd := exec.Command(req.CLIPath, args...)
+	name, args, err := viaInterpreter(req.CLIPath, args)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = wt.Path, env
 	// Pipes of our own: proc.Start waits for the process at once, and
 	// exec.Cmd's own pipes would be closed by that Wait before all the
@@ -321,9 +326,14 @@ func sandbox(req Request) ([]string, error) {
 			return nil, fmt.Errorf("spawn sandbox: %w", err)
 		}
 	}
-	env := []string{"HOME=" + home, "PATH=" + bin, "LANG=C.UTF-8", "TERM=dumb", "BARRHAWK_SPAWN_ID=" + req.ID,
+	env := []string{"HOME=" + home, "PATH=" + bin, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "BARRHAWK_SPAWN_ID=" + req.ID,
 		"GIT_AUTHOR_NAME=barrhawk-spawn", "GIT_AUTHOR_EMAIL=spawn@barrhawk.invalid",
 		"GIT_COMMITTER_NAME=barrhawk-spawn", "GIT_COMMITTER_EMAIL=spawn@barrhawk.invalid", "GIT_TERMINAL_PROMPT=0"}
+	if req.CLI == "gemini" {
+		// Headless Gemini CLI refuses a folder nobody trusted; the worktree
+		// is the one made for this run, of the repository the user named.
+		env = append(env, "GEMINI_CLI_TRUST_WORKSPACE=true")
+	}
 	for k, v := range req.Env {
 		env = append(env, k+"="+v)
 	}
@@ -383,7 +393,12 @@ type tail struct{ lines []string }
 
 const tailLines = 20
 
+// ansi matches terminal escape sequences (colours), which a CLI may print
+// even when told not to.
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
 func (t *tail) add(line string) {
+	line = ansi.ReplaceAllString(line, "")
 	if strings.TrimSpace(line) == "" {
 		return
 	}
@@ -437,4 +452,39 @@ func cliName(cli string) string {
 		return "claude"
 	}
 	return cli
+}
+
+// viaInterpreter is how to start a CLI that is a script: Gemini CLI is
+// `#!/usr/bin/env node`, and node is not on the sandbox's PATH (nor should
+// it be, for the agent's own commands), so a script whose first line names
+// an interpreter through env is started by that interpreter, found on
+// BarrHawk's PATH. Anything else is started as it is.
+func viaInterpreter(cli string, args []string) (string, []string, error) {
+	f, err := os.Open(cli)
+	if err != nil {
+		return "", nil, fmt.Errorf("the agent CLI %s: %w", cli, err)
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := f.Read(head)
+	line, _, _ := strings.Cut(string(head[:n]), "\n")
+	if !strings.HasPrefix(line, "#!") {
+		return cli, args, nil
+	}
+	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if len(fields) < 2 || filepath.Base(fields[0]) != "env" {
+		return cli, args, nil // an absolute interpreter: the kernel finds it
+	}
+	rest := fields[1:]
+	if rest[0] == "-S" {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return cli, args, nil
+	}
+	interp, err := exec.LookPath(rest[0])
+	if err != nil {
+		return "", nil, fmt.Errorf("the agent CLI %s runs on %s, which is not installed: %w", cli, rest[0], err)
+	}
+	return interp, append(append(rest[1:len(rest):len(rest)], cli), args...), nil
 }

@@ -194,3 +194,13 @@ func TestRunWithoutLogin(t *testing.T) {
 		t.Errorf("gemini without a login: %+v", res)
 	}
 }
+
+// A failure's last lines keep the text and lose terminal colours.
+func TestTailDropsColours(t *testing.T) {
+	var tl tail
+	tl.add("\x1b[31mGemini CLI is not running in a trusted directory.\x1b[0m")
+	tl.add("   ")
+	if got := tl.String(); got != "Gemini CLI is not running in a trusted directory." {
+		t.Errorf("tail: %q", got)
+	}
+}
