@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,4 +96,112 @@ func TestFlagsAreTheCLIsOwn(t *testing.T) {
 			checkAgainstHelp(t, "gemini", text, args, map[string]bool{"--output-format": true, "--approval-mode": true})
 		}
 	})
+}
+
+// The real Claude Code, in the sandbox, against a model that follows a
+// script (fakeModel): its Write is allowed by the manifest's flags, its
+// Bash `go version` is refused by the CLI's own permission check (go is no
+// allowed command of a repository without go.mod), the denial comes back
+// in Claude's permission_denials, moderate recovery allows go, and the
+// retry in a fresh sandbox runs it. The run ends completed with the
+// model's words, the file committed on the branch, and the key nowhere.
+func TestRealClaudeCodeRecovers(t *testing.T) {
+	t.Parallel()
+	model := newFakeModel(t)
+	const key = "sk-ant-fake-3c1f9e2d7a"
+	req := SpawnRequest{
+		Request: Request{Repo: gitRepo(t), Prompt: "add hello.txt, then check the Go version", CLI: "claude",
+			CLIPath: filepath.Join(agentCLIs(t), "claude"), StateDir: t.TempDir(),
+			Env:         map[string]string{"ANTHROPIC_BASE_URL": model.srv.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
+			IdleTimeout: time.Minute, TotalTimeout: 3 * time.Minute},
+		Recovery:    RecoveryModerate,
+		Credentials: map[string]string{"ANTHROPIC_API_KEY": key},
+	}
+	res, err := Spawn(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := model.seen()
+	if res.Status != "completed" || res.Attempts != 2 || res.Summary != modelFinal {
+		t.Fatalf("result: status %s, %d attempts, summary %q, escalations %+v, unfixed %+v; tool results %+v", res.Status, res.Attempts, res.Summary, res.Escalations, res.Unfixed, seen)
+	}
+	if len(res.Escalations) != 1 || len(res.Escalations[0].Applied) != 1 || res.Escalations[0].Applied[0] != (Fix{Kind: "command", Value: "go", Reason: res.Escalations[0].Applied[0].Reason}) {
+		t.Errorf("escalations: %+v", res.Escalations)
+	}
+	// Attempt 1: Write ran, Bash was refused; attempt 2: both ran.
+	if len(seen) != 4 || seen[0].IsError || !seen[1].IsError || seen[2].IsError || seen[3].IsError || !strings.Contains(seen[3].Content, "go version go1.") {
+		t.Errorf("the tool results the model got: %+v", seen)
+	}
+	if !slices.Contains(res.Changed, "hello.txt") || len(res.Commits) == 0 {
+		t.Errorf("changes: %+v commits %+v", res.Changed, res.Commits)
+	}
+	out, err := exec.Command("git", "-C", req.Repo, "show", res.Branch+":hello.txt").Output()
+	if err != nil || string(out) != "hello from the model\n" {
+		t.Errorf("hello.txt on %s: %q %v", res.Branch, out, err)
+	}
+	filepath.WalkDir(req.StateDir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), key) {
+				t.Errorf("%s holds the key", p)
+			}
+		}
+		return nil
+	})
+}
+
+// The real Claude Code stays in its sandbox: a credential file of the real
+// HOME is refused to its Read by path (with HOME pointing elsewhere, an
+// absolute path still resolves), and its Write outside the worktree is
+// refused until the path fix of moderate recovery allows that directory
+// (Edit(//DIR/**)), after which the retry writes there.
+func TestRealClaudeCodeStaysInItsSandbox(t *testing.T) {
+	t.Parallel()
+	realHome, outside := t.TempDir(), t.TempDir()
+	planted := filepath.Join(realHome, ".ssh", "id_test")
+	if err := os.MkdirAll(filepath.Dir(planted), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(planted, []byte("PRIVATE KEY 7d1e"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model := newFakeModel(t)
+	model.script = func(string) []call {
+		return []call{
+			{"Read", map[string]any{"file_path": planted}},
+			{"Write", map[string]any{"file_path": outside + "/out.txt", "content": "outside\n"}},
+		}
+	}
+	req := SpawnRequest{
+		Request: Request{Repo: gitRepo(t), Prompt: "look around", CLI: "claude", RealHome: realHome,
+			CLIPath: filepath.Join(agentCLIs(t), "claude"), StateDir: t.TempDir(),
+			Env:         map[string]string{"ANTHROPIC_BASE_URL": model.srv.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
+			IdleTimeout: time.Minute, TotalTimeout: 3 * time.Minute},
+		Recovery:    RecoveryModerate,
+		Credentials: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-fake"},
+	}
+	res, err := Spawn(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := model.seen()
+	if len(seen) != 4 {
+		t.Fatalf("tool results %+v; result %+v", seen, res)
+	}
+	for _, r := range []toolResult{seen[0], seen[2]} {
+		if !r.IsError || strings.Contains(r.Content, "PRIVATE KEY") {
+			t.Errorf("the planted key was read: %+v", r)
+		}
+	}
+	if !seen[1].IsError || seen[3].IsError {
+		t.Errorf("write outside: refused first, then allowed by the fix: %+v", seen)
+	}
+	if b, err := os.ReadFile(outside + "/out.txt"); err != nil || string(b) != "outside\n" {
+		t.Errorf("out.txt after the fix: %q %v", b, err)
+	}
+	if res.Attempts != 2 || len(res.Escalations) != 1 || !slices.ContainsFunc(res.Escalations[0].Applied, func(f Fix) bool { return f.Kind == "path" && f.Value == outside }) {
+		t.Errorf("escalations: %+v (attempts %d)", res.Escalations, res.Attempts)
+	}
+	if !slices.Contains(res.Manifest.Tools, "Edit(/"+outside+"/**)") {
+		t.Errorf("manifest tools: %v", res.Manifest.Tools)
+	}
 }

@@ -26,7 +26,40 @@ type Manifest struct {
 }
 
 // baseTools are the agent's tools for reading and editing its worktree.
-var baseTools = []string{"Read", "Glob", "Grep", "Edit", "Write", "MultiEdit"}
+// Claude Code's Edit rule covers every file-editing tool (Edit, Write,
+// MultiEdit, NotebookEdit); scoped to ./** it lets the agent write inside
+// the worktree and nowhere else, where a bare Write or Edit let it write
+// anywhere the process could (seen with the real CLI).
+var baseTools = []string{"Read", "Glob", "Grep", editRule(".")}
+
+// editRule is Claude Code's Edit rule for a directory and what is under
+// it: ./** for the worktree, //ABS/** for an absolute path.
+func editRule(dir string) string {
+	if dir == "." {
+		return "Edit(./**)"
+	}
+	return "Edit(/" + filepath.Clean(dir) + "/**)"
+}
+
+// privateFiles are where a HOME keeps credentials: the agent's HOME is a
+// fresh directory, and these of the real one are also refused to its file
+// tools by path (an absolute path would otherwise still resolve).
+var privateFiles = []string{".ssh", ".aws", ".gnupg", ".kube", ".docker", ".config", ".claude", ".gemini", ".local/share",
+	".netrc", ".git-credentials", ".npmrc", ".pypirc", ".claude.json", ".bash_history", ".zsh_history"}
+
+// deniedRules are Claude Code rules refusing the file tools the
+// credentials under home.
+func deniedRules(home string) []string {
+	if home == "" || !filepath.IsAbs(home) {
+		return nil
+	}
+	var out []string
+	for _, f := range privateFiles {
+		p := "/" + filepath.Join(home, f)
+		out = append(out, "Read("+p+")", "Read("+p+"/**)", "Edit("+p+")", "Edit("+p+"/**)")
+	}
+	return out
+}
 
 // projectKinds: a file that marks a kind of project, and the commands its
 // builds and tests need.

@@ -137,6 +137,7 @@ func (m *Manifest) Apply(f Fix, secrets map[string]string) bool {
 		}
 		m.Readable = append(m.Readable, f.Value)
 		m.Writable = append(m.Writable, f.Value)
+		m.addTool(editRule(f.Value))
 		return true
 	case "env", "secret":
 		if _, ok := secrets[f.Value]; !ok {

@@ -44,6 +44,9 @@ type Request struct {
 	Commands []string
 	// Env is added to the agent's otherwise empty environment.
 	Env map[string]string
+	// RealHome is the user's own HOME, whose credential files the
+	// agent's file tools are refused (os.UserHomeDir when empty).
+	RealHome string
 	// StateDir keeps the run's files: the agent's HOME, its PATH, the raw
 	// stream and stderr.
 	StateDir string

@@ -138,6 +138,11 @@ func Spawn(ctx context.Context, req SpawnRequest, onEvent func(Event)) (*SpawnRe
 		}
 		run.Commands = without(m.Commands, "git")
 		run.Options.AllowedTools = m.Tools
+		home := req.RealHome
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		run.Options.DisallowedTools = deniedRules(home)
 		run.Options.Dirs = without(m.Writable, ".")
 		run.Env = map[string]string{}
 		for k, v := range req.Env {

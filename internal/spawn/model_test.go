@@ -1,0 +1,195 @@
+package spawn
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeModel stands in for the model behind Claude Code, the one part of a
+// spawn that cannot run here: an Anthropic Messages API endpoint (POST
+// /v1/messages, answered as the documented stream of server-sent events)
+// that plays a fixed script, so the real CLI runs its real tools, flags and
+// permission checks. Each conversation (an attempt of the spawn) makes the
+// script's tool calls one by one, then ends with a final text.
+type fakeModel struct {
+	srv *httptest.Server
+	// script gives the tool calls for a working directory; by default,
+	// write hello.txt there, then run `go version` with Bash.
+	script func(dir string) []call
+
+	mu sync.Mutex
+	// results are the results of the script's calls, for each
+	// conversation that reached its end, in order.
+	results []toolResult
+}
+
+// call is one tool call of the script.
+type call struct {
+	tool  string
+	input map[string]any
+}
+
+func defaultScript(dir string) []call {
+	return []call{
+		{"Write", map[string]any{"file_path": dir + "/hello.txt", "content": "hello from the model\n"}},
+		{"Bash", map[string]any{"command": "go version", "description": "Show the Go version"}},
+	}
+}
+
+type toolResult struct {
+	Content string
+	IsError bool
+}
+
+// The final words of the script: the spawn's summary.
+const modelFinal = "Wrote hello.txt and ran go version."
+
+var workDir = regexp.MustCompile(`Primary working directory: ([^\n]+)`)
+
+func newFakeModel(t *testing.T) *fakeModel {
+	m := &fakeModel{}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
+		http.Error(w, `{"type":"error","error":{"type":"not_found_error","message":"not here"}}`, http.StatusNotFound)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Tools    []any `json:"tools"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	if len(req.Tools) == 0 { // a side request of the CLI's (a title, a summary)
+		m.stream(w, text("ok"))
+		return
+	}
+	// Where the conversation is: which of the script's tool calls it
+	// holds (the CLI merges consecutive assistant turns, so they are told
+	// by id), and their results.
+	calls := map[string]bool{}
+	results := map[string]toolResult{}
+	for _, msg := range req.Messages {
+		var blocks []struct {
+			Type      string          `json:"type"`
+			ID        string          `json:"id"`
+			ToolUseID string          `json:"tool_use_id"`
+			Content   json.RawMessage `json:"content"`
+			IsError   bool            `json:"is_error"`
+		}
+		_ = json.Unmarshal(msg.Content, &blocks)
+		for _, b := range blocks {
+			switch b.Type {
+			case "tool_use":
+				calls[b.ID] = true
+			case "tool_result":
+				results[b.ToolUseID] = toolResult{Content: contentText(b.Content), IsError: b.IsError}
+			}
+		}
+	}
+	dir := ""
+	if sm := workDir.FindStringSubmatch(allText(body)); sm != nil {
+		dir = strings.TrimSpace(sm[1])
+	}
+	script := defaultScript
+	if m.script != nil {
+		script = m.script
+	}
+	steps := script(dir)
+	for i, c := range steps {
+		id := fmt.Sprintf("toolu_%d", i)
+		if !calls[id] {
+			m.stream(w, toolUse(id, c.tool, c.input))
+			return
+		}
+	}
+	m.mu.Lock()
+	for i := range steps {
+		m.results = append(m.results, results[fmt.Sprintf("toolu_%d", i)])
+	}
+	m.mu.Unlock()
+	m.stream(w, text(modelFinal))
+}
+
+// A block of the answer: its content_block_start, its deltas, and the
+// stop reason it leads to.
+type answer struct {
+	start  string
+	deltas []string
+	stop   string
+}
+
+func text(s string) answer {
+	d, _ := json.Marshal(map[string]any{"type": "text_delta", "text": s})
+	return answer{start: `{"type":"text","text":""}`, deltas: []string{string(d)}, stop: "end_turn"}
+}
+
+func toolUse(id, name string, input map[string]any) answer {
+	in, _ := json.Marshal(input)
+	d, _ := json.Marshal(map[string]any{"type": "input_json_delta", "partial_json": string(in)})
+	return answer{start: fmt.Sprintf(`{"type":"tool_use","id":%q,"name":%q,"input":{}}`, id, name), deltas: []string{string(d)}, stop: "tool_use"}
+}
+
+// stream writes one message as the Messages API streams it.
+func (m *fakeModel) stream(w http.ResponseWriter, b answer) {
+	ev := func(name, data string) { fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data) }
+	ev("message_start", `{"type":"message_start","message":{"id":"msg_fake","type":"message","role":"assistant","model":"claude-fake","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}}`)
+	ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":`+b.start+`}`)
+	for _, d := range b.deltas {
+		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":`+d+`}`)
+	}
+	ev("content_block_stop", `{"type":"content_block_stop","index":0}`)
+	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"`+b.stop+`","stop_sequence":null},"usage":{"output_tokens":7}}`)
+	ev("message_stop", `{"type":"message_stop"}`)
+}
+
+// allText is every string in a JSON value, joined.
+func allText(raw json.RawMessage) string {
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			b.WriteString(x + "\n")
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return b.String()
+}
+
+// contentText is a tool result's content, a string or text blocks.
+func contentText(raw json.RawMessage) string { return strings.TrimSpace(allText(raw)) }
+
+func (m *fakeModel) seen() []toolResult {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]toolResult(nil), m.results...)
+}
