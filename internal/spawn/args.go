@@ -18,6 +18,10 @@ type RunOptions struct {
 	// dontAsk) or Gemini's --approval-mode (auto_edit, plan); "" or
 	// "default" passes no flag, leaving each CLI's own default.
 	PermissionMode string
+	// PolicyFile is Gemini CLI's --policy: the policy-engine rules that
+	// allow its tools (headless, it registers no tool that would need an
+	// approval nobody can give).
+	PolicyFile string
 }
 
 // Modes that would let an agent act without any permission check: never
@@ -57,8 +61,8 @@ func ClaudeArgs(prompt string, o RunOptions) ([]string, error) {
 
 // GeminiArgs is the command line for Gemini CLI, headless and streaming:
 // `-p PROMPT --output-format stream-json`, the approval mode (never yolo),
-// the model and the extra directories. (--allowed-tools is deprecated in
-// favour of Gemini's policy engine, so tools are not passed as flags.)
+// the model, the policy file that allows its tools (--allowed-tools is
+// deprecated in favour of the policy engine) and the extra directories.
 func GeminiArgs(prompt string, o RunOptions) ([]string, error) {
 	args := []string{"-p", prompt, "--output-format", "stream-json"}
 	mode := o.PermissionMode
@@ -73,6 +77,9 @@ func GeminiArgs(prompt string, o RunOptions) ([]string, error) {
 	}
 	if o.Model != "" {
 		args = append(args, "--model", o.Model)
+	}
+	if o.PolicyFile != "" {
+		args = append(args, "--policy", o.PolicyFile)
 	}
 	if len(o.Dirs) > 0 {
 		args = append(args, "--include-directories", strings.Join(o.Dirs, ","))

@@ -205,3 +205,46 @@ func TestRealClaudeCodeStaysInItsSandbox(t *testing.T) {
 		t.Errorf("manifest tools: %v", res.Manifest.Tools)
 	}
 }
+
+// The real Gemini CLI in the sandbox, against a scripted Gemini API: the
+// policy file BarrHawk writes lets it register and use write_file in the
+// worktree (headless, it otherwise has no tool that needs approval), its
+// shell runs only allowed commands (go is refused by policy at first), the
+// refusal is found in its tool result, moderate recovery allows go, and
+// the retry runs it.
+func TestRealGeminiCLIRecovers(t *testing.T) {
+	t.Parallel()
+	model := newFakeGemini(t)
+	model.script = func(dir string) []call {
+		return []call{
+			{"write_file", map[string]any{"file_path": dir + "/hello.txt", "content": "hello from gemini\n"}},
+			{"run_shell_command", map[string]any{"command": "go version"}},
+		}
+	}
+	req := SpawnRequest{
+		Request: Request{Repo: gitRepo(t), Prompt: "add hello.txt, then check the Go version", CLI: "gemini",
+			CLIPath: filepath.Join(agentCLIs(t), "gemini"), StateDir: t.TempDir(),
+			Env:         map[string]string{"GOOGLE_GEMINI_BASE_URL": model.srv.URL},
+			IdleTimeout: 2 * time.Minute, TotalTimeout: 4 * time.Minute},
+		Recovery:    RecoveryModerate,
+		Credentials: map[string]string{"GEMINI_API_KEY": "AIza-fake-0b7c"},
+	}
+	res, err := Spawn(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := model.seen()
+	if res.Status != "completed" || res.Attempts != 2 || res.Summary != modelFinal {
+		t.Fatalf("result: status %s, %d attempts, summary %q, escalations %+v, unfixed %+v; tool results %+v", res.Status, res.Attempts, res.Summary, res.Escalations, res.Unfixed, seen)
+	}
+	if len(seen) != 4 || seen[0].IsError || !strings.Contains(seen[1].Content, "denied by policy") || seen[2].IsError || !strings.Contains(seen[3].Content, "go version go1.") {
+		t.Errorf("the tool results the model got: %+v", seen)
+	}
+	if len(res.Escalations) != 1 || !slices.ContainsFunc(res.Escalations[0].Applied, func(f Fix) bool { return f.Kind == "command" && f.Value == "go" }) {
+		t.Errorf("escalations: %+v", res.Escalations)
+	}
+	out, err := exec.Command("git", "-C", req.Repo, "show", res.Branch+":hello.txt").Output()
+	if err != nil || string(out) != "hello from gemini\n" {
+		t.Errorf("hello.txt on %s: %q %v", res.Branch, out, err)
+	}
+}

@@ -193,3 +193,96 @@ func (m *fakeModel) seen() []toolResult {
 	defer m.mu.Unlock()
 	return append([]toolResult(nil), m.results...)
 }
+
+// fakeGemini is the Gemini API (generativelanguage v1beta, what Gemini CLI
+// calls: :streamGenerateContent?alt=sse for the conversation,
+// :generateContent for its model router) playing the same kind of script
+// as fakeModel, with Gemini CLI's tool names.
+type fakeGemini struct {
+	srv    *httptest.Server
+	script func(dir string) []call
+
+	mu      sync.Mutex
+	results []toolResult
+}
+
+func newFakeGemini(t *testing.T) *fakeGemini {
+	g := &fakeGemini{}
+	g.srv = httptest.NewServer(http.HandlerFunc(g.serve))
+	t.Cleanup(g.srv.Close)
+	return g
+}
+
+// geminiDir finds the worktree Gemini CLI names in its context (its
+// workspace directories).
+var geminiDir = regexp.MustCompile(`(/[^\s"'\\]*/\.barrhawk/worktrees/spawn-[a-z0-9-]+)`)
+
+func (g *fakeGemini) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if strings.HasSuffix(r.URL.Path, ":generateContent") { // the model router
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"candidates":[{"content":{"role":"model","parts":[{"text":"{\"complexity_reasoning\":\"small\",\"complexity_score\":10}"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":5,"totalTokenCount":10}}`)
+		return
+	}
+	if !strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
+		http.Error(w, `{"error":{"code":404,"message":"not here","status":"NOT_FOUND"}}`, http.StatusNotFound)
+		return
+	}
+	var req struct {
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				FunctionCall     *struct{ Name string } `json:"functionCall"`
+				FunctionResponse *struct {
+					Name     string          `json:"name"`
+					Response json.RawMessage `json:"response"`
+				} `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var called []string
+	var responses []toolResult
+	for _, c := range req.Contents {
+		for _, p := range c.Parts {
+			if p.FunctionCall != nil {
+				called = append(called, p.FunctionCall.Name)
+			}
+			if p.FunctionResponse != nil {
+				var resp map[string]json.RawMessage
+				_ = json.Unmarshal(p.FunctionResponse.Response, &resp)
+				_, failed := resp["error"]
+				responses = append(responses, toolResult{Content: contentText(p.FunctionResponse.Response), IsError: failed})
+			}
+		}
+	}
+	dir := ""
+	if m := geminiDir.FindStringSubmatch(allText(body)); m != nil {
+		dir = m[1]
+	}
+	steps := g.script(dir)
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(parts string, finish string) {
+		fmt.Fprintf(w, "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[%s]},\"finishReason\":%q,\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":12,\"candidatesTokenCount\":7,\"totalTokenCount\":19}}\r\n\r\n", parts, finish)
+	}
+	if len(called) < len(steps) {
+		c := steps[len(called)]
+		args, _ := json.Marshal(c.input)
+		chunk(fmt.Sprintf(`{"functionCall":{"name":%q,"args":%s}}`, c.tool, args), "STOP")
+		return
+	}
+	g.mu.Lock()
+	g.results = append(g.results, responses...)
+	g.mu.Unlock()
+	t, _ := json.Marshal(modelFinal)
+	chunk(`{"text":`+string(t)+`}`, "STOP")
+}
+
+func (g *fakeGemini) seen() []toolResult {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]toolResult(nil), g.results...)
+}

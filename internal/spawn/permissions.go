@@ -50,9 +50,20 @@ func Detect(events []Event, stderr string) []Problem {
 			out = append(out, p)
 		}
 	}
+	uses := map[string]Event{}
 	for _, e := range events {
 		for _, d := range e.Denials {
 			add(fixFor(d))
+		}
+		// Gemini CLI reports a call its policy refused as a failed tool
+		// result ("policy_violation"); the call itself says what it was.
+		switch {
+		case e.Kind == EventToolUse && e.ToolID != "":
+			uses[e.ToolID] = e
+		case e.Kind == EventToolResult && e.IsError && strings.Contains(e.Text, "denied by policy"):
+			if u, ok := uses[e.ToolID]; ok {
+				add(fixFor(Denial{Tool: u.Tool, Input: u.Input}))
+			}
 		}
 	}
 	var texts []string

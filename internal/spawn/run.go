@@ -3,6 +3,7 @@ package spawn
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -84,6 +85,15 @@ func Run(ctx context.Context, req Request, onEvent func(Event)) (*Result, error)
 	if req.ID == "" {
 		req.ID = strings.ToLower(rand.Text()[:10])
 	}
+	if req.StateDir == "" {
+		return nil, errors.New("spawn: no state directory")
+	}
+	if req.CLI == "gemini" {
+		req.Options.PolicyFile = filepath.Join(req.StateDir, "policy.toml")
+		if err := geminiPolicy(req.Options.PolicyFile, append([]string{"git"}, req.Commands...)); err != nil {
+			return nil, err
+		}
+	}
 	parse, args, err := command(req)
 	if err != nil {
 		return nil, err
@@ -93,9 +103,6 @@ func Run(ctx context.Context, req Request, onEvent func(Event)) (*Result, error)
 	}
 	if req.TotalTimeout <= 0 {
 		req.TotalTimeout = DefaultTotalTimeout
-	}
-	if req.StateDir == "" {
-		return nil, errors.New("spawn: no state directory")
 	}
 	red := req.Redact
 	if red == nil {
@@ -316,7 +323,13 @@ func sandbox(req Request) ([]string, error) {
 			return nil, fmt.Errorf("spawn sandbox: %w", err)
 		}
 	}
-	for _, c := range append([]string{"git"}, req.Commands...) {
+	commands := append([]string{"git"}, req.Commands...)
+	if req.CLI == "gemini" {
+		// Gemini CLI's run_shell_command starts `bash -c` from PATH; which
+		// commands it may run, its policy says (geminiPolicy).
+		commands = append(commands, "bash")
+	}
+	for _, c := range commands {
 		path, err := exec.LookPath(c)
 		if err != nil {
 			return nil, fmt.Errorf("spawn sandbox: the allowed command %q is not installed", c)
@@ -336,6 +349,9 @@ func sandbox(req Request) ([]string, error) {
 		// Headless Gemini CLI refuses a folder nobody trusted; the worktree
 		// is the one made for this run, of the repository the user named.
 		env = append(env, "GEMINI_CLI_TRUST_WORKSPACE=true")
+		if err := geminiSettings(home, req.Env); err != nil {
+			return nil, fmt.Errorf("spawn sandbox: %w", err)
+		}
 	}
 	for k, v := range req.Env {
 		env = append(env, k+"="+v)
@@ -490,4 +506,48 @@ func viaInterpreter(cli string, args []string) (string, []string, error) {
 		return "", nil, fmt.Errorf("the agent CLI %s runs on %s, which is not installed: %w", cli, rest[0], err)
 	}
 	return interp, append(append(rest[1:len(rest):len(rest)], cli), args...), nil
+}
+
+// geminiSettings writes the settings of Gemini CLI in the agent's HOME:
+// no usage statistics sent from the sandbox, and, given GEMINI_API_KEY,
+// the API key as its way to log in (chosen outright: otherwise a
+// GOOGLE_GEMINI_BASE_URL, for a gateway, makes it pick an auth type that
+// headless mode refuses).
+func geminiSettings(home string, env map[string]string) error {
+	settings := map[string]any{"privacy": map[string]any{"usageStatisticsEnabled": false}}
+	if env["GEMINI_API_KEY"] != "" {
+		settings["security"] = map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}
+	}
+	b, err := json.Marshal(settings)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(home, ".gemini")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o600)
+}
+
+// geminiPolicy writes the policy-engine rules of a Gemini CLI run: its file
+// editing tools allowed (Gemini keeps them inside its workspace: the
+// worktree and the included directories), and its shell for exactly the
+// allowed commands. Headless, Gemini CLI registers no tool that would
+// need an approval, so without these the agent could not write a file.
+func geminiPolicy(path string, commands []string) error {
+	quoted := make([]string, len(commands))
+	for i, c := range commands {
+		q, err := json.Marshal(c) // a TOML basic string is a JSON string here
+		if err != nil {
+			return err
+		}
+		quoted[i] = string(q)
+	}
+	policy := "# BarrHawk spawn: what this run's agent may do without asking.\n" +
+		"[[rule]]\ntoolName = [\"write_file\", \"replace\"]\ndecision = \"allow\"\npriority = 100\n\n" +
+		"[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = [" + strings.Join(quoted, ", ") + "]\ndecision = \"allow\"\npriority = 100\n"
+	if err := os.WriteFile(path, []byte(policy), 0o600); err != nil {
+		return fmt.Errorf("spawn: the Gemini policy: %w", err)
+	}
+	return nil
 }
