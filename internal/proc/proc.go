@@ -21,7 +21,16 @@ import (
 var track = struct {
 	sync.Mutex
 	pids map[int]bool
+	// zombies are the untracked zombie children ReapOrphans saw, with
+	// when it first saw each (see there).
+	zombies map[zombie]time.Time
 }{pids: map[int]bool{}}
+
+// zombie names a zombie child by PID and start time.
+type zombie struct {
+	pid   int
+	start uint64
+}
 
 // Process is a started child.
 type Process struct {

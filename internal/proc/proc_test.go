@@ -195,3 +195,45 @@ func pids(list []Info) []int {
 	}
 	return out
 }
+
+// A child of exec.Cmd is its own Wait's to reap: ReapOrphans scanning all
+// the while (as the serve process's reaper does on every SIGCHLD) never
+// takes one, so no Wait fails with "no child processes".
+func TestReapOrphansLeavesExecChildrenToTheirWait(t *testing.T) {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				ReapOrphans()
+			}
+		}
+	}()
+	for i := range 200 {
+		if err := exec.Command("true").Run(); err != nil {
+			close(stop)
+			<-done
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+	close(stop)
+	<-done
+	// A real orphan is still reaped: a zombie nobody waits for.
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	deadline := time.Now().Add(10 * time.Second)
+	for slices.Contains(ZombieChildren(os.Getpid()), pid) || alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the zombie %d was not reaped", pid)
+		}
+		ReapOrphans()
+		time.Sleep(20 * time.Millisecond)
+	}
+}

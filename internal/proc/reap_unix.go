@@ -20,6 +20,10 @@ func Reap(ctx context.Context, interval time.Duration, log *slog.Logger) {
 	defer signal.Stop(ch)
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	// A zombie not yet old enough to take is looked at again when it is.
+	again := time.NewTimer(time.Hour)
+	again.Stop()
+	defer again.Stop()
 	// No scan at start (a process just made has no orphans yet): each
 	// SIGCHLD or tick, one.
 	for {
@@ -28,36 +32,63 @@ func Reap(ctx context.Context, interval time.Duration, log *slog.Logger) {
 			return
 		case <-ch:
 		case <-t.C:
+		case <-again.C:
 		}
-		if n := ReapOrphans(); n > 0 {
+		n, pending := reapOrphans()
+		if n > 0 {
 			log.Debug("reaped orphaned processes", "count", n)
+		}
+		if pending > 0 {
+			again.Reset(orphanAge)
 		}
 	}
 }
 
-// ReapOrphans reaps every zombie child not started through Start and
-// returns how many it reaped.
+// orphanAge is how long an untracked zombie child must have been one
+// before ReapOrphans takes it (see there).
+const orphanAge = 2 * time.Second
+
+// ReapOrphans reaps every zombie child not started through Start that has
+// been one for orphanAge, by earlier calls' sight, and returns how many it
+// reaped. A child of exec.Cmd is a zombie only until its own Wait, which is
+// waiting already; reaping it in that moment made that Wait fail ("waitid:
+// no child processes", seen as a failed git command under load). A zombie
+// that stays one that long has nobody waiting for it.
 func ReapOrphans() int {
+	n, _ := reapOrphans()
+	return n
+}
+
+// reapOrphans is ReapOrphans, also counting the zombies left for later.
+func reapOrphans() (reaped, pending int) {
 	// /proc is read before the lock: Start waits on it, and a scan of a
 	// busy machine's processes takes a while. A child Start adds meanwhile
 	// is no zombie of this scan's.
-	zombies := ZombieChildren(os.Getpid())
-	if len(zombies) == 0 {
-		return 0
-	}
+	found := zombies(os.Getpid())
+	now := time.Now()
 	track.Lock()
 	defer track.Unlock()
-	n := 0
-	for _, pid := range zombies {
-		if track.pids[pid] {
+	seen := make(map[zombie]time.Time, len(found))
+	for _, z := range found {
+		key := zombie{z.PID, z.Start}
+		if track.pids[z.PID] {
+			continue
+		}
+		first, ok := track.zombies[key]
+		if !ok || now.Sub(first) < orphanAge {
+			if !ok {
+				first = now
+			}
+			seen[key] = first // its Wait may be about to take it
 			continue
 		}
 		var ws syscall.WaitStatus
-		if got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); err == nil && got == pid {
-			n++
+		if got, err := syscall.Wait4(z.PID, &ws, syscall.WNOHANG, nil); err == nil && got == z.PID {
+			reaped++
 		}
 	}
-	return n
+	track.zombies = seen
+	return reaped, len(seen)
 }
 
 // KillOrphans kills the process group of every live child of this process

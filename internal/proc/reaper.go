@@ -9,9 +9,17 @@ import (
 // ZombieChildren lists the zombie children of ppid, read from /proc.
 func ZombieChildren(ppid int) []int {
 	var out []int
+	for _, c := range zombies(ppid) {
+		out = append(out, c.PID)
+	}
+	return out
+}
+
+func zombies(ppid int) []Info {
+	var out []Info
 	for _, c := range Children(ppid) {
 		if c.State == 'Z' {
-			out = append(out, c.PID)
+			out = append(out, c)
 		}
 	}
 	return out
@@ -22,6 +30,9 @@ type Info struct {
 	PID, PPID, PGID int
 	State           byte
 	Comm            string
+	// Start is when the process started, in clock ticks after boot: with
+	// PID, it names one process even when PIDs are reused.
+	Start uint64
 }
 
 // Children lists the processes whose parent is ppid.
@@ -99,7 +110,11 @@ func readStat(path string) (Info, bool) {
 	}
 	ppid, _ := strconv.Atoi(f[1])
 	pgid, _ := strconv.Atoi(f[2])
-	return Info{PID: pid, PPID: ppid, PGID: pgid, State: f[0][0], Comm: s[open+1 : close]}, true
+	var start uint64
+	if len(f) > 19 { // field 22 of stat; f starts at field 3
+		start, _ = strconv.ParseUint(f[19], 10, 64)
+	}
+	return Info{PID: pid, PPID: ppid, PGID: pgid, State: f[0][0], Comm: s[open+1 : close], Start: start}, true
 }
 
 // RSS returns the resident set size of pid in bytes, from /proc/PID/statm.
