@@ -360,12 +360,9 @@ func pgResult(rows pgx.Rows, maxRows int, stop func()) (map[string]any, error) {
 	return res, nil
 }
 
-// readOnly reports whether a statement only reads, judged by its first
-// keyword (after comments and parentheses): SELECT, VALUES, TABLE, SHOW,
-// EXPLAIN, or WITH without INSERT, UPDATE, DELETE or MERGE. Only such a
-// statement is cancelled when its rows run past maxRows: cancelling one
-// that writes would undo its writes.
-func readOnly(query string) bool {
+// leadingWords returns the first n words of a statement in upper case,
+// after leading comments and parentheses (fewer when it has fewer).
+func leadingWords(query string, n int) []string {
 	q := strings.TrimSpace(query)
 	for {
 		switch {
@@ -374,28 +371,50 @@ func readOnly(query string) bool {
 				q = strings.TrimSpace(q[i+1:])
 				continue
 			}
-			return false
+			return nil
 		case strings.HasPrefix(q, "/*"):
 			if i := strings.Index(q, "*/"); i >= 0 {
 				q = strings.TrimSpace(q[i+2:])
 				continue
 			}
-			return false
+			return nil
 		case strings.HasPrefix(q, "("):
 			q = strings.TrimSpace(q[1:])
 			continue
 		}
 		break
 	}
-	end := strings.IndexFunc(q, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
-	if end < 0 {
-		end = len(q)
+	notLetter := func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }
+	var words []string
+	for len(words) < n {
+		end := strings.IndexFunc(q, notLetter)
+		if end < 0 {
+			end = len(q)
+		}
+		if end == 0 {
+			break
+		}
+		words = append(words, strings.ToUpper(q[:end]))
+		q = strings.TrimLeftFunc(q[end:], func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' })
 	}
-	switch strings.ToUpper(q[:end]) {
+	return words
+}
+
+// readOnly reports whether a statement only reads, judged by its first
+// keyword (after comments and parentheses): SELECT, VALUES, TABLE, SHOW,
+// EXPLAIN, or WITH without INSERT, UPDATE, DELETE or MERGE. Only such a
+// statement is cancelled when its rows run past maxRows: cancelling one
+// that writes would undo its writes.
+func readOnly(query string) bool {
+	first := ""
+	if w := leadingWords(query, 1); len(w) == 1 {
+		first = w[0]
+	}
+	up := strings.ToUpper(query)
+	switch first {
 	case "SELECT", "VALUES", "TABLE", "SHOW", "EXPLAIN":
-		return !strings.Contains(strings.ToUpper(q), "INTO")
+		return !strings.Contains(up, "INTO")
 	case "WITH":
-		up := strings.ToUpper(q)
 		for _, w := range []string{"INSERT", "UPDATE", "DELETE", "MERGE", "INTO"} {
 			if strings.Contains(up, w) {
 				return false
@@ -404,6 +423,42 @@ func readOnly(query string) bool {
 		return true
 	}
 	return false
+}
+
+// txControl names the transaction control a statement does (BEGIN, COMMIT,
+// ROLLBACK, ...), or is "" when it does none. Inside db_pg_transaction
+// such a statement would end (or nest) the transaction the tool holds, and
+// "all or nothing" would no longer be true. ROLLBACK TO SAVEPOINT, which
+// stays inside the transaction, is not one.
+func txControl(query string) string {
+	w := leadingWords(query, 3)
+	if len(w) == 0 {
+		return ""
+	}
+	second, third := "", ""
+	if len(w) > 1 {
+		second = w[1]
+	}
+	if len(w) > 2 {
+		third = w[2]
+	}
+	switch w[0] {
+	case "BEGIN", "COMMIT", "END", "ABORT":
+		return w[0]
+	case "START":
+		if second == "TRANSACTION" {
+			return "START TRANSACTION"
+		}
+	case "ROLLBACK":
+		if second != "TO" && !((second == "WORK" || second == "TRANSACTION") && third == "TO") {
+			return "ROLLBACK"
+		}
+	case "PREPARE":
+		if second == "TRANSACTION" {
+			return "PREPARE TRANSACTION"
+		}
+	}
+	return ""
 }
 
 func pgQuery() tool.Tool {
@@ -471,6 +526,13 @@ func pgTransaction() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
+			for i, st := range in.Queries {
+				if ctl := txControl(st.Query); ctl != "" {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"queries\": statement %d of %d is %s, which would end or nest the transaction db_pg_transaction holds "+
+						"(it begins, commits and rolls back by itself); leave out BEGIN, COMMIT and ROLLBACK (SAVEPOINT and ROLLBACK TO SAVEPOINT are fine); nothing was run",
+						i+1, len(in.Queries), ctl)
+				}
+			}
 			tx, err := c.c.Begin(ctx)
 			if err != nil {
 				return nil, pgErr(c, "BEGIN", err)
@@ -488,6 +550,15 @@ func pgTransaction() tool.Tool {
 					e.Message = fmt.Sprintf("statement %d of %d failed, and the transaction was rolled back (nothing was applied): %s\n  statement: %s",
 						i+1, len(in.Queries), e.Message, c.red.String(st.Query))
 					return nil, e
+				}
+				// A statement txControl did not recognise (a procedure's
+				// COMMIT, say) may still have ended the transaction: the
+				// server says so, and what ran before it is no longer ours
+				// to roll back.
+				if tx.Conn().PgConn().TxStatus() == 'I' {
+					return nil, tool.Errorf(tool.CodeQueryError, "statement %d of %d ended the transaction, so statements 1 to %d may have been committed and "+
+						"db_pg_transaction cannot roll them back; leave out statements that commit or roll back\n  statement: %s",
+						i+1, len(in.Queries), i+1, c.red.String(st.Query))
 				}
 				results = append(results, res)
 			}

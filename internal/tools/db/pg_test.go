@@ -309,3 +309,25 @@ func TestPostgresParams(t *testing.T) {
 	got = tooltest.Object(t, s.MustRun("db_pg_seed", `{"table":"pg_temp.nothing","data":[]}`))
 	tooltest.WantJSON(t, "seed of no rows", got["columns"], `[]`)
 }
+
+// A statement that commits or rolls back inside db_pg_transaction would
+// make "nothing was applied" untrue: it is refused before anything runs,
+// while savepoints, which stay inside the transaction, work.
+func TestPostgresTransactionRefusesTransactionControl(t *testing.T) {
+	t.Parallel()
+	s := pgSession(t, "t_txctl")
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"CREATE TABLE t (n int UNIQUE)"}`)
+	for _, q := range []string{"COMMIT", "/* done */ commit", "END", "ROLLBACK", "rollback and chain", "BEGIN", "START TRANSACTION", "ABORT", "PREPARE TRANSACTION 'x'"} {
+		e := s.MustFail("db_pg_transaction", fmt.Sprintf(`{"alias":"prod","queries":[{"query":"INSERT INTO t VALUES (1)"},{"query":%q},{"query":"INSERT INTO t VALUES (1)"}]}`, q), tool.CodeInvalidArgs)
+		if !strings.Contains(e.Message, "statement 2 of 3") || !strings.Contains(e.Message, "nothing was run") {
+			t.Errorf("%s: %s", q, e.Message)
+		}
+	}
+	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT count(*) AS n FROM t"}`))
+	tooltest.WantJSON(t, "rows after refused transactions", got["rows"], `[{"n":0}]`)
+
+	s.MustRun("db_pg_transaction", `{"alias":"prod","queries":[{"query":"SAVEPOINT a"},{"query":"INSERT INTO t VALUES (1)"},{"query":"ROLLBACK TO SAVEPOINT a"},
+		{"query":"INSERT INTO t VALUES (2)"},{"query":"SAVEPOINT b"},{"query":"INSERT INTO t VALUES (3)"},{"query":"ROLLBACK WORK TO b"},{"query":"RELEASE SAVEPOINT a"}]}`)
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT n FROM t ORDER BY n"}`))
+	tooltest.WantJSON(t, "rows after savepoints", got["rows"], `[{"n":2}]`)
+}
