@@ -157,6 +157,44 @@ func TestEscapesAreRefused(t *testing.T) {
 	}
 }
 
+// A root reached through a symbolic link to it (a client that declares
+// /home/me/proj where /home is a link, /tmp on macOS: the roots are real
+// paths) is the root: its files are reached, and a link outside it still
+// leads nowhere.
+func TestRootThroughALink(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	base := filepath.Dir(b.root)
+	alias := filepath.Join(base, "alias")
+	if err := os.Symlink(b.root, alias); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(b.outside, filepath.Join(base, "alias-out")); err != nil {
+		t.Fatal(err)
+	}
+	b.write("in.txt", "inside")
+	if err := os.Symlink("in.txt", filepath.Join(b.root, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.must("fs_read", `{"path":`+q(filepath.Join(alias, "in.txt"))+`}`); got["content"] != "inside" {
+		t.Errorf("fs_read through the link: %v", got)
+	}
+	b.must("fs_write", `{"path":`+q(filepath.Join(alias, "sub", "new.txt"))+`,"content":"x","createDirs":true}`)
+	if data, err := os.ReadFile(filepath.Join(b.root, "sub", "new.txt")); err != nil || string(data) != "x" {
+		t.Errorf("fs_write through the link: %q %v", data, err)
+	}
+	// The last element is not resolved: removing a link removes the link.
+	b.must("fs_remove", `{"path":`+q(filepath.Join(alias, "lnk"))+`}`)
+	if _, err := os.Stat(filepath.Join(b.root, "in.txt")); err != nil {
+		t.Errorf("removing the link removed its target: %v", err)
+	}
+	b.fail("fs_read", `{"path":`+q(filepath.Join(base, "alias-out", "secret.txt"))+`}`, tool.CodeForbidden, "outside the allowed roots")
+	b.fail("fs_remove", `{"path":`+q(alias)+`,"recursive":true}`, tool.CodeForbidden, "outside the allowed roots")
+	if _, err := os.Stat(filepath.Join(b.root, "in.txt")); err != nil {
+		t.Errorf("the root was touched: %v", err)
+	}
+}
+
 func TestReadWriteExistsMkdirRemove(t *testing.T) {
 	t.Parallel()
 	b := newBox(t)

@@ -82,6 +82,23 @@ func (s *sandbox) resolve(arg, p string) (*place, error) {
 		}
 	}
 	if best == "" {
+		// The roots are real paths (their links resolved), so a path given
+		// through a link to one (a root declared as /home/me/proj where
+		// /home is a link, /tmp on macOS) is placed by its real directory.
+		// Only the directories are resolved: the last element stays as it
+		// is, so that fs_remove of a link removes the link.
+		if real, ok := realDir(abs); ok {
+			for _, r := range s.roots {
+				if inside(real, r) && (best == "" || len(r) < len(best)) {
+					best = r
+				}
+			}
+			if best != "" {
+				abs = real
+			}
+		}
+	}
+	if best == "" {
 		return nil, tool.Errorf(tool.CodeForbidden, "argument %q: path %q (%s) is outside the allowed roots (%s); give a path inside one of them, or allow its directory with tools.roots in barrhawk.yaml or as a root of your MCP client",
 			arg, p, abs, s.rootList())
 	}
@@ -98,6 +115,28 @@ func (s *sandbox) resolve(arg, p string) (*place, error) {
 		s.opened[best] = root
 	}
 	return &place{root: root, rootDir: best, rel: rel, abs: abs}, nil
+}
+
+// realDir returns abs with the symbolic links of its directory resolved
+// (those of its longest existing part; the rest and the last element kept
+// as they are), and whether that changed it.
+func realDir(abs string) (string, bool) {
+	dir, rest := filepath.Dir(abs), filepath.Base(abs)
+	if dir == abs {
+		return abs, false // the filesystem's root
+	}
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			out := filepath.Join(real, rest)
+			return out, out != abs
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs, false
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
 }
 
 // inside reports whether path is dir or below it (both clean and absolute).
