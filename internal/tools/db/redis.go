@@ -258,6 +258,16 @@ func ttlSeconds(d time.Duration) int64 {
 	return int64(d / time.Second)
 }
 
+// redisText is a value as Redis stores it: a string as it is, any other
+// JSON value as its JSON text (5 as "5", {"a":1} as {"a":1}).
+func redisText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 func redisSet() tool.Tool {
 	type args struct {
 		Key   string `json:"key"`
@@ -278,12 +288,7 @@ func redisSet() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			val, ok := in.Value.(string)
-			if !ok {
-				b, _ := json.Marshal(in.Value)
-				val = string(b)
-			}
-			if err := c.c.Set(ctx, in.Key, val, time.Duration(in.TTL)*time.Second).Err(); err != nil {
+			if err := c.c.Set(ctx, in.Key, redisText(in.Value), time.Duration(in.TTL)*time.Second).Err(); err != nil {
 				return nil, redisErr(c, err)
 			}
 			ttl := in.TTL
@@ -403,12 +408,12 @@ func redisFlush() tool.Tool {
 
 func redisHash() tool.Tool {
 	type args struct {
-		Action string            `json:"action"`
-		Key    string            `json:"key"`
-		Field  string            `json:"field"`
-		Value  *string           `json:"value"`
-		Fields map[string]string `json:"fields"`
-		Alias  string            `json:"alias"`
+		Action string         `json:"action"`
+		Key    string         `json:"key"`
+		Field  string         `json:"field"`
+		Value  any            `json:"value"`
+		Fields map[string]any `json:"fields"`
+		Alias  string         `json:"alias"`
 	}
 	return tool.Tool{
 		Def: def("db_redis_hash", redisGroup, "Hash operations on key: get {field} → value; set {field, value} or {fields} → added; getall → object; "+
@@ -417,8 +422,8 @@ func redisHash() tool.Tool {
 				schema.String("action", "What to do").Enum("get", "set", "getall", "del", "exists", "keys").Required(),
 				schema.String("key", "The hash's key").Required(),
 				schema.String("field", "A field (get, set, del, exists)"),
-				schema.String("value", "The field's value (set)"),
-				schema.Map("fields", "Several fields to set at once: name → value (set)"),
+				schema.Any("value", "The field's value (set): a string, or any JSON value (stored as JSON text)"),
+				schema.Map("fields", "Several fields to set at once: name → value (set; a value that is not a string is stored as its JSON)"),
 				aliasArg("Redis"),
 			)),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
@@ -447,13 +452,13 @@ func redisHash() tool.Tool {
 			case "set":
 				vals := map[string]any{}
 				for k, v := range in.Fields {
-					vals[k] = v
+					vals[k] = redisText(v)
 				}
 				if in.Field != "" {
 					if in.Value == nil {
 						return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"value\": action set with a field needs its value")
 					}
-					vals[in.Field] = *in.Value
+					vals[in.Field] = redisText(in.Value)
 				}
 				if len(vals) == 0 {
 					return nil, tool.Errorf(tool.CodeInvalidArgs, "action set needs field and value, or fields")

@@ -42,6 +42,12 @@ func TestRedis(t *testing.T) {
 		t.Errorf("hset: %v", got)
 	}
 	s.MustRun("db_redis_hash", `{"alias":"cache","action":"set","key":"user:1","field":"lang","value":"en"}`)
+	// Values that are not strings are stored as their JSON, as db_redis_set does.
+	s.MustRun("db_redis_hash", `{"alias":"cache","action":"set","key":"nums","fields":{"n":2,"ok":true,"tags":["a"]}}`)
+	s.MustRun("db_redis_hash", `{"alias":"cache","action":"set","key":"nums","field":"pi","value":3.5}`)
+	tooltest.WantJSON(t, "hgetall of JSON values", s.MustRun("db_redis_hash", `{"alias":"cache","action":"getall","key":"nums"}`),
+		`{"key":"nums","fields":{"n":"2","ok":"true","tags":"[\"a\"]","pi":"3.5"},"count":4}`)
+	s.MustRun("db_redis_del", `{"alias":"cache","keys":["nums"]}`)
 	tooltest.WantJSON(t, "hget", s.MustRun("db_redis_hash", `{"alias":"cache","action":"get","key":"user:1","field":"name"}`), `{"key":"user:1","field":"name","exists":true,"value":"Ada"}`)
 	tooltest.WantJSON(t, "hgetall", s.MustRun("db_redis_hash", `{"alias":"cache","action":"getall","key":"user:1"}`), `{"key":"user:1","fields":{"name":"Ada","role":"admin","lang":"en"},"count":3}`)
 	tooltest.WantJSON(t, "hdel", s.MustRun("db_redis_hash", `{"alias":"cache","action":"del","key":"user:1","field":"role"}`), `{"key":"user:1","field":"role","deleted":true}`)
