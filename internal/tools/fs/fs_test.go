@@ -126,9 +126,10 @@ func TestEscapesAreRefused(t *testing.T) {
 	b.fail("fs_read", `{"path":`+q(secret)+`}`, tool.CodeForbidden, secret)
 	b.fail("fs_read", `{"path":"sub/../../outside/secret.txt"}`, tool.CodeForbidden)
 	b.fail("fs_read", `{"path":"/etc/passwd"}`, tool.CodeForbidden, "/etc/passwd")
-	b.fail("fs_read", `{"path":"link-out"}`, tool.CodeForbidden, "symbolic link")
-	b.fail("fs_read", `{"path":"rel-out"}`, tool.CodeForbidden, "symbolic link")
-	b.fail("fs_read", `{"path":"dir-out/secret.txt"}`, tool.CodeForbidden, "symbolic link")
+	// The refusal names the link and its target.
+	b.fail("fs_read", `{"path":"link-out"}`, tool.CodeForbidden, "the symbolic link "+filepath.Join(b.root, "link-out")+" points to "+secret+", an absolute target")
+	b.fail("fs_read", `{"path":"rel-out"}`, tool.CodeForbidden, "the symbolic link "+filepath.Join(b.root, "rel-out")+" points to ../outside/secret.txt, outside the root "+b.root)
+	b.fail("fs_read", `{"path":"dir-out/secret.txt"}`, tool.CodeForbidden, "the symbolic link "+filepath.Join(b.root, "dir-out")+" points to "+b.outside)
 	b.fail("fs_write", `{"path":"dir-out/planted.txt","content":"x"}`, tool.CodeForbidden)
 	b.fail("fs_write", `{"path":"../outside/planted.txt","content":"x"}`, tool.CodeForbidden)
 	b.fail("fs_copy", `{"source":"dir-out/secret.txt","destination":"copy.txt"}`, tool.CodeForbidden)
@@ -140,6 +141,13 @@ func TestEscapesAreRefused(t *testing.T) {
 	b.fail("fs_mkdir", `{"path":"dir-out/new"}`, tool.CodeForbidden)
 	b.fail("fs_remove", `{"path":`+q(b.root)+`,"recursive":true}`, tool.CodeForbidden, "allowed root")
 	b.fail("fs_read", `{"path":"a\u0000b"}`, tool.CodeInvalidArgs, "NUL")
+	// An absolute link is not followed even when its target is inside: the
+	// message says what to give instead.
+	b.write("in.txt", "inside")
+	if err := os.Symlink(filepath.Join(b.root, "in.txt"), filepath.Join(b.root, "abs-in")); err != nil {
+		t.Fatal(err)
+	}
+	b.fail("fs_read", `{"path":"abs-in"}`, tool.CodeForbidden, "points to "+filepath.Join(b.root, "in.txt")+", an absolute target", "give the path it points to", "make the link relative")
 	ents, err := os.ReadDir(b.outside)
 	if err != nil || len(ents) != 1 {
 		t.Fatalf("the outside directory changed: %v %v", ents, err)

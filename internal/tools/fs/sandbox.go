@@ -174,6 +174,14 @@ func (s *sandbox) fail(op string, pl *place, err error) error {
 	case errors.Is(err, syscall.ENOTEMPTY):
 		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: the directory is not empty; set recursive to true to remove it and everything in it", op, pl.abs)
 	case isEscape(err):
+		if link, target, ok := pl.escapingLink(); ok {
+			how := "outside the root " + pl.rootDir
+			if filepath.IsAbs(target) {
+				how = "an absolute target"
+			}
+			return tool.Errorf(tool.CodeForbidden, "%s %s: the symbolic link %s points to %s, %s; links are followed only when relative and staying inside the root %s, "+
+				"so give the path it points to if that is inside an allowed root, or make the link relative (allowed roots: %s)", op, pl.abs, link, target, how, pl.rootDir, s.rootList())
+		}
 		return tool.Errorf(tool.CodeForbidden, "%s %s: a symbolic link on the way leads outside the root %s (links must be relative and stay inside; allowed roots: %s)", op, pl.abs, pl.rootDir, s.rootList())
 	case errors.Is(err, iofs.ErrNotExist):
 		return tool.Errorf(tool.CodeNotFound, "%s %s: no such file or directory", op, pl.abs)
@@ -187,6 +195,34 @@ func (s *sandbox) fail(op string, pl *place, err error) error {
 		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: is a directory", op, pl.abs)
 	}
 	return tool.Errorf(tool.CodeToolError, "%s %s: %v", op, pl.abs, unwrapPath(err))
+}
+
+// escapingLink finds the symbolic link on pl's path that os.Root will not
+// follow: the first whose target is absolute or climbs out of the root. It
+// returns the link's absolute path and its target.
+func (pl *place) escapingLink() (link, target string, ok bool) {
+	if pl.rel == "." {
+		return "", "", false
+	}
+	prefix := ""
+	for _, part := range strings.Split(pl.rel, string(filepath.Separator)) {
+		prefix = filepath.Join(prefix, part)
+		fi, err := pl.root.Lstat(prefix)
+		if err != nil {
+			return "", "", false
+		}
+		if fi.Mode()&iofs.ModeSymlink == 0 {
+			continue
+		}
+		t, err := pl.root.Readlink(prefix)
+		if err != nil {
+			return "", "", false
+		}
+		if filepath.IsAbs(t) || !filepath.IsLocal(filepath.Join(filepath.Dir(prefix), t)) {
+			return filepath.Join(pl.rootDir, prefix), t, true
+		}
+	}
+	return "", "", false
 }
 
 // unwrapPath drops the *PathError wrapper, whose path is the relative one.
