@@ -307,6 +307,9 @@ func pgResult(rows pgx.Rows, maxRows int, stop func()) (map[string]any, error) {
 		typ := "oid " + strconv.FormatUint(uint64(fd.DataTypeOID), 10)
 		if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
 			typ = t.Name
+			if elem, isArray := strings.CutPrefix(typ, "_"); isArray {
+				typ = elem + "[]" // pgx names arrays as the catalog does (_text); SQL writes text[]
+			}
 		}
 		cols[i] = map[string]any{"name": fd.Name, "type": typ}
 	}

@@ -302,6 +302,8 @@ func TestPostgresParams(t *testing.T) {
 	s.MustRun("db_pg_connect", fmt.Sprintf(`{"connectionString":%q}`, pg.URL))
 	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"query":"SELECT $1::int[] AS i, $2::text[] AS t, $3::jsonb AS j, $4::jsonb AS o, $5::text AS s","params":[[1,2],["a","b"],[1,{"x":2}],{"k":[true]},[3]]}`))
 	tooltest.WantJSON(t, "params", got["rows"], `[{"i":[1,2],"t":["a","b"],"j":[1,{"x":2}],"o":{"k":[true]},"s":"[3]"}]`)
+	// Array columns are typed as SQL writes them (int4[], not pgx's _int4).
+	tooltest.WantJSON(t, "param column types", got["columns"], `[{"name":"i","type":"int4[]"},{"name":"t","type":"text[]"},{"name":"j","type":"jsonb"},{"name":"o","type":"jsonb"},{"name":"s","type":"text"}]`)
 	e := s.MustFail("db_pg_query", `{"query":"SELECT $1::int + $2::int","params":[1]}`, tool.CodeInvalidArgs)
 	if !strings.Contains(e.Message, "2 parameter") || !strings.Contains(e.Message, "gives 1") {
 		t.Errorf("param count: %s", e.Message)
