@@ -24,6 +24,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Tools returns the family: PostgreSQL, SQLite, Redis.
@@ -193,11 +194,64 @@ func jsonValue(v any) any {
 		}
 	case fmt.Stringer:
 		return x.String()
+	case pgRange:
+		return rangeText(x)
+	case pgtype.Multirange[pgtype.Range[any]]:
+		parts := make([]string, len(x))
+		for i, r := range x {
+			parts[i] = rangeText(r)
+		}
+		return "{" + strings.Join(parts, ",") + "}"
 	}
 	if b, err := json.Marshal(v); err == nil {
 		return json.RawMessage(b)
 	}
 	return fmt.Sprint(v)
+}
+
+// pgRange is a PostgreSQL range as pgx reads it (pgtype.Range of any
+// element type).
+type pgRange interface {
+	IsNull() bool
+	BoundTypes() (lower, upper pgtype.BoundType)
+	Bounds() (lower, upper any)
+}
+
+// rangeText writes a range as PostgreSQL does: [1,5), (,10], empty.
+func rangeText(r pgRange) string {
+	if r.IsNull() {
+		return ""
+	}
+	lt, ut := r.BoundTypes()
+	if lt == pgtype.Empty || ut == pgtype.Empty {
+		return "empty"
+	}
+	lo, hi := r.Bounds()
+	bound := func(t pgtype.BoundType, v any) string {
+		if t == pgtype.Unbounded {
+			return ""
+		}
+		switch x := jsonValue(v).(type) {
+		case json.RawMessage:
+			var str string
+			if json.Unmarshal(x, &str) == nil {
+				return str // a date's "2024-01-01T00:00:00Z"
+			}
+			return string(x)
+		case string:
+			return x
+		default:
+			return fmt.Sprint(x)
+		}
+	}
+	open, closing := "(", ")"
+	if lt == pgtype.Inclusive {
+		open = "["
+	}
+	if ut == pgtype.Inclusive {
+		closing = "]"
+	}
+	return open + bound(lt, lo) + "," + bound(ut, hi) + closing
 }
 
 // columnNames makes result column names unique ("?column?", "id", "id_2"),
