@@ -170,6 +170,10 @@ func pgErr(c *pgConn, query string, err error) error {
 		if pe.Hint != "" {
 			msg += "; hint: " + pe.Hint
 		}
+		if pe.Code == "42601" && strings.Contains(pe.Message, "multiple commands") {
+			// Parameters make every statement a prepared one, which is one command.
+			msg += "; a call runs one statement: give each its own db_pg_query, or list them as the queries of db_pg_transaction"
+		}
 		if pe.Position > 0 {
 			msg += "\n" + caret(query, int(pe.Position))
 		}

@@ -78,6 +78,10 @@ func TestPostgresQuerySchemaSeedTransaction(t *testing.T) {
 		t.Errorf("syntax error: %s", e.Message)
 	}
 	s.MustFail("db_pg_query", `{"alias":"prod","query":"SELECT * FROM nope"}`, tool.CodeQueryError)
+	e = s.MustFail("db_pg_query", `{"alias":"prod","query":"SELECT 1; SELECT 2"}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "multiple commands") || !strings.Contains(e.Message, "db_pg_transaction") {
+		t.Errorf("two statements: %s", e.Message)
+	}
 
 	// Unknown alias: the open ones are listed.
 	e = s.MustFail("db_pg_query", `{"alias":"staging","query":"SELECT 1"}`, tool.CodeNotFound)
