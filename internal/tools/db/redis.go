@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/redact"
@@ -117,6 +118,9 @@ func redisConnect() tool.Tool {
 			info, err := client.Info(cctx, "server").Result()
 			if err != nil {
 				client.Close()
+				if strings.Contains(err.Error(), "DB index is out of range") {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"db\": %s has no database %d (ERR DB index is out of range); its databases are numbered from 0 to its 'databases' setting less one (16 by default: 0 to 15)", opt.Addr, opt.DB)
+				}
 				return nil, connError(red, label, err)
 			}
 			version := ""

@@ -113,6 +113,11 @@ func TestRedisCredentialsNeverShow(t *testing.T) {
 	if strings.Contains(e.Message, wrong) || !strings.Contains(e.Message, "refused") {
 		t.Errorf("refused: %s", e.Message)
 	}
+	// A database the server does not have is a wrong argument, not a lost server.
+	e = s.MustFail("db_redis_connect", fmt.Sprintf(`{"host":"127.0.0.1","port":%d,"password":%q,"db":99}`, rdb.Port(), testsrv.Password), tool.CodeInvalidArgs)
+	if !strings.Contains(e.Message, `argument "db"`) || !strings.Contains(e.Message, "no database 99") || !strings.Contains(e.Message, "0 to 15") {
+		t.Errorf("db out of range: %s", e.Message)
+	}
 	e = s.MustFail("db_redis_connect", `{"url":"http://:`+wrong+`@h/0"}`, tool.CodeInvalidArgs)
 	if strings.Contains(e.Message, wrong) {
 		t.Errorf("bad url: %s", e.Message)
