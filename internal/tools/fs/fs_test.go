@@ -448,8 +448,9 @@ func TestZipUnzip(t *testing.T) {
 		t.Errorf("unzip lost the mode: %v %v", fi, err)
 	}
 	b.fail("fs_unzip", `{"source":"t.zip","destination":"out"}`, tool.CodeInvalidArgs, "overwrite", "nothing was extracted")
-	b.fail("fs_unzip", `{"source":"t.zip","destination":"small","maxBytes":100}`, tool.CodeInvalidArgs, "maxBytes")
-	b.fail("fs_unzip", `{"source":"t.zip","destination":"few","maxEntries":1}`, tool.CodeInvalidArgs, "maxEntries")
+	// Over a bound: how much the archive needs, and how to let it through.
+	b.fail("fs_unzip", `{"source":"t.zip","destination":"small","maxBytes":100}`, tool.CodeInvalidArgs, "inflates to 1001 bytes, over maxBytes 100", "nothing was extracted", "raise maxBytes to 1001")
+	b.fail("fs_unzip", `{"source":"t.zip","destination":"few","maxEntries":1}`, tool.CodeInvalidArgs, "entries, over maxEntries 1", "nothing was extracted", "raise maxEntries to")
 	b.fail("fs_unzip", `{"source":"tree/a.txt","destination":"x"}`, tool.CodeInvalidArgs, "not a zip")
 
 	// Zip-slip: an entry climbing out, or absolute, is refused before anything is written.

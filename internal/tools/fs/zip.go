@@ -210,7 +210,8 @@ func fsUnzip() tool.Tool {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: not a zip archive: %v", src.abs, err)
 			}
 			if len(zr.File) > in.MaxEntries {
-				return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: %d entries, over maxEntries %d", src.abs, len(zr.File), in.MaxEntries)
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: %d entries, over maxEntries %d; nothing was extracted%s",
+					src.abs, len(zr.File), in.MaxEntries, raiseHint("maxEntries", int64(len(zr.File)), int64(in.MaxEntries), defaultUnzipEntries))
 			}
 			names := make([]string, len(zr.File))
 			var declared uint64
@@ -225,7 +226,11 @@ func fsUnzip() tool.Tool {
 				}
 				declared += zf.UncompressedSize64
 				if declared > uint64(in.MaxBytes) {
-					return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: more than maxBytes %d uncompressed bytes; nothing was extracted", src.abs, in.MaxBytes)
+					for _, rest := range zr.File[i+1:] {
+						declared += rest.UncompressedSize64
+					}
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: the archive inflates to %d bytes, over maxBytes %d; nothing was extracted%s",
+						src.abs, declared, in.MaxBytes, raiseHint("maxBytes", int64(declared), int64(in.MaxBytes), defaultUnzipBytes))
 				}
 				if !in.Overwrite && !zf.FileInfo().IsDir() {
 					if _, err := dst.root.Lstat(dst.at(names[i]).rel); err == nil {
@@ -325,4 +330,13 @@ func extract(ctx context.Context, into *os.Root, zf *zip.File, name string, budg
 		_ = into.Chtimes(rel, zf.Modified, zf.Modified) // times are a courtesy; the content is what matters
 	}
 	return n, nil
+}
+
+// raiseHint tells how to let an archive of need (bytes or entries) through
+// a bound set to limit, whose most is max: raise it, if it can go that far.
+func raiseHint(arg string, need, limit, most int64) string {
+	if limit < most && need <= most {
+		return fmt.Sprintf(" (raise %s to %d or more if you trust the archive; it can go up to %d)", arg, need, most)
+	}
+	return fmt.Sprintf(" (%s goes up to %d at most)", arg, most)
 }
