@@ -543,6 +543,13 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 		b.fail("fs_restore", fmt.Sprintf(`{"backup":%q,"destination":%q}`, dest, restored), tool.CodeInvalidArgs, "overwrite")
 	}
 	b.fail("fs_restore", `{"backup":"proj","destination":"r"}`, tool.CodeInvalidArgs, "manifest")
+
+	// A named pipe in the tree is named as one, not as its mode string.
+	if err := unix.Mkfifo(filepath.Join(b.root, "proj", "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.fail("fs_backup", `{"source":"proj","destination":"with-pipe.tar.gz"}`, tool.CodeInvalidArgs, filepath.Join(b.root, "proj", "pipe")+": is a named pipe (FIFO)")
+	b.fail("fs_copy", `{"source":"proj","destination":"copy-with-pipe","recursive":true}`, tool.CodeInvalidArgs, "is a named pipe (FIFO)")
 }
 
 // fs_chown works as root and, for a user who may not, says so plainly. The

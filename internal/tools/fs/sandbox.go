@@ -259,3 +259,19 @@ func kind(m iofs.FileMode) string {
 	}
 	return "other"
 }
+
+// special names a file that is neither a file, a directory nor a link, for
+// messages: "a named pipe (FIFO)" rather than its mode string p---------.
+func special(m iofs.FileMode) string {
+	switch {
+	case m&iofs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&iofs.ModeSocket != 0:
+		return "a Unix socket"
+	case m&iofs.ModeCharDevice != 0:
+		return "a character device"
+	case m&iofs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file (" + m.Type().String() + ")"
+}

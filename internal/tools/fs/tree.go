@@ -159,7 +159,7 @@ func copyTree(ctx context.Context, s *sandbox, src, dst *place, overwrite bool) 
 			st.files++
 			st.bytes += n
 		default:
-			return st, tool.Errorf(tool.CodeInvalidArgs, "fs_copy %s: is a %s, not a file, directory or link", from.abs, e.info.Mode().Type())
+			return st, tool.Errorf(tool.CodeInvalidArgs, "fs_copy %s: is %s, not a file, directory or link", from.abs, special(e.info.Mode()))
 		}
 	}
 	for _, e := range slices.Backward(dirs) {
