@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/barrhawk/barrhawk/internal/redact"
 	"github.com/barrhawk/barrhawk/internal/schema"
@@ -146,8 +148,8 @@ func redisGet() tool.Tool {
 		Alias string `json:"alias"`
 	}
 	return tool.Tool{
-		Def: def("db_redis_get", redisGroup, "Read a key of any type. Returns {key, exists, type, value, ttl}: a string as text, a hash as an object, "+
-			"a list, set or sorted set as an array (a hash or collection at most 1000 members, with a note); ttl in seconds, -1 for none.", false,
+		Def: def("db_redis_get", redisGroup, "Read a key of any type. Returns {key, exists, type, value, ttl}: a string as text (base64, with encoding: base64, when it is not UTF-8), a hash as an object, "+
+			"a list or set as an array, a sorted set as [{member, score}] (a hash or collection at most 1000 members, with a note); ttl in seconds, -1 for none.", false,
 			schema.Object(schema.String("key", "The key").Required(), aliasArg("Redis"))),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
@@ -192,7 +194,13 @@ func redisGet() tool.Tool {
 				}
 				v = members
 			case "zset":
-				v, err = r.ZRangeWithScores(ctx, in.Key, 0, collectionLimit-1).Result()
+				var zs []redis.Z
+				zs, err = r.ZRangeWithScores(ctx, in.Key, 0, collectionLimit-1).Result()
+				members := make([]map[string]any, len(zs))
+				for i, z := range zs {
+					members[i] = map[string]any{"member": z.Member, "score": z.Score}
+				}
+				v = members
 				if n, _ := r.ZCard(ctx, in.Key).Result(); n > collectionLimit {
 					out["note"] = fmt.Sprintf("the first %d of %d members, by score", collectionLimit, n)
 				}
@@ -201,6 +209,10 @@ func redisGet() tool.Tool {
 			}
 			if err != nil && !errors.Is(err, redis.Nil) {
 				return nil, redisErr(c, err)
+			}
+			if str, ok := v.(string); ok && !utf8.ValidString(str) {
+				// Bytes that are not text would come back as U+FFFD and be lost.
+				v, out["encoding"] = base64.StdEncoding.EncodeToString([]byte(str)), "base64"
 			}
 			out["value"] = v
 			ttl, err := r.TTL(ctx, in.Key).Result()

@@ -241,3 +241,29 @@ func TestRedisLargeCollectionsAreCut(t *testing.T) {
 		t.Errorf("get zset: %d members, note %v", len(got["value"].([]any)), got["note"])
 	}
 }
+
+// Values come back as JSON a client can use: a sorted set as {member,
+// score} pairs (not go-redis's Member and Score), a string that is not
+// UTF-8 as base64 (not U+FFFD in place of its bytes).
+func TestRedisGetShapes(t *testing.T) {
+	t.Parallel()
+	s := redisSession(t, 7)
+	opt, err := redis.ParseURL(rdb.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.DB = 7
+	direct := redis.NewClient(opt)
+	defer direct.Close()
+	ctx := context.Background()
+	if err := direct.ZAdd(ctx, "z", redis.Z{Score: 2, Member: "b"}, redis.Z{Score: 1.5, Member: "a"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.Set(ctx, "bin", "\xff\x00\xfe", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	tooltest.WantJSON(t, "zset", s.MustRun("db_redis_get", `{"alias":"cache","key":"z"}`),
+		`{"key":"z","exists":true,"type":"zset","ttl":-1,"value":[{"member":"a","score":1.5},{"member":"b","score":2}]}`)
+	tooltest.WantJSON(t, "binary string", s.MustRun("db_redis_get", `{"alias":"cache","key":"bin"}`),
+		`{"key":"bin","exists":true,"type":"string","ttl":-1,"value":"/wD+","encoding":"base64"}`)
+}
