@@ -327,6 +327,54 @@ func TestCopyMove(t *testing.T) {
 	b.fail("fs_move", `{"source":`+q(b.other)+`,"destination":"x"}`, tool.CodeForbidden, "allowed root")
 }
 
+// A source that is itself a symbolic link is copied as what it points to:
+// a relative link's text would mean another file, or none, where the copy
+// goes. Links inside a copied directory stay links.
+func TestCopyOfALink(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	b.write("data/file.txt", "content")
+	b.write("data/dir/inner.txt", "inner")
+	for link, target := range map[string]string{"links/to-file": "../data/file.txt", "links/to-dir": "../data/dir", "links/out": "../../outside/secret.txt"} {
+		if err := os.MkdirAll(filepath.Join(b.root, "links"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(b.root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := b.must("fs_copy", `{"source":"links/to-file","destination":"copy.txt"}`)
+	if got["files"] != float64(1) || got["links"] != float64(0) {
+		t.Errorf("copy of a link to a file: %v", got)
+	}
+	if fi, err := os.Lstat(filepath.Join(b.root, "copy.txt")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("the copy is not a file: %v %v", fi, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(b.root, "copy.txt")); string(data) != "content" {
+		t.Errorf("copy of a link: %q", data)
+	}
+	b.fail("fs_copy", `{"source":"links/to-file","destination":"copy.txt"}`, tool.CodeInvalidArgs, "overwrite")
+	b.must("fs_copy", `{"source":"links/to-file","destination":"copy.txt","overwrite":true}`)
+
+	b.fail("fs_copy", `{"source":"links/to-dir","destination":"dircopy"}`, tool.CodeInvalidArgs, "link to a directory", "recursive")
+	b.must("fs_copy", `{"source":"links/to-dir","destination":"dircopy","recursive":true}`)
+	if data, _ := os.ReadFile(filepath.Join(b.root, "dircopy", "inner.txt")); string(data) != "inner" {
+		t.Errorf("copy of a link to a directory: %q", data)
+	}
+	if fi, err := os.Lstat(filepath.Join(b.root, "dircopy")); err != nil || !fi.IsDir() {
+		t.Errorf("the copy of a link to a directory is not a directory: %v %v", fi, err)
+	}
+	// Links inside a directory copied stay links.
+	got = b.must("fs_copy", `{"source":"links","destination":"links2","recursive":true}`)
+	if got["links"] != float64(3) {
+		t.Errorf("links inside a directory: %v", got)
+	}
+	b.fail("fs_copy", `{"source":"links/out","destination":"stolen.txt"}`, tool.CodeForbidden, "links/out")
+	if _, err := os.Lstat(filepath.Join(b.root, "stolen.txt")); !os.IsNotExist(err) {
+		t.Errorf("a link leading out was copied: %v", err)
+	}
+}
+
 func TestListSearchHashDiffTemplateChmod(t *testing.T) {
 	t.Parallel()
 	b := newBox(t)
