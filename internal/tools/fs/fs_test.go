@@ -686,4 +686,24 @@ func TestWatch(t *testing.T) {
 		t.Errorf("unknown watcher: %s", e.Message)
 	}
 	s.MustFail("fs_watch", `{"action":"events"}`, tool.CodeInvalidArgs)
+
+	// A watcher whose directory is removed says it sees nothing more.
+	b.must("fs_mkdir", `{"path":"w2"}`)
+	id = fmt.Sprint(tooltest.Object(t, s.MustRun("fs_watch", `{"action":"start","path":"w2","debounce":0}`))["id"])
+	if ev := tooltest.Object(t, s.MustRun("fs_watch", `{"action":"events","id":`+q(id)+`}`)); ev["active"] != nil || ev["note"] != nil {
+		t.Errorf("a live watcher: %v", ev)
+	}
+	b.must("fs_remove", `{"path":"w2","recursive":true}`)
+	var ev map[string]any
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ev = tooltest.Object(t, s.MustRun("fs_watch", `{"action":"events","id":`+q(id)+`}`)); ev["active"] == false {
+			break
+		}
+	}
+	if ev["active"] != false || !strings.Contains(fmt.Sprint(ev["note"]), "was removed or moved away") || !strings.Contains(fmt.Sprint(ev["note"]), "start another") {
+		t.Errorf("a watcher whose directory went: %v", ev)
+	}
+	if list := tooltest.Marshal(s.MustRun("fs_watch", `{"action":"list"}`)); !strings.Contains(list, `"active":false`) {
+		t.Errorf("list of a watcher whose directory went: %s", list)
+	}
 }
