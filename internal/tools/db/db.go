@@ -113,7 +113,7 @@ func disconnect(call *tool.Call, kind, alias, connectTool string) (any, error) {
 // connError is CONNECTION_FAILED for a server that cannot be reached, with
 // the credentials removed and a hint by cause.
 func connError(red *redact.Redactor, label string, err error) error {
-	msg := red.String(err.Error())
+	msg := dedupLines(red.String(err.Error()))
 	hint := ""
 	var ne net.Error
 	switch {
@@ -127,6 +127,27 @@ func connError(red *redact.Redactor, label string, err error) error {
 		hint = "; check the user and password"
 	}
 	return tool.Errorf(tool.CodeConnectionFailed, "%s: %s%s", label, msg, hint)
+}
+
+// dedupLines drops repeated lines from a message: pgx reports each try of
+// a connection on a line of its own, and with sslmode prefer (the default)
+// it tries twice, with TLS and without, for the same refusal.
+func dedupLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	seen := make(map[string]bool, len(lines))
+	out := lines[:0]
+	for _, l := range lines {
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		out = append(out, l)
+	}
+	if len(out) == 2 && strings.HasSuffix(out[0], ":") {
+		// One try left: on one line, as pgx writes a single one.
+		return out[0] + " " + strings.TrimSpace(out[1])
+	}
+	return strings.Join(out, "\n")
 }
 
 // lostError adds to a connection failure of an open alias that the alias

@@ -162,6 +162,12 @@ func TestPostgresCredentialsNeverShow(t *testing.T) {
 	if strings.Contains(e.Message, wrong) || !strings.Contains(e.Message, "refused") {
 		t.Errorf("refused: %s", e.Message)
 	}
+	// sslmode prefer (the default) tries twice, with TLS and without: one
+	// refusal is reported once.
+	e = s.MustFail("db_pg_connect", `{"connectionString":"postgres://u:`+wrong+`@127.0.0.1:1/x"}`, tool.CodeConnectionFailed)
+	if strings.Count(e.Message, "connection refused") != 1 || strings.Contains(e.Message, "\n") {
+		t.Errorf("refused with sslmode prefer: %s", e.Message)
+	}
 	e = s.MustFail("db_pg_connect", `{"connectionString":"postgres://u:`+wrong+`@h:notaport/x"}`, tool.CodeInvalidArgs)
 	if strings.Contains(e.Message, wrong) {
 		t.Errorf("bad string: %s", e.Message)
