@@ -170,6 +170,9 @@ func pgErr(c *pgConn, query string, err error) error {
 		if pe.Hint != "" {
 			msg += "; hint: " + pe.Hint
 		}
+		if pe.Code == "22P02" && pe.Position == 0 && strings.Contains(pe.Message, "type json") {
+			msg += "; a string given for a json or jsonb value is taken as JSON text: for a JSON string, give it quoted (\"\\\"hello\\\"\"), or give the value itself (an object, array, number)"
+		}
 		if pe.Code == "42601" && strings.Contains(pe.Message, "multiple commands") {
 			// Parameters make every statement a prepared one, which is one command.
 			msg += "; a call runs one statement: give each its own db_pg_query, or list them as the queries of db_pg_transaction"

@@ -318,6 +318,18 @@ func TestPostgresParams(t *testing.T) {
 	if !strings.Contains(e.Message, "2 parameter") || !strings.Contains(e.Message, "gives 1") {
 		t.Errorf("param count: %s", e.Message)
 	}
+	// A plain string for jsonb is JSON text: the error says how to give a JSON string.
+	e = s.MustFail("db_pg_query", `{"query":"SELECT $1::jsonb","params":["hello"]}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "taken as JSON text") || !strings.Contains(e.Message, `"\"hello\""`) {
+		t.Errorf("a string for jsonb: %s", e.Message)
+	}
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"query":"SELECT $1::jsonb AS j","params":["\"hello\""]}`))
+	tooltest.WantJSON(t, "a JSON string for jsonb", got["rows"], `[{"j":"hello"}]`)
+	// A literal in the SQL is the user's own text: no word about params.
+	e = s.MustFail("db_pg_query", `{"query":"SELECT 'hello'::jsonb"}`, tool.CodeQueryError)
+	if strings.Contains(e.Message, "taken as JSON text") {
+		t.Errorf("a literal for jsonb: %s", e.Message)
+	}
 	got = tooltest.Object(t, s.MustRun("db_pg_seed", `{"table":"pg_temp.nothing","data":[]}`))
 	tooltest.WantJSON(t, "seed of no rows", got["columns"], `[]`)
 }
