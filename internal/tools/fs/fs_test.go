@@ -203,6 +203,22 @@ func TestRootThroughALink(t *testing.T) {
 	}
 }
 
+// A root that does not exist, or is a file (a slip in tools.roots), is
+// named as the trouble, not reported as a failure to open it.
+func TestRootThatIsMissingOrAFile(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	missing := filepath.Join(filepath.Dir(b.root), "missing")
+	file := filepath.Join(b.outside, "plain.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.ctx = tool.WithRoots(context.Background(), []string{b.root, missing, file})
+	b.fail("fs_read", `{"path":`+q(filepath.Join(missing, "a.txt"))+`}`, tool.CodeNotFound, "the allowed root "+missing+", which does not exist", "tools.roots")
+	b.fail("fs_write", `{"path":`+q(filepath.Join(missing, "a.txt"))+`,"content":"x","createDirs":true}`, tool.CodeNotFound, "does not exist")
+	b.fail("fs_read", `{"path":`+q(filepath.Join(file, "a.txt"))+`}`, tool.CodeInvalidArgs, "the allowed root "+file+", which is not a directory")
+}
+
 func TestReadWriteExistsMkdirRemove(t *testing.T) {
 	t.Parallel()
 	b := newBox(t)

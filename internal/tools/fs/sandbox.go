@@ -109,7 +109,16 @@ func (s *sandbox) resolve(arg, p string) (*place, error) {
 	root, ok := s.opened[best]
 	if !ok {
 		root, err = os.OpenRoot(best)
+		var fi iofs.FileInfo
 		if err != nil {
+			fi, _ = os.Stat(best) // os.OpenRoot's "not a directory" is no syscall error
+		}
+		switch {
+		case errors.Is(err, iofs.ErrNotExist):
+			return nil, tool.Errorf(tool.CodeNotFound, "argument %q: path %q is in the allowed root %s, which does not exist; create it, or correct tools.roots in barrhawk.yaml or the roots of your MCP client", arg, p, best)
+		case fi != nil && !fi.IsDir():
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: path %q is in the allowed root %s, which is not a directory; a root must be a directory: correct tools.roots in barrhawk.yaml or the roots of your MCP client", arg, p, best)
+		case err != nil:
 			return nil, tool.Errorf(tool.CodeToolError, "open the allowed root %s: %v", best, err)
 		}
 		s.opened[best] = root
