@@ -346,7 +346,7 @@ func redisKeys() tool.Tool {
 		Alias   string `json:"alias"`
 	}
 	return tool.Tool{
-		Def: def("db_redis_keys", redisGroup, "List keys matching a glob pattern, with SCAN (never KEYS, which blocks the server). Returns {keys, count, truncated}.", false,
+		Def: def("db_redis_keys", redisGroup, "List keys matching a glob pattern, with SCAN (never KEYS, which blocks the server). Returns {keys, count, truncated}, with a note when more keys match.", false,
 			schema.Object(
 				schema.String("pattern", "Glob: * any, ? one character, [ab] a set").Default("*"),
 				schema.String("type", "Only keys of this type").Enum("string", "hash", "list", "set", "zset", "stream"),
@@ -389,7 +389,11 @@ func redisKeys() tool.Tool {
 					break
 				}
 			}
-			return map[string]any{"keys": keys, "count": len(keys), "truncated": truncated}, nil
+			out := map[string]any{"keys": keys, "count": len(keys), "truncated": truncated}
+			if truncated {
+				out["note"] = fmt.Sprintf("more keys match: these are the first %d SCAN met, in no particular order; narrow the pattern or type, or raise limit (up to %d)", in.Limit, maxKeysLimit)
+			}
+			return out, nil
 		}),
 	}
 }
