@@ -519,7 +519,15 @@ func redisHash() tool.Tool {
 				}
 			}
 			if err != nil {
-				return nil, redisErr(c, err)
+				e := redisErr(c, err)
+				if strings.Contains(err.Error(), "WRONGTYPE") {
+					if typ, terr := r.Type(ctx, in.Key).Result(); terr == nil {
+						te := tool.AsError(e)
+						te.Message += fmt.Sprintf(" (%q is a %s, not a hash; db_redis_get reads a key of any type)", in.Key, typ)
+						return nil, te
+					}
+				}
+				return nil, e
 			}
 			return out, nil
 		}),

@@ -61,7 +61,7 @@ func TestRedis(t *testing.T) {
 	s.MustFail("db_redis_hash", `{"alias":"cache","action":"get","key":"user:1"}`, tool.CodeInvalidArgs)
 	// A wrong-type operation is the server's error, said plainly.
 	e := s.MustFail("db_redis_hash", `{"alias":"cache","action":"getall","key":"greeting"}`, tool.CodeQueryError)
-	if !strings.Contains(e.Message, "WRONGTYPE") {
+	if !strings.Contains(e.Message, "WRONGTYPE") || !strings.Contains(e.Message, `"greeting" is a string, not a hash`) {
 		t.Errorf("wrong type: %s", e.Message)
 	}
 
