@@ -527,6 +527,21 @@ func TestZipUnzip(t *testing.T) {
 			t.Errorf("%s was written by a refused archive", p)
 		}
 	}
+
+	// Entries that cannot all be written (x a file, then x/y) are refused
+	// before any is, with the two named, not half extracted.
+	archive(t, filepath.Join(b.root, "clash.zip"), [2]string{"first.txt", "1"}, [2]string{"x", "a file"}, [2]string{"x/y", "under it"})
+	b.fail("fs_unzip", `{"source":"clash.zip","destination":"clash"}`, tool.CodeInvalidArgs, `entry "x/y" needs "x" to be a directory`, `(entry "x")`, "nothing was extracted")
+	if _, err := os.Stat(filepath.Join(b.root, "clash")); !os.IsNotExist(err) {
+		t.Errorf("a refused archive was half extracted: %v", err)
+	}
+	// So is one whose directory is a file at the destination.
+	archive(t, filepath.Join(b.root, "deep.zip"), [2]string{"first.txt", "1"}, [2]string{"d/e.txt", "2"})
+	b.write("there/d", "a file")
+	b.fail("fs_unzip", `{"source":"deep.zip","destination":"there","overwrite":true}`, tool.CodeInvalidArgs, filepath.Join(b.root, "there", "d")+" to be a directory, and it is a file there")
+	if _, err := os.Stat(filepath.Join(b.root, "there", "first.txt")); !os.IsNotExist(err) {
+		t.Errorf("a refused archive was half extracted: %v", err)
+	}
 }
 
 // snapshot describes a tree exactly: for each path, its type, mode, mtime

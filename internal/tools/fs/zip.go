@@ -238,6 +238,9 @@ func fsUnzip() tool.Tool {
 					}
 				}
 			}
+			if err := checkParents(zr.File, names, dst); err != nil {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: %v; nothing was extracted", src.abs, err)
+			}
 			if err := dst.root.MkdirAll(dst.rel, 0o755); err != nil {
 				return nil, s.fail("fs_unzip", dst, err)
 			}
@@ -261,6 +264,35 @@ func fsUnzip() tool.Tool {
 			return map[string]any{"destination": dst.abs, "entries": len(zr.File), "bytes": in.MaxBytes - budget}, nil
 		}),
 	}
+}
+
+// checkParents refuses an archive whose entries cannot all be written: one
+// whose directory is, in the archive, a file or a symbolic link (x, then
+// x/y), or, at the destination, something other than a directory. Found
+// before anything is written, it leaves nothing half extracted.
+func checkParents(files []*zip.File, names []string, dst *place) error {
+	notDir := map[string]string{} // entry name → the archive's name of a file or link there
+	for i, zf := range files {
+		if !zf.FileInfo().IsDir() {
+			notDir[names[i]] = zf.Name
+		}
+	}
+	checked := map[string]bool{}
+	for i, zf := range files {
+		for dir := path.Dir(names[i]); dir != "."; dir = path.Dir(dir) {
+			if checked[dir] {
+				break // and so were its parents
+			}
+			checked[dir] = true
+			if other, ok := notDir[dir]; ok {
+				return fmt.Errorf("entry %q needs %q to be a directory, but the archive has it as a file or link (entry %q)", zf.Name, dir, other)
+			}
+			if fi, err := dst.root.Lstat(dst.at(dir).rel); err == nil && !fi.IsDir() {
+				return fmt.Errorf("entry %q needs %s to be a directory, and it is a %s there; remove it, or extract elsewhere", zf.Name, dst.at(dir).abs, kind(fi.Mode()))
+			}
+		}
+	}
+	return nil
 }
 
 // checkLinkEntry refuses a symbolic link entry whose target is absolute
