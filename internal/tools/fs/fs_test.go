@@ -628,7 +628,10 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.fail("fs_backup", `{"source":"proj","destination":"with-pipe.tar.gz"}`, tool.CodeInvalidArgs, filepath.Join(b.root, "proj", "pipe")+": is a named pipe (FIFO)")
-	b.fail("fs_copy", `{"source":"proj","destination":"copy-with-pipe","recursive":true}`, tool.CodeInvalidArgs, "is a named pipe (FIFO)")
+	b.fail("fs_copy", `{"source":"proj","destination":"copy-with-pipe","recursive":true}`, tool.CodeInvalidArgs, "is a named pipe (FIFO)", "nothing was copied")
+	if _, err := os.Stat(filepath.Join(b.root, "copy-with-pipe")); !os.IsNotExist(err) {
+		t.Errorf("a refused copy was half done: %v", err)
+	}
 }
 
 // fs_chown works as root and, for a user who may not, says so plainly. The
