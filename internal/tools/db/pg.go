@@ -779,7 +779,7 @@ func pgSchema() tool.Tool {
 				tables, _ := query(tablesQ)
 				names := make([]string, 0, len(tables))
 				for _, t := range tables {
-					names = append(names, fmt.Sprint(t["schema"], ".", t["name"]))
+					names = append(names, quoteIdent(fmt.Sprint(t["schema"]))+"."+quoteIdent(fmt.Sprint(t["name"])))
 				}
 				return nil, tool.Errorf(tool.CodeNotFound, "no table %q; tables: %s", in.Table, listOrNone(names))
 			}
@@ -812,6 +812,23 @@ func pgSchema() tool.Tool {
 			return map[string]any{"table": pgx.Identifier(parts).Sanitize(), "columns": cols, "primaryKey": keys, "indexes": idx, "foreignKeys": fks}, nil
 		}),
 	}
+}
+
+// quoteIdent writes a name as it must be given in the table argument:
+// as it is when it is lower case letters, digits and _, else in double
+// quotes ("my.table", "Users"), so that a name listed can be copied back.
+func quoteIdent(name string) string {
+	plain := name != "" && !(name[0] >= '0' && name[0] <= '9')
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return name
+	}
+	return pgx.Identifier{name}.Sanitize()
 }
 
 // listOrNone joins names for messages.

@@ -105,6 +105,15 @@ func TestPostgresQuerySchemaSeedTransaction(t *testing.T) {
 	if !strings.Contains(e.Message, "public.users") {
 		t.Errorf("unknown table: %s", e.Message)
 	}
+	// A name that needs quotes is listed quoted, as the table argument
+	// takes it back.
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"CREATE TABLE \"my.Table\" (id int)"}`)
+	e = s.MustFail("db_pg_schema", `{"alias":"prod","table":"my.Table"}`, tool.CodeNotFound)
+	if !strings.Contains(e.Message, `public."my.Table"`) {
+		t.Errorf("unknown table, a quoted one listed: %s", e.Message)
+	}
+	s.MustRun("db_pg_schema", `{"alias":"prod","table":"public.\"my.Table\""}`)
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"DROP TABLE \"my.Table\""}`)
 
 	// A transaction: all or nothing, the failing statement named.
 	e = s.MustFail("db_pg_transaction", `{"alias":"prod","queries":[{"query":"INSERT INTO posts (user_id, title) VALUES (1, 'a')"},{"query":"INSERT INTO posts (user_id, title) VALUES (999, 'b')"}]}`, tool.CodeQueryError)
