@@ -121,6 +121,9 @@ func connError(red *redact.Redactor, label string, err error) error {
 		hint = "; the server did not answer in time (is the host reachable, the port right?)"
 	case strings.Contains(msg, "connection refused"):
 		hint = "; nothing listens there: is the server running, the port right?"
+	case strings.Contains(msg, "HTTP/1.") || strings.Contains(msg, "invalid body length") || strings.Contains(msg, "can't parse"):
+		// A reply of another protocol (a web server, a proxy) read as this one.
+		hint = "; what answers there does not speak this database's protocol (an HTTP server or proxy, say): is the host and port right?"
 	case strings.Contains(msg, "server refused TLS"):
 		hint = "; the server does not offer TLS: use sslmode disable or prefer, or enable ssl on the server"
 	case strings.Contains(msg, "password authentication failed") || strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "NOAUTH"):

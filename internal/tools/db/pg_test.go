@@ -364,3 +364,36 @@ func TestPostgresTransactionRefusesTransactionControl(t *testing.T) {
 	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT n FROM t ORDER BY n"}`))
 	tooltest.WantJSON(t, "rows after savepoints", got["rows"], `[{"n":2}]`)
 }
+
+// A server of another protocol (an HTTP server, a proxy) on the port is
+// named as such, not taken for one without TLS.
+func TestConnectToAnHTTPServer(t *testing.T) {
+	t.Parallel()
+	// As a web server or proxy does to bytes it cannot parse: a 400 at once.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+			_ = c.Close()
+		}
+	}()
+	addr := l.Addr().String()
+	s := tooltest.NewSession(t, Tools())
+	for _, c := range []struct{ tool, args string }{
+		{"db_pg_connect", fmt.Sprintf(`{"connectionString":"postgres://u:%s@%s/x"}`, testsrv.Password, addr)},
+		{"db_redis_connect", fmt.Sprintf(`{"url":"redis://:%s@%s/0"}`, testsrv.Password, addr)},
+	} {
+		e := s.MustFail(c.tool, c.args, tool.CodeConnectionFailed)
+		if !strings.Contains(e.Message, "does not speak this database's protocol") || strings.Contains(e.Message, "sslmode disable") || strings.Contains(e.Message, testsrv.Password) {
+			t.Errorf("%s to an HTTP server: %s", c.tool, e.Message)
+		}
+	}
+}
