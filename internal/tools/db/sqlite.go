@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -228,6 +229,22 @@ func ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
+// storageClass names the SQLite storage class of a value read: integer,
+// real, text or blob; "" for NULL, which says nothing of the column.
+func storageClass(v any) string {
+	switch v.(type) {
+	case int64, int, int32, bool:
+		return "integer"
+	case float64, float32:
+		return "real"
+	case string, time.Time:
+		return "text"
+	case []byte:
+		return "blob"
+	}
+	return ""
+}
+
 // sqliteRows reads rows into the shared result form.
 func sqliteRows(rows *sql.Rows, maxRows int) (map[string]any, error) {
 	defer rows.Close()
@@ -260,6 +277,11 @@ func sqliteRows(rows *sql.Rows, maxRows int) (map[string]any, error) {
 		row := make(map[string]any, len(vals))
 		for i, v := range vals {
 			row[names[i]] = jsonValue(v)
+			if cols[i]["type"] == "" {
+				// An expression has no declared type: the first value's
+				// storage class stands for it.
+				cols[i]["type"] = storageClass(v)
+			}
 		}
 		if size += rowSize(row); size > maxResultBytes {
 			truncated, note = true, cutBytesNote(len(out))

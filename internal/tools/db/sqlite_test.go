@@ -165,3 +165,14 @@ func TestSQLiteErrorsSayWhere(t *testing.T) {
 		t.Errorf("named parameter: %s", e.Message)
 	}
 }
+
+// A column without a declared type (an expression, a pragma's) is typed by
+// its first value's storage class rather than left "".
+func TestSQLiteExpressionColumnTypes(t *testing.T) {
+	t.Parallel()
+	s := tooltest.NewSession(t, Tools())
+	s.Ctx = tool.WithRoots(context.Background(), []string{t.TempDir()})
+	s.MustRun("db_sqlite_open", `{"path":":memory:"}`)
+	got := tooltest.Object(t, s.MustRun("db_sqlite_query", `{"query":"SELECT 1 AS i, 1.5 AS r, 'x' AS t, x'00ff' AS b, NULL AS n, count(*) AS c FROM (SELECT 1)"}`))
+	tooltest.WantJSON(t, "columns", got["columns"], `[{"name":"i","type":"integer"},{"name":"r","type":"real"},{"name":"t","type":"text"},{"name":"b","type":"blob"},{"name":"n","type":""},{"name":"c","type":"integer"}]`)
+}
