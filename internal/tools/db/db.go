@@ -24,6 +24,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Tools returns the family: PostgreSQL, SQLite, Redis.
@@ -112,7 +113,7 @@ func disconnect(call *tool.Call, kind, alias, connectTool string) (any, error) {
 // connError is CONNECTION_FAILED for a server that cannot be reached, with
 // the credentials removed and a hint by cause.
 func connError(red *redact.Redactor, label string, err error) error {
-	msg := red.String(err.Error())
+	msg := dedupLines(red.String(err.Error()))
 	hint := ""
 	var ne net.Error
 	switch {
@@ -120,12 +121,36 @@ func connError(red *redact.Redactor, label string, err error) error {
 		hint = "; the server did not answer in time (is the host reachable, the port right?)"
 	case strings.Contains(msg, "connection refused"):
 		hint = "; nothing listens there: is the server running, the port right?"
+	case strings.Contains(msg, "HTTP/1.") || strings.Contains(msg, "invalid body length") || strings.Contains(msg, "can't parse"):
+		// A reply of another protocol (a web server, a proxy) read as this one.
+		hint = "; what answers there does not speak this database's protocol (an HTTP server or proxy, say): is the host and port right?"
 	case strings.Contains(msg, "server refused TLS"):
 		hint = "; the server does not offer TLS: use sslmode disable or prefer, or enable ssl on the server"
 	case strings.Contains(msg, "password authentication failed") || strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "NOAUTH"):
 		hint = "; check the user and password"
 	}
 	return tool.Errorf(tool.CodeConnectionFailed, "%s: %s%s", label, msg, hint)
+}
+
+// dedupLines drops repeated lines from a message: pgx reports each try of
+// a connection on a line of its own, and with sslmode prefer (the default)
+// it tries twice, with TLS and without, for the same refusal.
+func dedupLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	seen := make(map[string]bool, len(lines))
+	out := lines[:0]
+	for _, l := range lines {
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		out = append(out, l)
+	}
+	if len(out) == 2 && strings.HasSuffix(out[0], ":") {
+		// One try left: on one line, as pgx writes a single one.
+		return out[0] + " " + strings.TrimSpace(out[1])
+	}
+	return strings.Join(out, "\n")
 }
 
 // lostError adds to a connection failure of an open alias that the alias
@@ -193,11 +218,64 @@ func jsonValue(v any) any {
 		}
 	case fmt.Stringer:
 		return x.String()
+	case pgRange:
+		return rangeText(x)
+	case pgtype.Multirange[pgtype.Range[any]]:
+		parts := make([]string, len(x))
+		for i, r := range x {
+			parts[i] = rangeText(r)
+		}
+		return "{" + strings.Join(parts, ",") + "}"
 	}
 	if b, err := json.Marshal(v); err == nil {
 		return json.RawMessage(b)
 	}
 	return fmt.Sprint(v)
+}
+
+// pgRange is a PostgreSQL range as pgx reads it (pgtype.Range of any
+// element type).
+type pgRange interface {
+	IsNull() bool
+	BoundTypes() (lower, upper pgtype.BoundType)
+	Bounds() (lower, upper any)
+}
+
+// rangeText writes a range as PostgreSQL does: [1,5), (,10], empty.
+func rangeText(r pgRange) string {
+	if r.IsNull() {
+		return ""
+	}
+	lt, ut := r.BoundTypes()
+	if lt == pgtype.Empty || ut == pgtype.Empty {
+		return "empty"
+	}
+	lo, hi := r.Bounds()
+	bound := func(t pgtype.BoundType, v any) string {
+		if t == pgtype.Unbounded {
+			return ""
+		}
+		switch x := jsonValue(v).(type) {
+		case json.RawMessage:
+			var str string
+			if json.Unmarshal(x, &str) == nil {
+				return str // a date's "2024-01-01T00:00:00Z"
+			}
+			return string(x)
+		case string:
+			return x
+		default:
+			return fmt.Sprint(x)
+		}
+	}
+	open, closing := "(", ")"
+	if lt == pgtype.Inclusive {
+		open = "["
+	}
+	if ut == pgtype.Inclusive {
+		closing = "]"
+	}
+	return open + bound(lt, lo) + "," + bound(ut, hi) + closing
 }
 
 // columnNames makes result column names unique ("?column?", "id", "id_2"),

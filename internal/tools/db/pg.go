@@ -170,6 +170,13 @@ func pgErr(c *pgConn, query string, err error) error {
 		if pe.Hint != "" {
 			msg += "; hint: " + pe.Hint
 		}
+		if pe.Code == "22P02" && pe.Position == 0 && strings.Contains(pe.Message, "type json") {
+			msg += "; a string given for a json or jsonb value is taken as JSON text: for a JSON string, give it quoted (\"\\\"hello\\\"\"), or give the value itself (an object, array, number)"
+		}
+		if pe.Code == "42601" && strings.Contains(pe.Message, "multiple commands") {
+			// Parameters make every statement a prepared one, which is one command.
+			msg += "; a call runs one statement: give each its own db_pg_query, or list them as the queries of db_pg_transaction"
+		}
 		if pe.Position > 0 {
 			msg += "\n" + caret(query, int(pe.Position))
 		}
@@ -307,6 +314,9 @@ func pgResult(rows pgx.Rows, maxRows int, stop func()) (map[string]any, error) {
 		typ := "oid " + strconv.FormatUint(uint64(fd.DataTypeOID), 10)
 		if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
 			typ = t.Name
+			if elem, isArray := strings.CutPrefix(typ, "_"); isArray {
+				typ = elem + "[]" // pgx names arrays as the catalog does (_text); SQL writes text[]
+			}
 		}
 		cols[i] = map[string]any{"name": fd.Name, "type": typ}
 	}
@@ -360,12 +370,9 @@ func pgResult(rows pgx.Rows, maxRows int, stop func()) (map[string]any, error) {
 	return res, nil
 }
 
-// readOnly reports whether a statement only reads, judged by its first
-// keyword (after comments and parentheses): SELECT, VALUES, TABLE, SHOW,
-// EXPLAIN, or WITH without INSERT, UPDATE, DELETE or MERGE. Only such a
-// statement is cancelled when its rows run past maxRows: cancelling one
-// that writes would undo its writes.
-func readOnly(query string) bool {
+// leadingWords returns the first n words of a statement in upper case,
+// after leading comments and parentheses (fewer when it has fewer).
+func leadingWords(query string, n int) []string {
 	q := strings.TrimSpace(query)
 	for {
 		switch {
@@ -374,28 +381,50 @@ func readOnly(query string) bool {
 				q = strings.TrimSpace(q[i+1:])
 				continue
 			}
-			return false
+			return nil
 		case strings.HasPrefix(q, "/*"):
 			if i := strings.Index(q, "*/"); i >= 0 {
 				q = strings.TrimSpace(q[i+2:])
 				continue
 			}
-			return false
+			return nil
 		case strings.HasPrefix(q, "("):
 			q = strings.TrimSpace(q[1:])
 			continue
 		}
 		break
 	}
-	end := strings.IndexFunc(q, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
-	if end < 0 {
-		end = len(q)
+	notLetter := func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }
+	var words []string
+	for len(words) < n {
+		end := strings.IndexFunc(q, notLetter)
+		if end < 0 {
+			end = len(q)
+		}
+		if end == 0 {
+			break
+		}
+		words = append(words, strings.ToUpper(q[:end]))
+		q = strings.TrimLeftFunc(q[end:], func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' })
 	}
-	switch strings.ToUpper(q[:end]) {
+	return words
+}
+
+// readOnly reports whether a statement only reads, judged by its first
+// keyword (after comments and parentheses): SELECT, VALUES, TABLE, SHOW,
+// EXPLAIN, or WITH without INSERT, UPDATE, DELETE or MERGE. Only such a
+// statement is cancelled when its rows run past maxRows: cancelling one
+// that writes would undo its writes.
+func readOnly(query string) bool {
+	first := ""
+	if w := leadingWords(query, 1); len(w) == 1 {
+		first = w[0]
+	}
+	up := strings.ToUpper(query)
+	switch first {
 	case "SELECT", "VALUES", "TABLE", "SHOW", "EXPLAIN":
-		return !strings.Contains(strings.ToUpper(q), "INTO")
+		return !strings.Contains(up, "INTO")
 	case "WITH":
-		up := strings.ToUpper(q)
 		for _, w := range []string{"INSERT", "UPDATE", "DELETE", "MERGE", "INTO"} {
 			if strings.Contains(up, w) {
 				return false
@@ -404,6 +433,42 @@ func readOnly(query string) bool {
 		return true
 	}
 	return false
+}
+
+// txControl names the transaction control a statement does (BEGIN, COMMIT,
+// ROLLBACK, ...), or is "" when it does none. Inside db_pg_transaction
+// such a statement would end (or nest) the transaction the tool holds, and
+// "all or nothing" would no longer be true. ROLLBACK TO SAVEPOINT, which
+// stays inside the transaction, is not one.
+func txControl(query string) string {
+	w := leadingWords(query, 3)
+	if len(w) == 0 {
+		return ""
+	}
+	second, third := "", ""
+	if len(w) > 1 {
+		second = w[1]
+	}
+	if len(w) > 2 {
+		third = w[2]
+	}
+	switch w[0] {
+	case "BEGIN", "COMMIT", "END", "ABORT":
+		return w[0]
+	case "START":
+		if second == "TRANSACTION" {
+			return "START TRANSACTION"
+		}
+	case "ROLLBACK":
+		if second != "TO" && !((second == "WORK" || second == "TRANSACTION") && third == "TO") {
+			return "ROLLBACK"
+		}
+	case "PREPARE":
+		if second == "TRANSACTION" {
+			return "PREPARE TRANSACTION"
+		}
+	}
+	return ""
 }
 
 func pgQuery() tool.Tool {
@@ -471,6 +536,13 @@ func pgTransaction() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
+			for i, st := range in.Queries {
+				if ctl := txControl(st.Query); ctl != "" {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"queries\": statement %d of %d is %s, which would end or nest the transaction db_pg_transaction holds "+
+						"(it begins, commits and rolls back by itself); leave out BEGIN, COMMIT and ROLLBACK (SAVEPOINT and ROLLBACK TO SAVEPOINT are fine); nothing was run",
+						i+1, len(in.Queries), ctl)
+				}
+			}
 			tx, err := c.c.Begin(ctx)
 			if err != nil {
 				return nil, pgErr(c, "BEGIN", err)
@@ -488,6 +560,15 @@ func pgTransaction() tool.Tool {
 					e.Message = fmt.Sprintf("statement %d of %d failed, and the transaction was rolled back (nothing was applied): %s\n  statement: %s",
 						i+1, len(in.Queries), e.Message, c.red.String(st.Query))
 					return nil, e
+				}
+				// A statement txControl did not recognise (a procedure's
+				// COMMIT, say) may still have ended the transaction: the
+				// server says so, and what ran before it is no longer ours
+				// to roll back.
+				if tx.Conn().PgConn().TxStatus() == 'I' {
+					return nil, tool.Errorf(tool.CodeQueryError, "statement %d of %d ended the transaction, so statements 1 to %d may have been committed and "+
+						"db_pg_transaction cannot roll them back; leave out statements that commit or roll back\n  statement: %s",
+						i+1, len(in.Queries), i+1, c.red.String(st.Query))
 				}
 				results = append(results, res)
 			}
@@ -698,7 +779,7 @@ func pgSchema() tool.Tool {
 				tables, _ := query(tablesQ)
 				names := make([]string, 0, len(tables))
 				for _, t := range tables {
-					names = append(names, fmt.Sprint(t["schema"], ".", t["name"]))
+					names = append(names, quoteIdent(fmt.Sprint(t["schema"]))+"."+quoteIdent(fmt.Sprint(t["name"])))
 				}
 				return nil, tool.Errorf(tool.CodeNotFound, "no table %q; tables: %s", in.Table, listOrNone(names))
 			}
@@ -731,6 +812,23 @@ func pgSchema() tool.Tool {
 			return map[string]any{"table": pgx.Identifier(parts).Sanitize(), "columns": cols, "primaryKey": keys, "indexes": idx, "foreignKeys": fks}, nil
 		}),
 	}
+}
+
+// quoteIdent writes a name as it must be given in the table argument:
+// as it is when it is lower case letters, digits and _, else in double
+// quotes ("my.table", "Users"), so that a name listed can be copied back.
+func quoteIdent(name string) string {
+	plain := name != "" && !(name[0] >= '0' && name[0] <= '9')
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return name
+	}
+	return pgx.Identifier{name}.Sanitize()
 }
 
 // listOrNone joins names for messages.

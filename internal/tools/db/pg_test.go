@@ -78,6 +78,10 @@ func TestPostgresQuerySchemaSeedTransaction(t *testing.T) {
 		t.Errorf("syntax error: %s", e.Message)
 	}
 	s.MustFail("db_pg_query", `{"alias":"prod","query":"SELECT * FROM nope"}`, tool.CodeQueryError)
+	e = s.MustFail("db_pg_query", `{"alias":"prod","query":"SELECT 1; SELECT 2"}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "multiple commands") || !strings.Contains(e.Message, "db_pg_transaction") {
+		t.Errorf("two statements: %s", e.Message)
+	}
 
 	// Unknown alias: the open ones are listed.
 	e = s.MustFail("db_pg_query", `{"alias":"staging","query":"SELECT 1"}`, tool.CodeNotFound)
@@ -101,6 +105,15 @@ func TestPostgresQuerySchemaSeedTransaction(t *testing.T) {
 	if !strings.Contains(e.Message, "public.users") {
 		t.Errorf("unknown table: %s", e.Message)
 	}
+	// A name that needs quotes is listed quoted, as the table argument
+	// takes it back.
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"CREATE TABLE \"my.Table\" (id int)"}`)
+	e = s.MustFail("db_pg_schema", `{"alias":"prod","table":"my.Table"}`, tool.CodeNotFound)
+	if !strings.Contains(e.Message, `public."my.Table"`) {
+		t.Errorf("unknown table, a quoted one listed: %s", e.Message)
+	}
+	s.MustRun("db_pg_schema", `{"alias":"prod","table":"public.\"my.Table\""}`)
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"DROP TABLE \"my.Table\""}`)
 
 	// A transaction: all or nothing, the failing statement named.
 	e = s.MustFail("db_pg_transaction", `{"alias":"prod","queries":[{"query":"INSERT INTO posts (user_id, title) VALUES (1, 'a')"},{"query":"INSERT INTO posts (user_id, title) VALUES (999, 'b')"}]}`, tool.CodeQueryError)
@@ -157,6 +170,12 @@ func TestPostgresCredentialsNeverShow(t *testing.T) {
 	e := s.MustFail("db_pg_connect", `{"connectionString":"postgres://u:`+wrong+`@127.0.0.1:1/x?sslmode=disable"}`, tool.CodeConnectionFailed)
 	if strings.Contains(e.Message, wrong) || !strings.Contains(e.Message, "refused") {
 		t.Errorf("refused: %s", e.Message)
+	}
+	// sslmode prefer (the default) tries twice, with TLS and without: one
+	// refusal is reported once.
+	e = s.MustFail("db_pg_connect", `{"connectionString":"postgres://u:`+wrong+`@127.0.0.1:1/x"}`, tool.CodeConnectionFailed)
+	if strings.Count(e.Message, "connection refused") != 1 || strings.Contains(e.Message, "\n") {
+		t.Errorf("refused with sslmode prefer: %s", e.Message)
 	}
 	e = s.MustFail("db_pg_connect", `{"connectionString":"postgres://u:`+wrong+`@h:notaport/x"}`, tool.CodeInvalidArgs)
 	if strings.Contains(e.Message, wrong) {
@@ -302,10 +321,79 @@ func TestPostgresParams(t *testing.T) {
 	s.MustRun("db_pg_connect", fmt.Sprintf(`{"connectionString":%q}`, pg.URL))
 	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"query":"SELECT $1::int[] AS i, $2::text[] AS t, $3::jsonb AS j, $4::jsonb AS o, $5::text AS s","params":[[1,2],["a","b"],[1,{"x":2}],{"k":[true]},[3]]}`))
 	tooltest.WantJSON(t, "params", got["rows"], `[{"i":[1,2],"t":["a","b"],"j":[1,{"x":2}],"o":{"k":[true]},"s":"[3]"}]`)
+	// Array columns are typed as SQL writes them (int4[], not pgx's _int4).
+	tooltest.WantJSON(t, "param column types", got["columns"], `[{"name":"i","type":"int4[]"},{"name":"t","type":"text[]"},{"name":"j","type":"jsonb"},{"name":"o","type":"jsonb"},{"name":"s","type":"text"}]`)
 	e := s.MustFail("db_pg_query", `{"query":"SELECT $1::int + $2::int","params":[1]}`, tool.CodeInvalidArgs)
 	if !strings.Contains(e.Message, "2 parameter") || !strings.Contains(e.Message, "gives 1") {
 		t.Errorf("param count: %s", e.Message)
 	}
+	// A plain string for jsonb is JSON text: the error says how to give a JSON string.
+	e = s.MustFail("db_pg_query", `{"query":"SELECT $1::jsonb","params":["hello"]}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "taken as JSON text") || !strings.Contains(e.Message, `"\"hello\""`) {
+		t.Errorf("a string for jsonb: %s", e.Message)
+	}
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"query":"SELECT $1::jsonb AS j","params":["\"hello\""]}`))
+	tooltest.WantJSON(t, "a JSON string for jsonb", got["rows"], `[{"j":"hello"}]`)
+	// A literal in the SQL is the user's own text: no word about params.
+	e = s.MustFail("db_pg_query", `{"query":"SELECT 'hello'::jsonb"}`, tool.CodeQueryError)
+	if strings.Contains(e.Message, "taken as JSON text") {
+		t.Errorf("a literal for jsonb: %s", e.Message)
+	}
 	got = tooltest.Object(t, s.MustRun("db_pg_seed", `{"table":"pg_temp.nothing","data":[]}`))
 	tooltest.WantJSON(t, "seed of no rows", got["columns"], `[]`)
+}
+
+// A statement that commits or rolls back inside db_pg_transaction would
+// make "nothing was applied" untrue: it is refused before anything runs,
+// while savepoints, which stay inside the transaction, work.
+func TestPostgresTransactionRefusesTransactionControl(t *testing.T) {
+	t.Parallel()
+	s := pgSession(t, "t_txctl")
+	s.MustRun("db_pg_query", `{"alias":"prod","query":"CREATE TABLE t (n int UNIQUE)"}`)
+	for _, q := range []string{"COMMIT", "/* done */ commit", "END", "ROLLBACK", "rollback and chain", "BEGIN", "START TRANSACTION", "ABORT", "PREPARE TRANSACTION 'x'"} {
+		e := s.MustFail("db_pg_transaction", fmt.Sprintf(`{"alias":"prod","queries":[{"query":"INSERT INTO t VALUES (1)"},{"query":%q},{"query":"INSERT INTO t VALUES (1)"}]}`, q), tool.CodeInvalidArgs)
+		if !strings.Contains(e.Message, "statement 2 of 3") || !strings.Contains(e.Message, "nothing was run") {
+			t.Errorf("%s: %s", q, e.Message)
+		}
+	}
+	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT count(*) AS n FROM t"}`))
+	tooltest.WantJSON(t, "rows after refused transactions", got["rows"], `[{"n":0}]`)
+
+	s.MustRun("db_pg_transaction", `{"alias":"prod","queries":[{"query":"SAVEPOINT a"},{"query":"INSERT INTO t VALUES (1)"},{"query":"ROLLBACK TO SAVEPOINT a"},
+		{"query":"INSERT INTO t VALUES (2)"},{"query":"SAVEPOINT b"},{"query":"INSERT INTO t VALUES (3)"},{"query":"ROLLBACK WORK TO b"},{"query":"RELEASE SAVEPOINT a"}]}`)
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT n FROM t ORDER BY n"}`))
+	tooltest.WantJSON(t, "rows after savepoints", got["rows"], `[{"n":2}]`)
+}
+
+// A server of another protocol (an HTTP server, a proxy) on the port is
+// named as such, not taken for one without TLS.
+func TestConnectToAnHTTPServer(t *testing.T) {
+	t.Parallel()
+	// As a web server or proxy does to bytes it cannot parse: a 400 at once.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+			_ = c.Close()
+		}
+	}()
+	addr := l.Addr().String()
+	s := tooltest.NewSession(t, Tools())
+	for _, c := range []struct{ tool, args string }{
+		{"db_pg_connect", fmt.Sprintf(`{"connectionString":"postgres://u:%s@%s/x"}`, testsrv.Password, addr)},
+		{"db_redis_connect", fmt.Sprintf(`{"url":"redis://:%s@%s/0"}`, testsrv.Password, addr)},
+	} {
+		e := s.MustFail(c.tool, c.args, tool.CodeConnectionFailed)
+		if !strings.Contains(e.Message, "does not speak this database's protocol") || strings.Contains(e.Message, "sslmode disable") || strings.Contains(e.Message, testsrv.Password) {
+			t.Errorf("%s to an HTTP server: %s", c.tool, e.Message)
+		}
+	}
 }

@@ -2,12 +2,15 @@ package db
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/barrhawk/barrhawk/internal/redact"
 	"github.com/barrhawk/barrhawk/internal/schema"
@@ -117,6 +120,9 @@ func redisConnect() tool.Tool {
 			info, err := client.Info(cctx, "server").Result()
 			if err != nil {
 				client.Close()
+				if strings.Contains(err.Error(), "DB index is out of range") {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"db\": %s has no database %d (ERR DB index is out of range); its databases are numbered from 0 to its 'databases' setting less one (16 by default: 0 to 15)", opt.Addr, opt.DB)
+				}
 				return nil, connError(red, label, err)
 			}
 			version := ""
@@ -142,8 +148,8 @@ func redisGet() tool.Tool {
 		Alias string `json:"alias"`
 	}
 	return tool.Tool{
-		Def: def("db_redis_get", redisGroup, "Read a key of any type. Returns {key, exists, type, value, ttl}: a string as text, a hash as an object, "+
-			"a list, set or sorted set as an array (a hash or collection at most 1000 members, with a note); ttl in seconds, -1 for none.", false,
+		Def: def("db_redis_get", redisGroup, "Read a key of any type. Returns {key, exists, type, value, ttl}: a string as text (base64, with encoding: base64, when it is not UTF-8), a hash as an object, "+
+			"a list or set as an array, a sorted set as [{member, score}] (a hash or collection at most 1000 members, with a note); ttl in seconds, -1 for none.", false,
 			schema.Object(schema.String("key", "The key").Required(), aliasArg("Redis"))),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
@@ -188,7 +194,13 @@ func redisGet() tool.Tool {
 				}
 				v = members
 			case "zset":
-				v, err = r.ZRangeWithScores(ctx, in.Key, 0, collectionLimit-1).Result()
+				var zs []redis.Z
+				zs, err = r.ZRangeWithScores(ctx, in.Key, 0, collectionLimit-1).Result()
+				members := make([]map[string]any, len(zs))
+				for i, z := range zs {
+					members[i] = map[string]any{"member": z.Member, "score": z.Score}
+				}
+				v = members
 				if n, _ := r.ZCard(ctx, in.Key).Result(); n > collectionLimit {
 					out["note"] = fmt.Sprintf("the first %d of %d members, by score", collectionLimit, n)
 				}
@@ -197,6 +209,10 @@ func redisGet() tool.Tool {
 			}
 			if err != nil && !errors.Is(err, redis.Nil) {
 				return nil, redisErr(c, err)
+			}
+			if str, ok := v.(string); ok && !utf8.ValidString(str) {
+				// Bytes that are not text would come back as U+FFFD and be lost.
+				v, out["encoding"] = base64.StdEncoding.EncodeToString([]byte(str)), "base64"
 			}
 			out["value"] = v
 			ttl, err := r.TTL(ctx, in.Key).Result()
@@ -258,6 +274,16 @@ func ttlSeconds(d time.Duration) int64 {
 	return int64(d / time.Second)
 }
 
+// redisText is a value as Redis stores it: a string as it is, any other
+// JSON value as its JSON text (5 as "5", {"a":1} as {"a":1}).
+func redisText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 func redisSet() tool.Tool {
 	type args struct {
 		Key   string `json:"key"`
@@ -278,12 +304,7 @@ func redisSet() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			val, ok := in.Value.(string)
-			if !ok {
-				b, _ := json.Marshal(in.Value)
-				val = string(b)
-			}
-			if err := c.c.Set(ctx, in.Key, val, time.Duration(in.TTL)*time.Second).Err(); err != nil {
+			if err := c.c.Set(ctx, in.Key, redisText(in.Value), time.Duration(in.TTL)*time.Second).Err(); err != nil {
 				return nil, redisErr(c, err)
 			}
 			ttl := in.TTL
@@ -325,7 +346,7 @@ func redisKeys() tool.Tool {
 		Alias   string `json:"alias"`
 	}
 	return tool.Tool{
-		Def: def("db_redis_keys", redisGroup, "List keys matching a glob pattern, with SCAN (never KEYS, which blocks the server). Returns {keys, count, truncated}.", false,
+		Def: def("db_redis_keys", redisGroup, "List keys matching a glob pattern, with SCAN (never KEYS, which blocks the server). Returns {keys, count, truncated}, with a note when more keys match.", false,
 			schema.Object(
 				schema.String("pattern", "Glob: * any, ? one character, [ab] a set").Default("*"),
 				schema.String("type", "Only keys of this type").Enum("string", "hash", "list", "set", "zset", "stream"),
@@ -368,7 +389,11 @@ func redisKeys() tool.Tool {
 					break
 				}
 			}
-			return map[string]any{"keys": keys, "count": len(keys), "truncated": truncated}, nil
+			out := map[string]any{"keys": keys, "count": len(keys), "truncated": truncated}
+			if truncated {
+				out["note"] = fmt.Sprintf("more keys match: these are the first %d SCAN met, in no particular order; narrow the pattern or type, or raise limit (up to %d)", in.Limit, maxKeysLimit)
+			}
+			return out, nil
 		}),
 	}
 }
@@ -403,12 +428,12 @@ func redisFlush() tool.Tool {
 
 func redisHash() tool.Tool {
 	type args struct {
-		Action string            `json:"action"`
-		Key    string            `json:"key"`
-		Field  string            `json:"field"`
-		Value  *string           `json:"value"`
-		Fields map[string]string `json:"fields"`
-		Alias  string            `json:"alias"`
+		Action string         `json:"action"`
+		Key    string         `json:"key"`
+		Field  string         `json:"field"`
+		Value  any            `json:"value"`
+		Fields map[string]any `json:"fields"`
+		Alias  string         `json:"alias"`
 	}
 	return tool.Tool{
 		Def: def("db_redis_hash", redisGroup, "Hash operations on key: get {field} → value; set {field, value} or {fields} → added; getall → object; "+
@@ -417,8 +442,8 @@ func redisHash() tool.Tool {
 				schema.String("action", "What to do").Enum("get", "set", "getall", "del", "exists", "keys").Required(),
 				schema.String("key", "The hash's key").Required(),
 				schema.String("field", "A field (get, set, del, exists)"),
-				schema.String("value", "The field's value (set)"),
-				schema.Map("fields", "Several fields to set at once: name → value (set)"),
+				schema.Any("value", "The field's value (set): a string, or any JSON value (stored as JSON text)"),
+				schema.Map("fields", "Several fields to set at once: name → value (set; a value that is not a string is stored as its JSON)"),
 				aliasArg("Redis"),
 			)),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
@@ -447,13 +472,13 @@ func redisHash() tool.Tool {
 			case "set":
 				vals := map[string]any{}
 				for k, v := range in.Fields {
-					vals[k] = v
+					vals[k] = redisText(v)
 				}
 				if in.Field != "" {
 					if in.Value == nil {
 						return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"value\": action set with a field needs its value")
 					}
-					vals[in.Field] = *in.Value
+					vals[in.Field] = redisText(in.Value)
 				}
 				if len(vals) == 0 {
 					return nil, tool.Errorf(tool.CodeInvalidArgs, "action set needs field and value, or fields")
@@ -494,7 +519,15 @@ func redisHash() tool.Tool {
 				}
 			}
 			if err != nil {
-				return nil, redisErr(c, err)
+				e := redisErr(c, err)
+				if strings.Contains(err.Error(), "WRONGTYPE") {
+					if typ, terr := r.Type(ctx, in.Key).Result(); terr == nil {
+						te := tool.AsError(e)
+						te.Message += fmt.Sprintf(" (%q is a %s, not a hash; db_redis_get reads a key of any type)", in.Key, typ)
+						return nil, te
+					}
+				}
+				return nil, e
 			}
 			return out, nil
 		}),

@@ -42,6 +42,12 @@ func TestRedis(t *testing.T) {
 		t.Errorf("hset: %v", got)
 	}
 	s.MustRun("db_redis_hash", `{"alias":"cache","action":"set","key":"user:1","field":"lang","value":"en"}`)
+	// Values that are not strings are stored as their JSON, as db_redis_set does.
+	s.MustRun("db_redis_hash", `{"alias":"cache","action":"set","key":"nums","fields":{"n":2,"ok":true,"tags":["a"]}}`)
+	s.MustRun("db_redis_hash", `{"alias":"cache","action":"set","key":"nums","field":"pi","value":3.5}`)
+	tooltest.WantJSON(t, "hgetall of JSON values", s.MustRun("db_redis_hash", `{"alias":"cache","action":"getall","key":"nums"}`),
+		`{"key":"nums","fields":{"n":"2","ok":"true","tags":"[\"a\"]","pi":"3.5"},"count":4}`)
+	s.MustRun("db_redis_del", `{"alias":"cache","keys":["nums"]}`)
 	tooltest.WantJSON(t, "hget", s.MustRun("db_redis_hash", `{"alias":"cache","action":"get","key":"user:1","field":"name"}`), `{"key":"user:1","field":"name","exists":true,"value":"Ada"}`)
 	tooltest.WantJSON(t, "hgetall", s.MustRun("db_redis_hash", `{"alias":"cache","action":"getall","key":"user:1"}`), `{"key":"user:1","fields":{"name":"Ada","role":"admin","lang":"en"},"count":3}`)
 	tooltest.WantJSON(t, "hdel", s.MustRun("db_redis_hash", `{"alias":"cache","action":"del","key":"user:1","field":"role"}`), `{"key":"user:1","field":"role","deleted":true}`)
@@ -55,7 +61,7 @@ func TestRedis(t *testing.T) {
 	s.MustFail("db_redis_hash", `{"alias":"cache","action":"get","key":"user:1"}`, tool.CodeInvalidArgs)
 	// A wrong-type operation is the server's error, said plainly.
 	e := s.MustFail("db_redis_hash", `{"alias":"cache","action":"getall","key":"greeting"}`, tool.CodeQueryError)
-	if !strings.Contains(e.Message, "WRONGTYPE") {
+	if !strings.Contains(e.Message, "WRONGTYPE") || !strings.Contains(e.Message, `"greeting" is a string, not a hash`) {
 		t.Errorf("wrong type: %s", e.Message)
 	}
 
@@ -65,7 +71,7 @@ func TestRedis(t *testing.T) {
 	if got = tooltest.Object(t, s.MustRun("db_redis_keys", `{"alias":"cache","pattern":"k:*"}`)); got["count"] != float64(30) || got["truncated"] != false {
 		t.Errorf("keys: %v", got)
 	}
-	if got = tooltest.Object(t, s.MustRun("db_redis_keys", `{"alias":"cache","pattern":"k:*","limit":7}`)); got["count"] != float64(7) || got["truncated"] != true {
+	if got = tooltest.Object(t, s.MustRun("db_redis_keys", `{"alias":"cache","pattern":"k:*","limit":7}`)); got["count"] != float64(7) || got["truncated"] != true || !strings.Contains(fmt.Sprint(got["note"]), "raise limit") {
 		t.Errorf("keys limit: %v", got)
 	}
 	tooltest.WantJSON(t, "keys by type", s.MustRun("db_redis_keys", `{"alias":"cache","type":"hash"}`), `{"keys":["user:1"],"count":1,"truncated":false}`)
@@ -106,6 +112,11 @@ func TestRedisCredentialsNeverShow(t *testing.T) {
 	e = s.MustFail("db_redis_connect", `{"url":"redis://:`+wrong+`@127.0.0.1:1/0"}`, tool.CodeConnectionFailed)
 	if strings.Contains(e.Message, wrong) || !strings.Contains(e.Message, "refused") {
 		t.Errorf("refused: %s", e.Message)
+	}
+	// A database the server does not have is a wrong argument, not a lost server.
+	e = s.MustFail("db_redis_connect", fmt.Sprintf(`{"host":"127.0.0.1","port":%d,"password":%q,"db":99}`, rdb.Port(), testsrv.Password), tool.CodeInvalidArgs)
+	if !strings.Contains(e.Message, `argument "db"`) || !strings.Contains(e.Message, "no database 99") || !strings.Contains(e.Message, "0 to 15") {
+		t.Errorf("db out of range: %s", e.Message)
 	}
 	e = s.MustFail("db_redis_connect", `{"url":"http://:`+wrong+`@h/0"}`, tool.CodeInvalidArgs)
 	if strings.Contains(e.Message, wrong) {
@@ -229,4 +240,30 @@ func TestRedisLargeCollectionsAreCut(t *testing.T) {
 	if len(got["value"].([]any)) != 1000 || !strings.Contains(fmt.Sprint(got["note"]), "of 1500") {
 		t.Errorf("get zset: %d members, note %v", len(got["value"].([]any)), got["note"])
 	}
+}
+
+// Values come back as JSON a client can use: a sorted set as {member,
+// score} pairs (not go-redis's Member and Score), a string that is not
+// UTF-8 as base64 (not U+FFFD in place of its bytes).
+func TestRedisGetShapes(t *testing.T) {
+	t.Parallel()
+	s := redisSession(t, 7)
+	opt, err := redis.ParseURL(rdb.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.DB = 7
+	direct := redis.NewClient(opt)
+	defer direct.Close()
+	ctx := context.Background()
+	if err := direct.ZAdd(ctx, "z", redis.Z{Score: 2, Member: "b"}, redis.Z{Score: 1.5, Member: "a"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.Set(ctx, "bin", "\xff\x00\xfe", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	tooltest.WantJSON(t, "zset", s.MustRun("db_redis_get", `{"alias":"cache","key":"z"}`),
+		`{"key":"z","exists":true,"type":"zset","ttl":-1,"value":[{"member":"a","score":1.5},{"member":"b","score":2}]}`)
+	tooltest.WantJSON(t, "binary string", s.MustRun("db_redis_get", `{"alias":"cache","key":"bin"}`),
+		`{"key":"bin","exists":true,"type":"string","ttl":-1,"value":"/wD+","encoding":"base64"}`)
 }

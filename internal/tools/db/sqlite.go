@@ -8,7 +8,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -156,6 +160,91 @@ func sqliteErr(c *sqliteConn, err error) error {
 	return tool.Errorf(tool.CodeQueryError, "%s: %s", c.label, msg)
 }
 
+// sqliteQueryErr is sqliteErr for an error of query, with where it is when
+// SQLite's message lets it be found (SQLite reports no position, only the
+// token: near "X", no such column: X): the line and column with a caret,
+// when that token occurs once in the query; for incomplete input, its end.
+func sqliteQueryErr(c *sqliteConn, query string, err error) error {
+	e := sqliteErr(c, err)
+	te, ok := e.(*tool.Error)
+	if !ok {
+		return e
+	}
+	msg := err.Error()
+	token := ""
+	for _, prefix := range []string{"near \"", "no such column: ", "no such table: ", "no such function: "} {
+		if _, rest, found := strings.Cut(msg, prefix); found {
+			if prefix == "near \"" {
+				token, _, _ = strings.Cut(rest, "\": ")
+			} else {
+				token, _, _ = strings.Cut(rest, " (")
+			}
+			break
+		}
+	}
+	at := -1
+	switch {
+	case token != "" && strings.Count(query, token) == 1:
+		at = strings.Index(query, token)
+	case token == "" && strings.Contains(msg, "incomplete input"):
+		at = len(strings.TrimRightFunc(query, unicode.IsSpace))
+	}
+	if at >= 0 {
+		te.Message += "\n" + caret(query, utf8.RuneCountInString(query[:at])+1)
+	}
+	return te
+}
+
+// sqliteParamsErr is INVALID_ARGS for a statement with more parameters
+// than params gives values (the driver says "missing argument with index
+// N" for ?, "missing named argument "N"" for ?N), or nil for another error.
+func sqliteParamsErr(err error, given int) error {
+	msg := err.Error()
+	num := ""
+	if _, rest, ok := strings.Cut(msg, "missing argument with index "); ok {
+		num = rest
+	} else if _, rest, ok := strings.Cut(msg, "missing named argument \""); ok {
+		num, _, _ = strings.Cut(rest, "\"")
+	}
+	n, perr := strconv.Atoi(num)
+	if perr != nil || n < 1 {
+		return nil // a named parameter (:name), or another error
+	}
+	return tool.Errorf(tool.CodeInvalidArgs, "argument \"params\": the statement uses parameter %d (the %s ?, or ?%d) and params gives %d value(s); give one value per parameter", n, ordinal(n), n, given)
+}
+
+// ordinal writes 1 as 1st, 2 as 2nd, 11 as 11th.
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}
+
+// storageClass names the SQLite storage class of a value read: integer,
+// real, text or blob; "" for NULL, which says nothing of the column.
+func storageClass(v any) string {
+	switch v.(type) {
+	case int64, int, int32, bool:
+		return "integer"
+	case float64, float32:
+		return "real"
+	case string, time.Time:
+		return "text"
+	case []byte:
+		return "blob"
+	}
+	return ""
+}
+
 // sqliteRows reads rows into the shared result form.
 func sqliteRows(rows *sql.Rows, maxRows int) (map[string]any, error) {
 	defer rows.Close()
@@ -188,6 +277,11 @@ func sqliteRows(rows *sql.Rows, maxRows int) (map[string]any, error) {
 		row := make(map[string]any, len(vals))
 		for i, v := range vals {
 			row[names[i]] = jsonValue(v)
+			if cols[i]["type"] == "" {
+				// An expression has no declared type: the first value's
+				// storage class stands for it.
+				cols[i]["type"] = storageClass(v)
+			}
 		}
 		if size += rowSize(row); size > maxResultBytes {
 			truncated, note = true, cutBytesNote(len(out))
@@ -235,17 +329,20 @@ func sqliteQuery() tool.Tool {
 			defer sc.Close()
 			rows, err := sc.QueryContext(ctx, in.Query, jsonParams(in.Params)...)
 			if err != nil {
-				return nil, sqliteErr(c, err)
+				if perr := sqliteParamsErr(err, len(in.Params)); perr != nil {
+					return nil, perr
+				}
+				return nil, sqliteQueryErr(c, in.Query, err)
 			}
 			cols, err := rows.Columns()
 			if err != nil {
 				rows.Close()
-				return nil, sqliteErr(c, err)
+				return nil, sqliteQueryErr(c, in.Query, err)
 			}
 			if len(cols) > 0 {
 				res, err := sqliteRows(rows, maxRowsOf(in.MaxRows))
 				if err != nil {
-					return nil, sqliteErr(c, err)
+					return nil, sqliteQueryErr(c, in.Query, err)
 				}
 				return res, nil
 			}
@@ -253,7 +350,7 @@ func sqliteQuery() tool.Tool {
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
-				return nil, sqliteErr(c, err)
+				return nil, sqliteQueryErr(c, in.Query, err)
 			}
 			var affected, lastID int64
 			if err := sc.QueryRowContext(ctx, "SELECT changes(), last_insert_rowid()").Scan(&affected, &lastID); err != nil {

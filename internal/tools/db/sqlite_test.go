@@ -125,3 +125,54 @@ func TestSQLite(t *testing.T) {
 		t.Errorf("RETURNING on read-only: %s", e.Message)
 	}
 }
+
+// SQLite reports no position, only the token: the error shows where it is
+// when the token occurs once; a parameter count that does not match says
+// so, as for PostgreSQL.
+func TestSQLiteErrorsSayWhere(t *testing.T) {
+	t.Parallel()
+	s := tooltest.NewSession(t, Tools())
+	s.Ctx = tool.WithRoots(context.Background(), []string{t.TempDir()})
+	s.MustRun("db_sqlite_open", `{"path":":memory:"}`)
+	s.MustRun("db_sqlite_query", `{"query":"CREATE TABLE t (id INTEGER, name TEXT)"}`)
+	for _, c := range []struct{ q, want string }{
+		{"SELEC 1", "at line 1, column 1:\n  SELEC 1\n  ^"},
+		{"SELECT id,\n  nme FROM t", "at line 2, column 3:\n    nme FROM t\n    ^"},
+		{"SELECT id FROM tt", "at line 1, column 16:"},
+		{"SELECT id FROM t WHERE id = (1", "at line 1, column 31:"},
+	} {
+		e := s.MustFail("db_sqlite_query", `{"query":`+tooltest.Marshal(c.q)+`}`, tool.CodeQueryError)
+		if !strings.Contains(e.Message, c.want) {
+			t.Errorf("%q: %s\nwant it to contain %q", c.q, e.Message, c.want)
+		}
+	}
+	// A token that occurs twice could be either: no caret rather than a wrong one.
+	e := s.MustFail("db_sqlite_query", `{"query":"SELECT nme, nme FROM t"}`, tool.CodeQueryError)
+	if strings.Contains(e.Message, "^") || !strings.Contains(e.Message, "no such column: nme") {
+		t.Errorf("ambiguous token: %s", e.Message)
+	}
+	for _, c := range []struct{ args, want string }{
+		{`{"query":"SELECT ?, ?","params":[1]}`, "parameter 2 (the 2nd ?, or ?2) and params gives 1 value(s)"},
+		{`{"query":"SELECT ?1, ?2","params":[1]}`, "parameter 2 (the 2nd ?, or ?2) and params gives 1 value(s)"},
+	} {
+		e := s.MustFail("db_sqlite_query", c.args, tool.CodeInvalidArgs)
+		if !strings.Contains(e.Message, c.want) || strings.Contains(e.Message, ":name") {
+			t.Errorf("%s: %s", c.args, e.Message)
+		}
+	}
+	e = s.MustFail("db_sqlite_query", `{"query":"SELECT :a","params":[1]}`, tool.CodeQueryError)
+	if !strings.Contains(e.Message, "instead of :name") {
+		t.Errorf("named parameter: %s", e.Message)
+	}
+}
+
+// A column without a declared type (an expression, a pragma's) is typed by
+// its first value's storage class rather than left "".
+func TestSQLiteExpressionColumnTypes(t *testing.T) {
+	t.Parallel()
+	s := tooltest.NewSession(t, Tools())
+	s.Ctx = tool.WithRoots(context.Background(), []string{t.TempDir()})
+	s.MustRun("db_sqlite_open", `{"path":":memory:"}`)
+	got := tooltest.Object(t, s.MustRun("db_sqlite_query", `{"query":"SELECT 1 AS i, 1.5 AS r, 'x' AS t, x'00ff' AS b, NULL AS n, count(*) AS c FROM (SELECT 1)"}`))
+	tooltest.WantJSON(t, "columns", got["columns"], `[{"name":"i","type":"integer"},{"name":"r","type":"real"},{"name":"t","type":"text"},{"name":"b","type":"blob"},{"name":"n","type":""},{"name":"c","type":"integer"}]`)
+}

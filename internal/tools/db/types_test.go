@@ -22,6 +22,15 @@ func TestPostgresTypesAsJSON(t *testing.T) {
 	}
 }
 
+// Ranges come back as PostgreSQL writes them, not as pgx's struct.
+func TestPostgresRangesAsText(t *testing.T) {
+	t.Parallel()
+	s := tooltest.NewSession(t, Tools())
+	s.MustRun("db_pg_connect", fmt.Sprintf(`{"connectionString":%q}`, pg.URL))
+	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"query":"SELECT int4range(1, 5) AS r, int8range(NULL, 10, '(]') AS hi, numrange(1.5, 2.25, '[]') AS n, 'empty'::int4range AS e, daterange('2024-01-01', '2024-02-01') AS d, NULL::int4range AS nothing, int4multirange(int4range(1, 3), int4range(5, 7)) AS m"}`))
+	tooltest.WantJSON(t, "ranges", got["rows"], `[{"r":"[1,5)","hi":"(,11)","n":"[1.5,2.25]","e":"empty","d":"[2024-01-01T00:00:00Z,2024-02-01T00:00:00Z)","nothing":null,"m":"{[1,3),[5,7)}"}]`)
+}
+
 // Types pgx does not know by name (an enum, void) are named by the server.
 func TestPostgresTypeNamesOfUnknownTypes(t *testing.T) {
 	t.Parallel()

@@ -147,7 +147,7 @@ func buildManifest(ctx context.Context, s *sandbox, src *place) (*manifest, int6
 			me.Size, me.SHA256 = n, hex.EncodeToString(h.Sum(nil))
 			total += n
 		case "other":
-			return tool.Errorf(tool.CodeInvalidArgs, "fs_backup %s: is a %s; only files, directories and symbolic links are backed up", src.at(e.rel).abs, e.info.Mode().Type())
+			return tool.Errorf(tool.CodeInvalidArgs, "fs_backup %s: is %s; only files, directories and symbolic links are backed up: remove it, or back up the parts of the tree around it", src.at(e.rel).abs, special(e.info.Mode()))
 		}
 		m.Entries = append(m.Entries, me)
 		return nil

@@ -376,7 +376,7 @@ func fsCopy() tool.Tool {
 		Overwrite   bool   `json:"overwrite"`
 	}
 	return tool.Tool{
-		Def: def("fs_copy", "Copy a file, or a directory with recursive, keeping modes and modification times; symbolic links inside are copied as links. "+
+		Def: def("fs_copy", "Copy a file, or a directory with recursive, keeping modes and modification times; a source that is a symbolic link is copied as what it points to, symbolic links inside a directory as links. "+
 			"An existing directory as destination receives the source inside it, as cp does. Returns {source, destination, files, dirs, links, bytes}.", true,
 			schema.Object(
 				pathArg("source", "File or directory to copy"),
@@ -392,6 +392,35 @@ func fsCopy() tool.Tool {
 			fi, err := src.root.Lstat(src.rel)
 			if err != nil {
 				return nil, s.fail("fs_copy", src, err)
+			}
+			if fi.Mode()&iofs.ModeSymlink != 0 {
+				// The source named is a link: what it points to is copied (as
+				// cp does), since the link's text, relative to where it is,
+				// would mean another file, or none, at the destination.
+				if fi, err = src.root.Stat(src.rel); err != nil {
+					return nil, s.fail("fs_copy", src, err)
+				}
+				if fi.IsDir() {
+					if !in.Recursive {
+						return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_copy %s: is a link to a directory; set recursive to true to copy the directory", src.abs)
+					}
+					sub, err := src.root.OpenRoot(src.rel)
+					if err != nil {
+						return nil, s.fail("fs_copy", src, err)
+					}
+					defer sub.Close()
+					src = &place{root: sub, rootDir: src.abs, rel: ".", abs: src.abs}
+				} else if fi.Mode().IsRegular() {
+					if _, err := dst.root.Lstat(dst.rel); err == nil && !in.Overwrite {
+						return nil, tool.Errorf(tool.CodeInvalidArgs, "1 file(s) exist at the destination (%s); set overwrite to true to replace them", dst.abs)
+					}
+					_ = dst.root.Remove(dst.rel) // a link there is replaced, not written through
+					n, err := copyFile(ctx, s, src, dst, fi)
+					if err != nil {
+						return nil, err
+					}
+					return map[string]any{"source": src.abs, "destination": dst.abs, "files": 1, "dirs": 0, "links": 0, "bytes": n}, nil
+				}
 			}
 			if fi.IsDir() && !in.Recursive {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_copy %s: is a directory; set recursive to true to copy it", src.abs)

@@ -126,9 +126,10 @@ func TestEscapesAreRefused(t *testing.T) {
 	b.fail("fs_read", `{"path":`+q(secret)+`}`, tool.CodeForbidden, secret)
 	b.fail("fs_read", `{"path":"sub/../../outside/secret.txt"}`, tool.CodeForbidden)
 	b.fail("fs_read", `{"path":"/etc/passwd"}`, tool.CodeForbidden, "/etc/passwd")
-	b.fail("fs_read", `{"path":"link-out"}`, tool.CodeForbidden, "symbolic link")
-	b.fail("fs_read", `{"path":"rel-out"}`, tool.CodeForbidden, "symbolic link")
-	b.fail("fs_read", `{"path":"dir-out/secret.txt"}`, tool.CodeForbidden, "symbolic link")
+	// The refusal names the link and its target.
+	b.fail("fs_read", `{"path":"link-out"}`, tool.CodeForbidden, "the symbolic link "+filepath.Join(b.root, "link-out")+" points to "+secret+", an absolute target")
+	b.fail("fs_read", `{"path":"rel-out"}`, tool.CodeForbidden, "the symbolic link "+filepath.Join(b.root, "rel-out")+" points to ../outside/secret.txt, outside the root "+b.root)
+	b.fail("fs_read", `{"path":"dir-out/secret.txt"}`, tool.CodeForbidden, "the symbolic link "+filepath.Join(b.root, "dir-out")+" points to "+b.outside)
 	b.fail("fs_write", `{"path":"dir-out/planted.txt","content":"x"}`, tool.CodeForbidden)
 	b.fail("fs_write", `{"path":"../outside/planted.txt","content":"x"}`, tool.CodeForbidden)
 	b.fail("fs_copy", `{"source":"dir-out/secret.txt","destination":"copy.txt"}`, tool.CodeForbidden)
@@ -140,6 +141,13 @@ func TestEscapesAreRefused(t *testing.T) {
 	b.fail("fs_mkdir", `{"path":"dir-out/new"}`, tool.CodeForbidden)
 	b.fail("fs_remove", `{"path":`+q(b.root)+`,"recursive":true}`, tool.CodeForbidden, "allowed root")
 	b.fail("fs_read", `{"path":"a\u0000b"}`, tool.CodeInvalidArgs, "NUL")
+	// An absolute link is not followed even when its target is inside: the
+	// message says what to give instead.
+	b.write("in.txt", "inside")
+	if err := os.Symlink(filepath.Join(b.root, "in.txt"), filepath.Join(b.root, "abs-in")); err != nil {
+		t.Fatal(err)
+	}
+	b.fail("fs_read", `{"path":"abs-in"}`, tool.CodeForbidden, "points to "+filepath.Join(b.root, "in.txt")+", an absolute target", "give the path it points to", "make the link relative")
 	ents, err := os.ReadDir(b.outside)
 	if err != nil || len(ents) != 1 {
 		t.Fatalf("the outside directory changed: %v %v", ents, err)
@@ -155,6 +163,60 @@ func TestEscapesAreRefused(t *testing.T) {
 	if _, err := os.Stat(secret); err != nil {
 		t.Errorf("removing the link removed its target: %v", err)
 	}
+}
+
+// A root reached through a symbolic link to it (a client that declares
+// /home/me/proj where /home is a link, /tmp on macOS: the roots are real
+// paths) is the root: its files are reached, and a link outside it still
+// leads nowhere.
+func TestRootThroughALink(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	base := filepath.Dir(b.root)
+	alias := filepath.Join(base, "alias")
+	if err := os.Symlink(b.root, alias); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(b.outside, filepath.Join(base, "alias-out")); err != nil {
+		t.Fatal(err)
+	}
+	b.write("in.txt", "inside")
+	if err := os.Symlink("in.txt", filepath.Join(b.root, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.must("fs_read", `{"path":`+q(filepath.Join(alias, "in.txt"))+`}`); got["content"] != "inside" {
+		t.Errorf("fs_read through the link: %v", got)
+	}
+	b.must("fs_write", `{"path":`+q(filepath.Join(alias, "sub", "new.txt"))+`,"content":"x","createDirs":true}`)
+	if data, err := os.ReadFile(filepath.Join(b.root, "sub", "new.txt")); err != nil || string(data) != "x" {
+		t.Errorf("fs_write through the link: %q %v", data, err)
+	}
+	// The last element is not resolved: removing a link removes the link.
+	b.must("fs_remove", `{"path":`+q(filepath.Join(alias, "lnk"))+`}`)
+	if _, err := os.Stat(filepath.Join(b.root, "in.txt")); err != nil {
+		t.Errorf("removing the link removed its target: %v", err)
+	}
+	b.fail("fs_read", `{"path":`+q(filepath.Join(base, "alias-out", "secret.txt"))+`}`, tool.CodeForbidden, "outside the allowed roots")
+	b.fail("fs_remove", `{"path":`+q(alias)+`,"recursive":true}`, tool.CodeForbidden, "outside the allowed roots")
+	if _, err := os.Stat(filepath.Join(b.root, "in.txt")); err != nil {
+		t.Errorf("the root was touched: %v", err)
+	}
+}
+
+// A root that does not exist, or is a file (a slip in tools.roots), is
+// named as the trouble, not reported as a failure to open it.
+func TestRootThatIsMissingOrAFile(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	missing := filepath.Join(filepath.Dir(b.root), "missing")
+	file := filepath.Join(b.outside, "plain.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.ctx = tool.WithRoots(context.Background(), []string{b.root, missing, file})
+	b.fail("fs_read", `{"path":`+q(filepath.Join(missing, "a.txt"))+`}`, tool.CodeNotFound, "the allowed root "+missing+", which does not exist", "tools.roots")
+	b.fail("fs_write", `{"path":`+q(filepath.Join(missing, "a.txt"))+`,"content":"x","createDirs":true}`, tool.CodeNotFound, "does not exist")
+	b.fail("fs_read", `{"path":`+q(filepath.Join(file, "a.txt"))+`}`, tool.CodeInvalidArgs, "the allowed root "+file+", which is not a directory")
 }
 
 func TestReadWriteExistsMkdirRemove(t *testing.T) {
@@ -281,6 +343,54 @@ func TestCopyMove(t *testing.T) {
 	b.fail("fs_move", `{"source":`+q(b.other)+`,"destination":"x"}`, tool.CodeForbidden, "allowed root")
 }
 
+// A source that is itself a symbolic link is copied as what it points to:
+// a relative link's text would mean another file, or none, where the copy
+// goes. Links inside a copied directory stay links.
+func TestCopyOfALink(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	b.write("data/file.txt", "content")
+	b.write("data/dir/inner.txt", "inner")
+	for link, target := range map[string]string{"links/to-file": "../data/file.txt", "links/to-dir": "../data/dir", "links/out": "../../outside/secret.txt"} {
+		if err := os.MkdirAll(filepath.Join(b.root, "links"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(b.root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := b.must("fs_copy", `{"source":"links/to-file","destination":"copy.txt"}`)
+	if got["files"] != float64(1) || got["links"] != float64(0) {
+		t.Errorf("copy of a link to a file: %v", got)
+	}
+	if fi, err := os.Lstat(filepath.Join(b.root, "copy.txt")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("the copy is not a file: %v %v", fi, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(b.root, "copy.txt")); string(data) != "content" {
+		t.Errorf("copy of a link: %q", data)
+	}
+	b.fail("fs_copy", `{"source":"links/to-file","destination":"copy.txt"}`, tool.CodeInvalidArgs, "overwrite")
+	b.must("fs_copy", `{"source":"links/to-file","destination":"copy.txt","overwrite":true}`)
+
+	b.fail("fs_copy", `{"source":"links/to-dir","destination":"dircopy"}`, tool.CodeInvalidArgs, "link to a directory", "recursive")
+	b.must("fs_copy", `{"source":"links/to-dir","destination":"dircopy","recursive":true}`)
+	if data, _ := os.ReadFile(filepath.Join(b.root, "dircopy", "inner.txt")); string(data) != "inner" {
+		t.Errorf("copy of a link to a directory: %q", data)
+	}
+	if fi, err := os.Lstat(filepath.Join(b.root, "dircopy")); err != nil || !fi.IsDir() {
+		t.Errorf("the copy of a link to a directory is not a directory: %v %v", fi, err)
+	}
+	// Links inside a directory copied stay links.
+	got = b.must("fs_copy", `{"source":"links","destination":"links2","recursive":true}`)
+	if got["links"] != float64(3) {
+		t.Errorf("links inside a directory: %v", got)
+	}
+	b.fail("fs_copy", `{"source":"links/out","destination":"stolen.txt"}`, tool.CodeForbidden, "links/out")
+	if _, err := os.Lstat(filepath.Join(b.root, "stolen.txt")); !os.IsNotExist(err) {
+		t.Errorf("a link leading out was copied: %v", err)
+	}
+}
+
 func TestListSearchHashDiffTemplateChmod(t *testing.T) {
 	t.Parallel()
 	b := newBox(t)
@@ -402,8 +512,9 @@ func TestZipUnzip(t *testing.T) {
 		t.Errorf("unzip lost the mode: %v %v", fi, err)
 	}
 	b.fail("fs_unzip", `{"source":"t.zip","destination":"out"}`, tool.CodeInvalidArgs, "overwrite", "nothing was extracted")
-	b.fail("fs_unzip", `{"source":"t.zip","destination":"small","maxBytes":100}`, tool.CodeInvalidArgs, "maxBytes")
-	b.fail("fs_unzip", `{"source":"t.zip","destination":"few","maxEntries":1}`, tool.CodeInvalidArgs, "maxEntries")
+	// Over a bound: how much the archive needs, and how to let it through.
+	b.fail("fs_unzip", `{"source":"t.zip","destination":"small","maxBytes":100}`, tool.CodeInvalidArgs, "inflates to 1001 bytes, over maxBytes 100", "nothing was extracted", "raise maxBytes to 1001")
+	b.fail("fs_unzip", `{"source":"t.zip","destination":"few","maxEntries":1}`, tool.CodeInvalidArgs, "entries, over maxEntries 1", "nothing was extracted", "raise maxEntries to")
 	b.fail("fs_unzip", `{"source":"tree/a.txt","destination":"x"}`, tool.CodeInvalidArgs, "not a zip")
 
 	// Zip-slip: an entry climbing out, or absolute, is refused before anything is written.
@@ -415,6 +526,21 @@ func TestZipUnzip(t *testing.T) {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s was written by a refused archive", p)
 		}
+	}
+
+	// Entries that cannot all be written (x a file, then x/y) are refused
+	// before any is, with the two named, not half extracted.
+	archive(t, filepath.Join(b.root, "clash.zip"), [2]string{"first.txt", "1"}, [2]string{"x", "a file"}, [2]string{"x/y", "under it"})
+	b.fail("fs_unzip", `{"source":"clash.zip","destination":"clash"}`, tool.CodeInvalidArgs, `entry "x/y" needs "x" to be a directory`, `(entry "x")`, "nothing was extracted")
+	if _, err := os.Stat(filepath.Join(b.root, "clash")); !os.IsNotExist(err) {
+		t.Errorf("a refused archive was half extracted: %v", err)
+	}
+	// So is one whose directory is a file at the destination.
+	archive(t, filepath.Join(b.root, "deep.zip"), [2]string{"first.txt", "1"}, [2]string{"d/e.txt", "2"})
+	b.write("there/d", "a file")
+	b.fail("fs_unzip", `{"source":"deep.zip","destination":"there","overwrite":true}`, tool.CodeInvalidArgs, filepath.Join(b.root, "there", "d")+" to be a directory, and it is a file there")
+	if _, err := os.Stat(filepath.Join(b.root, "there", "first.txt")); !os.IsNotExist(err) {
+		t.Errorf("a refused archive was half extracted: %v", err)
 	}
 }
 
@@ -496,6 +622,16 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 		b.fail("fs_restore", fmt.Sprintf(`{"backup":%q,"destination":%q}`, dest, restored), tool.CodeInvalidArgs, "overwrite")
 	}
 	b.fail("fs_restore", `{"backup":"proj","destination":"r"}`, tool.CodeInvalidArgs, "manifest")
+
+	// A named pipe in the tree is named as one, not as its mode string.
+	if err := unix.Mkfifo(filepath.Join(b.root, "proj", "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.fail("fs_backup", `{"source":"proj","destination":"with-pipe.tar.gz"}`, tool.CodeInvalidArgs, filepath.Join(b.root, "proj", "pipe")+": is a named pipe (FIFO)")
+	b.fail("fs_copy", `{"source":"proj","destination":"copy-with-pipe","recursive":true}`, tool.CodeInvalidArgs, "is a named pipe (FIFO)", "nothing was copied")
+	if _, err := os.Stat(filepath.Join(b.root, "copy-with-pipe")); !os.IsNotExist(err) {
+		t.Errorf("a refused copy was half done: %v", err)
+	}
 }
 
 // fs_chown works as root and, for a user who may not, says so plainly. The
@@ -584,4 +720,24 @@ func TestWatch(t *testing.T) {
 		t.Errorf("unknown watcher: %s", e.Message)
 	}
 	s.MustFail("fs_watch", `{"action":"events"}`, tool.CodeInvalidArgs)
+
+	// A watcher whose directory is removed says it sees nothing more.
+	b.must("fs_mkdir", `{"path":"w2"}`)
+	id = fmt.Sprint(tooltest.Object(t, s.MustRun("fs_watch", `{"action":"start","path":"w2","debounce":0}`))["id"])
+	if ev := tooltest.Object(t, s.MustRun("fs_watch", `{"action":"events","id":`+q(id)+`}`)); ev["active"] != nil || ev["note"] != nil {
+		t.Errorf("a live watcher: %v", ev)
+	}
+	b.must("fs_remove", `{"path":"w2","recursive":true}`)
+	var ev map[string]any
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ev = tooltest.Object(t, s.MustRun("fs_watch", `{"action":"events","id":`+q(id)+`}`)); ev["active"] == false {
+			break
+		}
+	}
+	if ev["active"] != false || !strings.Contains(fmt.Sprint(ev["note"]), "was removed or moved away") || !strings.Contains(fmt.Sprint(ev["note"]), "start another") {
+		t.Errorf("a watcher whose directory went: %v", ev)
+	}
+	if list := tooltest.Marshal(s.MustRun("fs_watch", `{"action":"list"}`)); !strings.Contains(list, `"active":false`) {
+		t.Errorf("list of a watcher whose directory went: %s", list)
+	}
 }

@@ -82,6 +82,23 @@ func (s *sandbox) resolve(arg, p string) (*place, error) {
 		}
 	}
 	if best == "" {
+		// The roots are real paths (their links resolved), so a path given
+		// through a link to one (a root declared as /home/me/proj where
+		// /home is a link, /tmp on macOS) is placed by its real directory.
+		// Only the directories are resolved: the last element stays as it
+		// is, so that fs_remove of a link removes the link.
+		if real, ok := realDir(abs); ok {
+			for _, r := range s.roots {
+				if inside(real, r) && (best == "" || len(r) < len(best)) {
+					best = r
+				}
+			}
+			if best != "" {
+				abs = real
+			}
+		}
+	}
+	if best == "" {
 		return nil, tool.Errorf(tool.CodeForbidden, "argument %q: path %q (%s) is outside the allowed roots (%s); give a path inside one of them, or allow its directory with tools.roots in barrhawk.yaml or as a root of your MCP client",
 			arg, p, abs, s.rootList())
 	}
@@ -92,12 +109,43 @@ func (s *sandbox) resolve(arg, p string) (*place, error) {
 	root, ok := s.opened[best]
 	if !ok {
 		root, err = os.OpenRoot(best)
+		var fi iofs.FileInfo
 		if err != nil {
+			fi, _ = os.Stat(best) // os.OpenRoot's "not a directory" is no syscall error
+		}
+		switch {
+		case errors.Is(err, iofs.ErrNotExist):
+			return nil, tool.Errorf(tool.CodeNotFound, "argument %q: path %q is in the allowed root %s, which does not exist; create it, or correct tools.roots in barrhawk.yaml or the roots of your MCP client", arg, p, best)
+		case fi != nil && !fi.IsDir():
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: path %q is in the allowed root %s, which is not a directory; a root must be a directory: correct tools.roots in barrhawk.yaml or the roots of your MCP client", arg, p, best)
+		case err != nil:
 			return nil, tool.Errorf(tool.CodeToolError, "open the allowed root %s: %v", best, err)
 		}
 		s.opened[best] = root
 	}
 	return &place{root: root, rootDir: best, rel: rel, abs: abs}, nil
+}
+
+// realDir returns abs with the symbolic links of its directory resolved
+// (those of its longest existing part; the rest and the last element kept
+// as they are), and whether that changed it.
+func realDir(abs string) (string, bool) {
+	dir, rest := filepath.Dir(abs), filepath.Base(abs)
+	if dir == abs {
+		return abs, false // the filesystem's root
+	}
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			out := filepath.Join(real, rest)
+			return out, out != abs
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs, false
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
 }
 
 // inside reports whether path is dir or below it (both clean and absolute).
@@ -135,6 +183,14 @@ func (s *sandbox) fail(op string, pl *place, err error) error {
 	case errors.Is(err, syscall.ENOTEMPTY):
 		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: the directory is not empty; set recursive to true to remove it and everything in it", op, pl.abs)
 	case isEscape(err):
+		if link, target, ok := pl.escapingLink(); ok {
+			how := "outside the root " + pl.rootDir
+			if filepath.IsAbs(target) {
+				how = "an absolute target"
+			}
+			return tool.Errorf(tool.CodeForbidden, "%s %s: the symbolic link %s points to %s, %s; links are followed only when relative and staying inside the root %s, "+
+				"so give the path it points to if that is inside an allowed root, or make the link relative (allowed roots: %s)", op, pl.abs, link, target, how, pl.rootDir, s.rootList())
+		}
 		return tool.Errorf(tool.CodeForbidden, "%s %s: a symbolic link on the way leads outside the root %s (links must be relative and stay inside; allowed roots: %s)", op, pl.abs, pl.rootDir, s.rootList())
 	case errors.Is(err, iofs.ErrNotExist):
 		return tool.Errorf(tool.CodeNotFound, "%s %s: no such file or directory", op, pl.abs)
@@ -148,6 +204,34 @@ func (s *sandbox) fail(op string, pl *place, err error) error {
 		return tool.Errorf(tool.CodeInvalidArgs, "%s %s: is a directory", op, pl.abs)
 	}
 	return tool.Errorf(tool.CodeToolError, "%s %s: %v", op, pl.abs, unwrapPath(err))
+}
+
+// escapingLink finds the symbolic link on pl's path that os.Root will not
+// follow: the first whose target is absolute or climbs out of the root. It
+// returns the link's absolute path and its target.
+func (pl *place) escapingLink() (link, target string, ok bool) {
+	if pl.rel == "." {
+		return "", "", false
+	}
+	prefix := ""
+	for _, part := range strings.Split(pl.rel, string(filepath.Separator)) {
+		prefix = filepath.Join(prefix, part)
+		fi, err := pl.root.Lstat(prefix)
+		if err != nil {
+			return "", "", false
+		}
+		if fi.Mode()&iofs.ModeSymlink == 0 {
+			continue
+		}
+		t, err := pl.root.Readlink(prefix)
+		if err != nil {
+			return "", "", false
+		}
+		if filepath.IsAbs(t) || !filepath.IsLocal(filepath.Join(filepath.Dir(prefix), t)) {
+			return filepath.Join(pl.rootDir, prefix), t, true
+		}
+	}
+	return "", "", false
 }
 
 // unwrapPath drops the *PathError wrapper, whose path is the relative one.
@@ -183,4 +267,20 @@ func kind(m iofs.FileMode) string {
 		return "symlink"
 	}
 	return "other"
+}
+
+// special names a file that is neither a file, a directory nor a link, for
+// messages: "a named pipe (FIFO)" rather than its mode string p---------.
+func special(m iofs.FileMode) string {
+	switch {
+	case m&iofs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&iofs.ModeSocket != 0:
+		return "a Unix socket"
+	case m&iofs.ModeCharDevice != 0:
+		return "a character device"
+	case m&iofs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file (" + m.Type().String() + ")"
 }

@@ -116,6 +116,13 @@ func copyTree(ctx context.Context, s *sandbox, src, dst *place, overwrite bool) 
 	}); err != nil {
 		return treeStats{}, err
 	}
+	for _, e := range entries {
+		// Refused before anything is written: a copy stopped half-way is
+		// worse than none.
+		if m := e.info.Mode(); !m.IsDir() && !m.IsRegular() && m&iofs.ModeSymlink == 0 {
+			return treeStats{}, tool.Errorf(tool.CodeInvalidArgs, "fs_copy %s: is %s, not a file, directory or link; nothing was copied", src.at(e.rel).abs, special(m))
+		}
+	}
 	if !overwrite {
 		var clash []string
 		for _, e := range entries {
@@ -159,7 +166,7 @@ func copyTree(ctx context.Context, s *sandbox, src, dst *place, overwrite bool) 
 			st.files++
 			st.bytes += n
 		default:
-			return st, tool.Errorf(tool.CodeInvalidArgs, "fs_copy %s: is a %s, not a file, directory or link", from.abs, e.info.Mode().Type())
+			return st, tool.Errorf(tool.CodeInvalidArgs, "fs_copy %s: is %s, not a file, directory or link", from.abs, special(e.info.Mode()))
 		}
 	}
 	for _, e := range slices.Backward(dirs) {

@@ -51,6 +51,18 @@ type watcher struct {
 	seq     uint64
 	dropped int
 	errors  []string
+	// gone says when the watched directory itself was removed or moved:
+	// fsnotify sends nothing after that, even for a new directory of the
+	// same name.
+	gone string
+}
+
+// goneNote tells what a watcher whose directory went means, or is "".
+func (wt *watcher) goneNote() string {
+	if wt.gone == "" {
+		return ""
+	}
+	return fmt.Sprintf("the watched directory %s was removed or moved away at %s, so no further events come (not even for a new directory of that name); stop this watcher, and start another once the directory is there again", wt.dir, wt.gone)
 }
 
 func (wt *watcher) Close() error {
@@ -97,6 +109,9 @@ func (wt *watcher) add(ev fsnotify.Event) {
 	}
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
+	if ev.Name == wt.dir && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && wt.gone == "" {
+		wt.gone = now.UTC().Format(time.RFC3339Nano)
+	}
 	// Debounce: the same change to the same path within the window is one
 	// event, its time the latest.
 	for i := len(wt.events) - 1; i >= 0 && now.Sub(wt.events[i].when) <= wt.debounce; i-- {
@@ -145,7 +160,7 @@ func fsWatch() tool.Tool {
 		Def: def("fs_watch", "Watch a directory for changes (fsnotify). action start {path, recursive, debounce, bufferSize} → {id}; "+
 			"events {id, since, clear} → {events: [{seq, op (create, write, remove, rename, chmod), path (relative to the watched directory), time}], dropped, lastSeq}: "+
 			"the buffer keeps the newest bufferSize events and counts the dropped ones; since returns only events after that seq, clear empties the buffer of what was returned; "+
-			"stop {id}; list → the watchers. Watchers live in the worker and close with it. An editor's atomic save shows as create or rename, not write.", true,
+			"stop {id}; list → the watchers (active false, with a note, once the watched directory was removed or moved). Watchers live in the worker and close with it. An editor's atomic save shows as create or rename, not write.", true,
 			schema.Object(
 				schema.String("action", "What to do").Enum("start", "events", "stop", "list").Required(),
 				schema.String("path", "Directory to watch (start)"+pathNote),
@@ -168,7 +183,11 @@ func fsWatch() tool.Tool {
 				for _, id := range call.Resources.Keys(kindWatch) {
 					if wt, ok := tool.Lookup[*watcher](call.Resources, kindWatch, id); ok {
 						wt.mu.Lock()
-						out = append(out, map[string]any{"id": id, "path": wt.dir, "recursive": wt.recursive, "buffered": len(wt.events), "dropped": wt.dropped, "lastSeq": wt.seq})
+						w := map[string]any{"id": id, "path": wt.dir, "recursive": wt.recursive, "buffered": len(wt.events), "dropped": wt.dropped, "lastSeq": wt.seq, "active": wt.gone == ""}
+						if note := wt.goneNote(); note != "" {
+							w["note"] = note
+						}
+						out = append(out, w)
 						wt.mu.Unlock()
 					}
 				}
@@ -208,6 +227,9 @@ func fsWatch() tool.Tool {
 			out := map[string]any{"id": wt.id, "events": evs, "dropped": wt.dropped, "lastSeq": wt.seq}
 			if len(wt.errors) > 0 {
 				out["errors"] = wt.errors
+			}
+			if note := wt.goneNote(); note != "" {
+				out["active"], out["note"] = false, note
 			}
 			return out, nil
 		}),

@@ -210,7 +210,8 @@ func fsUnzip() tool.Tool {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: not a zip archive: %v", src.abs, err)
 			}
 			if len(zr.File) > in.MaxEntries {
-				return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: %d entries, over maxEntries %d", src.abs, len(zr.File), in.MaxEntries)
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: %d entries, over maxEntries %d; nothing was extracted%s",
+					src.abs, len(zr.File), in.MaxEntries, raiseHint("maxEntries", int64(len(zr.File)), int64(in.MaxEntries), defaultUnzipEntries))
 			}
 			names := make([]string, len(zr.File))
 			var declared uint64
@@ -225,13 +226,20 @@ func fsUnzip() tool.Tool {
 				}
 				declared += zf.UncompressedSize64
 				if declared > uint64(in.MaxBytes) {
-					return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: more than maxBytes %d uncompressed bytes; nothing was extracted", src.abs, in.MaxBytes)
+					for _, rest := range zr.File[i+1:] {
+						declared += rest.UncompressedSize64
+					}
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: the archive inflates to %d bytes, over maxBytes %d; nothing was extracted%s",
+						src.abs, declared, in.MaxBytes, raiseHint("maxBytes", int64(declared), int64(in.MaxBytes), defaultUnzipBytes))
 				}
 				if !in.Overwrite && !zf.FileInfo().IsDir() {
 					if _, err := dst.root.Lstat(dst.at(names[i]).rel); err == nil {
 						return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip: %s exists; set overwrite to true to replace files; nothing was extracted", dst.at(names[i]).abs)
 					}
 				}
+			}
+			if err := checkParents(zr.File, names, dst); err != nil {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "fs_unzip %s: %v; nothing was extracted", src.abs, err)
 			}
 			if err := dst.root.MkdirAll(dst.rel, 0o755); err != nil {
 				return nil, s.fail("fs_unzip", dst, err)
@@ -256,6 +264,35 @@ func fsUnzip() tool.Tool {
 			return map[string]any{"destination": dst.abs, "entries": len(zr.File), "bytes": in.MaxBytes - budget}, nil
 		}),
 	}
+}
+
+// checkParents refuses an archive whose entries cannot all be written: one
+// whose directory is, in the archive, a file or a symbolic link (x, then
+// x/y), or, at the destination, something other than a directory. Found
+// before anything is written, it leaves nothing half extracted.
+func checkParents(files []*zip.File, names []string, dst *place) error {
+	notDir := map[string]string{} // entry name → the archive's name of a file or link there
+	for i, zf := range files {
+		if !zf.FileInfo().IsDir() {
+			notDir[names[i]] = zf.Name
+		}
+	}
+	checked := map[string]bool{}
+	for i, zf := range files {
+		for dir := path.Dir(names[i]); dir != "."; dir = path.Dir(dir) {
+			if checked[dir] {
+				break // and so were its parents
+			}
+			checked[dir] = true
+			if other, ok := notDir[dir]; ok {
+				return fmt.Errorf("entry %q needs %q to be a directory, but the archive has it as a file or link (entry %q)", zf.Name, dir, other)
+			}
+			if fi, err := dst.root.Lstat(dst.at(dir).rel); err == nil && !fi.IsDir() {
+				return fmt.Errorf("entry %q needs %s to be a directory, and it is a %s there; remove it, or extract elsewhere", zf.Name, dst.at(dir).abs, kind(fi.Mode()))
+			}
+		}
+	}
+	return nil
 }
 
 // checkLinkEntry refuses a symbolic link entry whose target is absolute
@@ -325,4 +362,13 @@ func extract(ctx context.Context, into *os.Root, zf *zip.File, name string, budg
 		_ = into.Chtimes(rel, zf.Modified, zf.Modified) // times are a courtesy; the content is what matters
 	}
 	return n, nil
+}
+
+// raiseHint tells how to let an archive of need (bytes or entries) through
+// a bound set to limit, whose most is max: raise it, if it can go that far.
+func raiseHint(arg string, need, limit, most int64) string {
+	if limit < most && need <= most {
+		return fmt.Sprintf(" (raise %s to %d or more if you trust the archive; it can go up to %d)", arg, need, most)
+	}
+	return fmt.Sprintf(" (%s goes up to %d at most)", arg, most)
 }
