@@ -3,8 +3,8 @@ package spawn
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
