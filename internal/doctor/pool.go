@@ -66,6 +66,9 @@ type Pool struct {
 	crashes  int           // in a row, without a successful task between
 	nextSpwn time.Time     // no spawn before this (backoff)
 	spawnErr error         // the last spawn failure, while no Igor is up
+	// startDeaths counts Igors that died before they were ready since one
+	// last became ready.
+	startDeaths int
 	closed   bool
 	waiting  int                    // callers waiting for an Igor
 	dynamic  []wire.DynamicTool     // the dynamic tools every Igor loads
@@ -708,6 +711,7 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 				ig.state = stateReady
 				ig.toolsLoaded = env.ToolsLoaded
 				p.spawnErr = nil
+				p.startDeaths = 0
 			}
 			p.notifyLocked()
 			p.mu.Unlock()
@@ -820,8 +824,14 @@ func (p *Pool) exited(ig *igorConn) {
 	if ig.slot.ig == ig {
 		ig.slot.ig = nil
 	}
-	if wasStarting && p.spawnErr == nil {
-		p.spawnErr = fmt.Errorf("%s exited before it was ready: %s", ig.id, status)
+	// An Igor killed while it started (a kill from outside, chaos) is
+	// replaced like any other, and the calls waiting for one go on
+	// waiting; Igors that keep dying before they are ready fail them.
+	if wasStarting {
+		p.startDeaths++
+		if p.startDeaths >= maxStartDeaths && p.spawnErr == nil {
+			p.spawnErr = fmt.Errorf("%s exited before it was ready (%d Igors in a row): %s", ig.id, p.startDeaths, status)
+		}
 	}
 	p.notifyLocked()
 	p.mu.Unlock()
@@ -850,6 +860,10 @@ func (p *Pool) exited(ig *igorConn) {
 
 // backoffLocked counts a crash and pushes the next spawn back:
 // SpawnDelay × 2^(crashes−1), at most BackoffMax.
+// maxStartDeaths is how many Igors in a row may die before they are ready
+// until the calls waiting for one answer WORKER_UNAVAILABLE.
+const maxStartDeaths = 3
+
 func (p *Pool) backoffLocked() {
 	p.crashes++
 	d := p.opts.Igors.SpawnDelay

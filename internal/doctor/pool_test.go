@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -202,6 +203,22 @@ func TestSpawnFailureIsReported(t *testing.T) {
 	_, err = call(t, p2, "hash_text", `{"text":"a"}`)
 	if err == nil || err.Code != tool.CodeWorkerUnavailable || !strings.Contains(err.Message, "exit status 7") {
 		t.Fatalf("want WORKER_UNAVAILABLE with the exit status, got %v", err)
+	}
+}
+
+// An Igor killed while it starts is replaced, and the call waiting for
+// it is answered by the next one: only Igors that keep dying before they
+// are ready fail it.
+func TestIgorKilledWhileStartingIsReplaced(t *testing.T) {
+	t.Parallel()
+	mark := filepath.Join(t.TempDir(), "killed-once")
+	script := `if [ ! -e "$1" ]; then : > "$1"; kill -KILL $$; fi; exec "$2" igor`
+	p := newPool(t, []string{"sh", "-c", script, "sh", mark, bin}, nil)
+	if _, err := call(t, p, "hash_text", `{"text":"a"}`); err != nil {
+		t.Fatalf("the call after an Igor killed while starting: %v", err)
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Fatalf("the first Igor was not killed: %v", err)
 	}
 }
 

@@ -105,7 +105,7 @@ func TestAutoRecovery(t *testing.T) {
 	s.mustCall("dynamic_tool_create", reverseArgs("return { reversed: (args.text as string).split('').reverse().join('') };"))
 	good := s.mustCall("worker_snapshot", map[string]any{"name": "good"})["snapshot"].(string)
 	s.mustCall("dynamic_tool_create", map[string]any{"name": "bomb", "description": "eats memory", "schema": map[string]any{"type": "object"},
-		"code": "const a: string[] = []; while (true) { a.push('x'.repeat((1 << 22) + a.length)); }"})
+		"code": "const a: string[] = []; while (true) { a.push('x'.repeat((1 << 25) + a.length)); }"})
 	for range 2 {
 		s.mustFail("bomb", map[string]any{}, "MEMORY_LIMIT")
 	}
@@ -129,7 +129,7 @@ func TestAutoRecoveryFromAToolThatNeverLoads(t *testing.T) {
 	s := startConfigured(t, "tools:\n  recoveryCrashes: 2\nigors:\n  memoryLimit: 96MiB\n  maxWorkers: 1\n  spawnDelay: 10ms\n")
 	s.mustCall("dynamic_tool_create", reverseArgs("return { reversed: (args.text as string).split('').reverse().join('') };"))
 	s.mustCall("worker_snapshot", map[string]any{"name": "good"})
-	bomb := "const a: string[] = [];\nwhile (true) { a.push('x'.repeat((1 << 22) + a.length)); }\nexport const tool = { name: 'never', description: 'd', async handler() { return 1; } };\n"
+	bomb := "const a: string[] = [];\nwhile (true) { a.push('x'.repeat((1 << 25) + a.length)); }\nexport const tool = { name: 'never', description: 'd', async handler() { return 1; } };\n"
 	if err := os.WriteFile(filepath.Join(s.dynDir(), "never.ts"), []byte(bomb), 0o644); err != nil {
 		t.Fatal(err)
 	}

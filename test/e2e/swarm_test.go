@@ -19,7 +19,10 @@ import (
 func TestSwarmMapReduceOverIgors(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(100 * time.Millisecond) // the calls overlap
+		// The calls overlap: each Igor takes 5 of them at once, and no
+		// Igor is free again before every one has started, even on a
+		// loaded machine where Igors take long to start.
+		time.Sleep(2 * time.Second)
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"path":%q}`, r.URL.Path)
 	}))
@@ -100,7 +103,9 @@ func TestSquadSharesValuesAcrossIgors(t *testing.T) {
 	s.mustCall("dynamic_tool_create", map[string]any{
 		"name": "squad_note", "description": "Set or read a squad value",
 		"schema": map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string"}, "value": map[string]any{}, "set": map[string]any{"type": "boolean"}}, "required": []string{"key"}},
-		"code": "await new Promise(r => setTimeout(r, 200));\n" +
+		// Reads take long enough that the squad's second Igor is up before
+		// the first is free again, on a loaded machine too.
+		"code": "await new Promise(r => setTimeout(r, args.set ? 200 : 3000));\n" +
 			"if (args.set) ctx.squad.set(args.key as string, args.value);\n" +
 			"return { squad: ctx.squad ? ctx.squad.id : null, value: ctx.squad ? ctx.squad.get(args.key as string) : null };",
 	})
