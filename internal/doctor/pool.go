@@ -69,10 +69,10 @@ type Pool struct {
 	// startDeaths counts Igors that died before they were ready since one
 	// last became ready.
 	startDeaths int
-	closed   bool
-	waiting  int                    // callers waiting for an Igor
-	dynamic  []wire.DynamicTool     // the dynamic tools every Igor loads
-	all      map[*igorConn]struct{} // every Igor not yet exited, slotted or draining
+	closed      bool
+	waiting     int                    // callers waiting for an Igor
+	dynamic     []wire.DynamicTool     // the dynamic tools every Igor loads
+	all         map[*igorConn]struct{} // every Igor not yet exited, slotted or draining
 	// holders maps an affinity key (withAffinity) to the Igor that holds
 	// that state: its calls go there while it lives.
 	holders map[string]*igorConn
