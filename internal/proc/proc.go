@@ -34,6 +34,11 @@ type Process struct {
 // Start starts cmd in a new process group.
 func Start(cmd *exec.Cmd) (*Process, error) {
 	newGroup(cmd)
+	if cmd.WaitDelay == 0 && !leaderWaitable {
+		// Where the leader's exit cannot be seen before Wait (see
+		// awaitLeader), bound Wait's wait for pipes a leftover holds.
+		cmd.WaitDelay = pipeWaitDelay
+	}
 	track.Lock()
 	err := cmd.Start()
 	if err == nil {
@@ -49,8 +54,14 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 }
 
 func (p *Process) wait() {
+	// The leader is gone; take anything it left in its group with it, and
+	// before Wait: Wait also waits until the output pipes close, which a
+	// background process left in the group (a server started with &) would
+	// otherwise hold open for as long as it runs.
+	if awaitLeader(p.pid) {
+		_ = signalGroup(p.pid, syscall.SIGKILL)
+	}
 	p.err = p.Cmd.Wait()
-	// The leader is gone; take anything it left in its group with it.
 	_ = signalGroup(p.pid, syscall.SIGKILL)
 	track.Lock()
 	delete(track.pids, p.pid)
