@@ -296,7 +296,11 @@ func taskLogsCmd() *cobra.Command {
 					off = next
 				}
 				if !follow {
-					return lerr
+					if lerr != nil || text == "" {
+						return lerr
+					}
+					// The whole log, not its first chunk.
+					continue
 				}
 				in, err := q.Get(ctx, id)
 				if err != nil {

@@ -613,3 +613,33 @@ func BenchmarkWorkerSpawn(b *testing.B) {
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(n)/1000, "ms/spawn-to-working")
 }
+
+// task logs without --follow prints the whole log, however long (it
+// printed the first MiB and exited 0), and task submit refuses an artifact
+// glob that leaves the worktree with exit code 2, naming it.
+func TestTaskLogsWholeAndArtifactGlobRefused(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	w := newWorkerHome(t, "", "")
+	id := w.submit("--repo", repo, "--test", "true")
+	var log strings.Builder
+	for i := 0; log.Len() < 3<<20; i++ {
+		fmt.Fprintf(&log, "line %d\n", i)
+	}
+	dir := filepath.Join(w.home, ".barrhawk", "jobs", "logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, id+".log"), []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := w.run("task", "logs", id, "--db", w.db)
+	if code != 0 || out != log.String() {
+		t.Errorf("task logs: exit %d, %d of %d bytes, ends %q: %s", code, len(out), log.Len(), out[max(0, len(out)-20):], errs)
+	}
+	for _, g := range []string{"../../etc/passwd", "/etc/passwd"} {
+		if _, errs, code := w.run("task", "submit", "--db", w.db, "--repo", repo, "--test", "true", "--artifact", g); code != 2 || !strings.Contains(errs, strconv.Quote(g)) || !strings.Contains(errs, "relative to the worktree") {
+			t.Errorf("--artifact %s: exit %d: %s", g, code, errs)
+		}
+	}
+}
