@@ -161,6 +161,7 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 				Command: func(id string) *exec.Cmd {
 					c := exec.Command(self, append(args, "--id", id)...)
 					c.Stdout, c.Stderr = os.Stderr, os.Stderr
+					signalOnParentDeath(c)
 					return c
 				},
 				AfterExit: func(id string) {
@@ -299,6 +300,33 @@ func cleanWorktrees(ctx context.Context, log *slog.Logger, q queue.Queue, cfg co
 	}
 }
 
+// watchPool ends this worker when the pool that started it (its parent,
+// pool) is gone, killed with SIGKILL: the running job's processes are
+// killed and the worker exits without recording an outcome, so that the
+// job stays running in the queue for the next pool to hand back. A worker
+// that lived on would be in no worker status, and would go on with a job
+// that the next pool hands back and runs again, at the same time and in
+// the same worktree.
+func watchPool(log *slog.Logger, pool int) {
+	dead := make(chan os.Signal, 1)
+	if len(parentDeathSignals) > 0 {
+		signal.Notify(dead, parentDeathSignals...)
+	}
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-dead:
+		case <-t.C:
+			if os.Getppid() == pool && pidAlive(pool) {
+				continue
+			}
+		}
+		log.Error("the worker pool that started this worker is gone; killing its job's processes and exiting (the next worker start hands the job back)", "pool", pool)
+		proc.KillAllAndExit(1)
+	}
+}
+
 func workerRunCmd() *cobra.Command {
 	var id string
 	c := &cobra.Command{
@@ -323,6 +351,7 @@ func workerRunCmd() *cobra.Command {
 			cfg.Workers.Count = 1
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			go watchPool(log, os.Getppid())
 			qcfg := app.QueueService(cfg).Config()
 			qcfg.WorkerID = id
 			svc := newQueueService(qcfg)

@@ -8,6 +8,7 @@ package proc
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -151,4 +152,17 @@ func (p *Process) Stop(grace time.Duration) {
 func (p *Process) Kill() {
 	_ = p.Signal(syscall.SIGKILL)
 	<-p.done
+}
+
+// KillAllAndExit kills the process group of every child started through
+// Start and exits this process with code, at once. The children's waits
+// are held (track stays locked), so nothing that waits on a child sees it
+// end and acts on that before the exit: a worker whose supervisor died
+// records no outcome for a job it abandons, which another worker then runs.
+func KillAllAndExit(code int) {
+	track.Lock()
+	for pid := range track.pids {
+		_ = signalGroup(pid, syscall.SIGKILL)
+	}
+	os.Exit(code)
 }

@@ -643,3 +643,51 @@ func TestTaskLogsWholeAndArtifactGlobRefused(t *testing.T) {
 		}
 	}
 }
+
+// A pool killed with SIGKILL takes its workers with it: a worker that
+// lived on (in no worker status) went on with its job while the next pool
+// handed that job back and ran it again, at the same time, in the same
+// worktree. The worker kills its job's processes and exits without an
+// outcome; the next pool hands the job back and it completes once.
+func TestPoolKilledTakesItsWorkers(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	w := newWorkerHome(t, "", "")
+	p := w.startPool(1)
+	out := t.TempDir()
+	script := fmt.Sprintf(`echo "$BARRHAWK_WORKER_ID" >> %[1]s/attempts
+if [ ! -e %[1]s/first ]; then
+  touch %[1]s/first; sleep 300 & echo $! > %[1]s/child; wait
+fi
+echo finished`, out)
+	id := w.submit("--repo", repo, "--build", script)
+	waitFor(t, "the first attempt to run", func() bool { _, err := os.Stat(filepath.Join(out, "child")); return err == nil })
+	ws := p.workers()
+	if len(ws) != 1 {
+		t.Fatalf("workers: %+v", ws)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "child"))
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	p.cmd.Process.Kill()
+	p.cmd.Wait()
+	waitFor(t, "the dead pool's worker to exit", func() bool { return !pidAlive(ws[0].PID) })
+	waitFor(t, "the abandoned attempt's sleep to go", func() bool { return !pidAlive(child) })
+	// Abandoned, not failed: no outcome, still running until handed back.
+	if out, _, _ := w.run("task", "status", id, "--db", w.db); !strings.Contains(out, `"state": "running"`) {
+		t.Fatalf("the abandoned job: %s", out)
+	}
+	p2 := w.startPool(1)
+	in := w.status(id)
+	if in.State != "completed" || in.Outcome == nil || in.Outcome.Status != "succeeded" || len(in.AttemptedBy) != 2 || in.AttemptedBy[0] != ws[0].ID {
+		t.Fatalf("the job after its pool was killed: %+v %+v", in, in.Outcome)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "attempts")); strings.Count(string(b), "\n") != 2 {
+		t.Errorf("attempts: %q", b)
+	}
+	if left := jobWorktrees(t, repo); len(left) != 0 {
+		t.Errorf("worktrees left: %v", left)
+	}
+	if code := p2.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
