@@ -302,6 +302,9 @@ func taskCancelCmd() *cobra.Command {
 			if err != nil {
 				return noJob(err)
 			}
+			if err := queue.EndedBeforeCancel(in); err != nil {
+				return &exitError{exitTaskFailed, err}
+			}
 			return printJSON(in)
 		},
 	}

@@ -148,6 +148,9 @@ func (s *Service) Tools() []tool.Tool {
 				if err != nil {
 					return nil, tool.Errorf(tool.CodeNotFound, "%v", err)
 				}
+				if err := EndedBeforeCancel(info); err != nil {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "%v", err)
+				}
 				return info, nil
 			})},
 		{Def: def("task_artifacts", "The files a finished job kept (its artifacts globs), with their sizes.", idArg()),

@@ -69,6 +69,9 @@ func TestTasksOverMCP(t *testing.T) {
 	if list := s.mustCall("task_list", nil); list["count"] != float64(3) {
 		t.Errorf("task_list after refused submits: %v", list["count"])
 	}
+	if out, isErr := s.call("task_cancel", map[string]any{"id": id}); !isErr || !strings.Contains(out, "already ended (completed)") {
+		t.Errorf("task_cancel of a completed job: %s", out)
+	}
 	if out, isErr := s.call("task_status", map[string]any{"id": 9999}); !isErr || !strings.Contains(out, "no job 9999") {
 		t.Errorf("an unknown job: %s", out)
 	}

@@ -250,6 +250,10 @@ func TestIT001FullExecutionCycle(t *testing.T) {
 	if list, _, code := w.run("task", "list", "--db", w.db); code != 0 || !strings.Contains(list, id+"\tcompleted") || !strings.Contains(list, bad+"\tdiscarded") {
 		t.Errorf("task list: %d %s", code, list)
 	}
+	// A cancel that comes after the end says so, rather than exit 0.
+	if _, errs, code := w.run("task", "cancel", id, "--db", w.db); code != 1 || !strings.Contains(errs, "already ended (completed)") {
+		t.Errorf("task cancel of a completed job: exit %d: %s", code, errs)
+	}
 	if left := jobWorktrees(t, repo); len(left) != 0 {
 		t.Errorf("worktrees left: %v", left)
 	}
