@@ -99,7 +99,7 @@ handed back and the worktrees of no pending or running job are removed.
 SIGTERM or Ctrl-C drains: each worker gets SIGTERM, lets its running job finish,
 and is killed after 10 s (workers.process.killTimeoutSeconds), its job handed back.
 
-git and the tools named by --require must be installed: a missing one stops the start
+git and the tools named by --require and workers.require must be installed: a missing one stops the start
 with exit code 3. Exit codes: 0 stopped cleanly (after SIGTERM or Ctrl-C too), 1
 another failure, 2 configuration error or a queue that does not open, 3 tool not
 found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
@@ -118,7 +118,7 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 			}
 			log, _, closer := logging.New(cfg.Log)
 			defer closer.Close()
-			if err := validateTools(log, append([]string{"git"}, require...)); err != nil {
+			if err := validateTools(log, slices.Concat([]string{"git"}, cfg.Workers.Require, require)); err != nil {
 				return &exitError{exitToolNotFound, err}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -595,7 +595,10 @@ func validateTools(log *slog.Logger, tools []string) error {
 	for _, t := range tools {
 		path, err := exec.LookPath(t)
 		if err != nil {
-			return fmt.Errorf("tool %q not found on PATH: install it (e.g. apt-get install %s) or remove it from --require", t, t)
+			if t == "git" {
+				return fmt.Errorf("tool \"git\" not found on PATH: jobs check their repositories out with it; install git")
+			}
+			return fmt.Errorf("tool %q not found on PATH: install it, or drop it from --require and workers.require", t)
 		}
 		out, _ := exec.Command(path, "--version").CombinedOutput()
 		if strings.TrimSpace(string(out)) == "" {

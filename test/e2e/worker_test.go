@@ -695,3 +695,17 @@ echo finished`, out)
 		t.Errorf("exit %d", code)
 	}
 }
+
+// worker start checks the tools the config lists (workers.require) as it
+// does --require's, and a missing git is named as what jobs need.
+func TestWorkerStartChecksConfiguredTools(t *testing.T) {
+	t.Parallel()
+	w := newWorkerHome(t, "", "workers:\n  require: [no-such-tool-in-config]\n")
+	if _, errs, code := w.run("worker", "start", "--count", "1", "--db", w.db); code != 3 || !strings.Contains(errs, `tool "no-such-tool-in-config" not found on PATH`) || !strings.Contains(errs, "workers.require") {
+		t.Errorf("a tool missing from workers.require: exit %d: %s", code, errs)
+	}
+	w.env = append(w.env, "PATH="+t.TempDir())
+	if _, errs, code := w.run("worker", "start", "--count", "1", "--db", w.db); code != 3 || !strings.Contains(errs, `tool "git" not found on PATH`) || !strings.Contains(errs, "install git") {
+		t.Errorf("no git: exit %d: %s", code, errs)
+	}
+}
