@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,7 +15,6 @@ import (
 	"github.com/barrhawk/barrhawk/internal/app"
 	"github.com/barrhawk/barrhawk/internal/jobs"
 	"github.com/barrhawk/barrhawk/internal/queue"
-	"github.com/barrhawk/barrhawk/internal/worktree"
 	"github.com/spf13/cobra"
 )
 
@@ -65,40 +62,6 @@ func noJob(err error) error {
 		return badInput(fmt.Errorf("%w (barrhawk task list shows the jobs)", err))
 	}
 	return err
-}
-
-// checkRepo makes the job's repository the absolute top of a git
-// repository and checks that its ref names a commit, so that a mistake
-// fails the submit rather than the job. A repository that is not on this
-// machine is accepted only on a shared (PostgreSQL) queue, whose workers
-// may run elsewhere.
-func checkRepo(ctx context.Context, j *jobs.CommandJob, shared bool) error {
-	if j.Repo == "" {
-		return badInput(errors.New("--repo: give the repository to check out"))
-	}
-	abs, err := filepath.Abs(j.Repo)
-	if err != nil {
-		return badInput(fmt.Errorf("--repo %q: %w", j.Repo, err))
-	}
-	if _, err := os.Stat(abs); err != nil {
-		if shared {
-			return nil
-		}
-		return badInput(fmt.Errorf("--repo %q: no such directory", j.Repo))
-	}
-	m, err := worktree.New(ctx, abs, "")
-	if err != nil {
-		return badInput(fmt.Errorf("--repo: %w", err))
-	}
-	j.Repo = m.Repo()
-	ref := j.Ref
-	if ref == "" {
-		ref = "HEAD"
-	}
-	if err := exec.CommandContext(ctx, "git", "-C", j.Repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}").Run(); err != nil {
-		return badInput(fmt.Errorf("--ref %q names no commit in %s", ref, j.Repo))
-	}
-	return nil
 }
 
 // usageErrorsExit2 makes a bad flag exit code 2, as other bad input.
@@ -158,9 +121,8 @@ func taskSubmitCmd() *cobra.Command {
 				return err
 			}
 			defer q.Close()
-			db := s.Config().DB
-			if err := checkRepo(cmd.Context(), &j, strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")); err != nil {
-				return err
+			if err := queue.CheckRepo(cmd.Context(), &j, queue.Shared(s.Config().DB), "--"); err != nil {
+				return badInput(err)
 			}
 			id, err := q.Submit(cmd.Context(), j)
 			if err != nil {
@@ -296,7 +258,11 @@ func taskLogsCmd() *cobra.Command {
 					off = next
 				}
 				if !follow {
-					return lerr
+					if lerr != nil || text == "" {
+						return lerr
+					}
+					// The whole log, not its first chunk.
+					continue
 				}
 				in, err := q.Get(ctx, id)
 				if err != nil {
@@ -335,6 +301,9 @@ func taskCancelCmd() *cobra.Command {
 			in, err := q.Cancel(cmd.Context(), id)
 			if err != nil {
 				return noJob(err)
+			}
+			if err := queue.EndedBeforeCancel(in); err != nil {
+				return &exitError{exitTaskFailed, err}
 			}
 			return printJSON(in)
 		},

@@ -99,7 +99,7 @@ handed back and the worktrees of no pending or running job are removed.
 SIGTERM or Ctrl-C drains: each worker gets SIGTERM, lets its running job finish,
 and is killed after 10 s (workers.process.killTimeoutSeconds), its job handed back.
 
-git and the tools named by --require must be installed: a missing one stops the start
+git and the tools named by --require and workers.require must be installed: a missing one stops the start
 with exit code 3. Exit codes: 0 stopped cleanly (after SIGTERM or Ctrl-C too), 1
 another failure, 2 configuration error or a queue that does not open, 3 tool not
 found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
@@ -118,7 +118,7 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 			}
 			log, _, closer := logging.New(cfg.Log)
 			defer closer.Close()
-			if err := validateTools(log, append([]string{"git"}, require...)); err != nil {
+			if err := validateTools(log, slices.Concat([]string{"git"}, cfg.Workers.Require, require)); err != nil {
 				return &exitError{exitToolNotFound, err}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -161,6 +161,7 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 				Command: func(id string) *exec.Cmd {
 					c := exec.Command(self, append(args, "--id", id)...)
 					c.Stdout, c.Stderr = os.Stderr, os.Stderr
+					signalOnParentDeath(c)
 					return c
 				},
 				AfterExit: func(id string) {
@@ -299,6 +300,33 @@ func cleanWorktrees(ctx context.Context, log *slog.Logger, q queue.Queue, cfg co
 	}
 }
 
+// watchPool ends this worker when the pool that started it (its parent,
+// pool) is gone, killed with SIGKILL: the running job's processes are
+// killed and the worker exits without recording an outcome, so that the
+// job stays running in the queue for the next pool to hand back. A worker
+// that lived on would be in no worker status, and would go on with a job
+// that the next pool hands back and runs again, at the same time and in
+// the same worktree.
+func watchPool(log *slog.Logger, pool int) {
+	dead := make(chan os.Signal, 1)
+	if len(parentDeathSignals) > 0 {
+		signal.Notify(dead, parentDeathSignals...)
+	}
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-dead:
+		case <-t.C:
+			if os.Getppid() == pool && pidAlive(pool) {
+				continue
+			}
+		}
+		log.Error("the worker pool that started this worker is gone; killing its job's processes and exiting (the next worker start hands the job back)", "pool", pool)
+		proc.KillAllAndExit(1)
+	}
+}
+
 func workerRunCmd() *cobra.Command {
 	var id string
 	c := &cobra.Command{
@@ -323,6 +351,7 @@ func workerRunCmd() *cobra.Command {
 			cfg.Workers.Count = 1
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			go watchPool(log, os.Getppid())
 			qcfg := app.QueueService(cfg).Config()
 			qcfg.WorkerID = id
 			svc := newQueueService(qcfg)
@@ -566,7 +595,10 @@ func validateTools(log *slog.Logger, tools []string) error {
 	for _, t := range tools {
 		path, err := exec.LookPath(t)
 		if err != nil {
-			return fmt.Errorf("tool %q not found on PATH: install it (e.g. apt-get install %s) or remove it from --require", t, t)
+			if t == "git" {
+				return fmt.Errorf("tool \"git\" not found on PATH: jobs check their repositories out with it; install git")
+			}
+			return fmt.Errorf("tool %q not found on PATH: install it, or drop it from --require and workers.require", t)
 		}
 		out, _ := exec.Command(path, "--version").CombinedOutput()
 		if strings.TrimSpace(string(out)) == "" {

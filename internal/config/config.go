@@ -182,6 +182,9 @@ type Workers struct {
 	// EnvAllow names variables passed to jobs although their names look
 	// secret (KEY, SECRET, TOKEN, PASSWORD, CREDENTIAL).
 	EnvAllow []string `koanf:"envAllow"`
+	// Require names the tools the jobs need (go, dotnet, npm, ...), checked
+	// with git when barrhawk worker start starts, as its --require flags.
+	Require []string `koanf:"require"`
 	// Mode is how workers run: "process" (separate processes on this
 	// machine), the only mode of this build. Default process.
 	Mode string `koanf:"mode"`

@@ -255,14 +255,29 @@ func exitCode(p *proc.Process) int {
 	return st.ExitCode()
 }
 
+// CheckArtifactGlob says what is wrong with an artifact glob: it must be a
+// valid pattern relative to the worktree, with no ".." step out of it.
+func CheckArtifactGlob(g string) error {
+	if g == "" {
+		return errors.New("artifact glob \"\": give a pattern relative to the worktree, such as \"*.out\" or \"build/*.xml\"")
+	}
+	if filepath.IsAbs(g) || strings.HasPrefix(g, "/") || slices.Contains(strings.Split(filepath.ToSlash(g), "/"), "..") {
+		return fmt.Errorf("artifact glob %q: give a pattern relative to the worktree, without \"..\" (such as \"*.out\" or \"build/*.xml\")", g)
+	}
+	if _, err := filepath.Match(g, ""); err != nil {
+		return fmt.Errorf("artifact glob %q: %w", g, err)
+	}
+	return nil
+}
+
 // collectArtifacts copies the files matching globs (relative to dir) into
 // dest, keeping their relative paths, and returns the copies' paths.
 func collectArtifacts(dir string, globs []string, dest string) ([]string, error) {
 	out := []string{}
 	var errs []error
 	for _, g := range globs {
-		if filepath.IsAbs(g) || strings.Contains(g, "..") {
-			errs = append(errs, fmt.Errorf("artifact glob %q: give a pattern relative to the worktree", g))
+		if err := CheckArtifactGlob(g); err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		matches, err := filepath.Glob(filepath.Join(dir, g))

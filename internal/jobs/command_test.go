@@ -132,6 +132,37 @@ func TestIT003TimeoutHandling(t *testing.T) {
 	}
 }
 
+// A build command that leaves a process in the background (a server
+// started with &) still holds the job's output: the job goes on to its
+// test when the command ends, the leftover is stopped with it, and the
+// job does not sit until its timeout.
+func TestCommandJobEndsWithItsCommandNotItsBackgroundProcess(t *testing.T) {
+	t.Parallel()
+	e := env(t, "46")
+	out, err := RunCommand(context.Background(), CommandJob{Repo: repo(t), Build: []string{`sleep 300 & echo $! > "$TMPDIR/bg"; echo built`}, Test: []string{"echo tested"}, Timeout: time.Minute}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != "succeeded" || out.ExitCode != 0 {
+		t.Fatalf("outcome: %+v (the job waited for its build's background sleep)", out)
+	}
+	if log, _ := os.ReadFile(out.Log); !strings.Contains(string(log), "built\n$ echo tested\ntested\n") {
+		t.Errorf("the job's log:\n%s", log)
+	}
+	b, err := os.ReadFile(filepath.Join(e.TempDir, "bg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid) {
+		t.Errorf("the build's background process %d outlived the job", pid)
+	}
+}
+
 func alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
 		return false

@@ -8,6 +8,7 @@ package proc
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -43,6 +44,11 @@ type Process struct {
 // Start starts cmd in a new process group.
 func Start(cmd *exec.Cmd) (*Process, error) {
 	newGroup(cmd)
+	if cmd.WaitDelay == 0 && !leaderWaitable {
+		// Where the leader's exit cannot be seen before Wait (see
+		// awaitLeader), bound Wait's wait for pipes a leftover holds.
+		cmd.WaitDelay = pipeWaitDelay
+	}
 	track.Lock()
 	err := cmd.Start()
 	if err == nil {
@@ -58,8 +64,14 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 }
 
 func (p *Process) wait() {
+	// The leader is gone; take anything it left in its group with it, and
+	// before Wait: Wait also waits until the output pipes close, which a
+	// background process left in the group (a server started with &) would
+	// otherwise hold open for as long as it runs.
+	if awaitLeader(p.pid) {
+		_ = signalGroup(p.pid, syscall.SIGKILL)
+	}
 	p.err = p.Cmd.Wait()
-	// The leader is gone; take anything it left in its group with it.
 	_ = signalGroup(p.pid, syscall.SIGKILL)
 	track.Lock()
 	delete(track.pids, p.pid)
@@ -149,4 +161,17 @@ func (p *Process) Stop(grace time.Duration) {
 func (p *Process) Kill() {
 	_ = p.Signal(syscall.SIGKILL)
 	<-p.done
+}
+
+// KillAllAndExit kills the process group of every child started through
+// Start and exits this process with code, at once. The children's waits
+// are held (track stays locked), so nothing that waits on a child sees it
+// end and acts on that before the exit: a worker whose supervisor died
+// records no outcome for a job it abandons, which another worker then runs.
+func KillAllAndExit(code int) {
+	track.Lock()
+	for pid := range track.pids {
+		_ = signalGroup(pid, syscall.SIGKILL)
+	}
+	os.Exit(code)
 }

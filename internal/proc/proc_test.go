@@ -1,11 +1,13 @@
 package proc
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -91,6 +93,50 @@ func TestLeaderExitSweepsGroupAndOrphansAreReaped(t *testing.T) {
 		ReapOrphans()
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// A leader whose output goes to a writer (not a file) and that leaves a
+// background process holding that pipe (a server started with &): the
+// group is swept as the leader exits, so Done does not wait for the
+// leftover to end on its own.
+func TestLeaderExitSweepsGroupThatHoldsThePipes(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sleep 300 & echo leader-done")
+	var out lockedBuf
+	cmd.Stdout, cmd.Stderr = &out, &out
+	p, err := Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Done():
+	case <-time.After(60 * time.Second):
+		p.Kill()
+		t.Fatal("Done waited on the background sleep that holds stdout")
+	}
+	if got := p.ExitStatus(); got != "exit status 0" || p.Err() != nil {
+		t.Fatalf("exit status %q, err %v", got, p.Err())
+	}
+	if !strings.Contains(out.String(), "leader-done") {
+		t.Fatalf("output %q", out.String())
+	}
+}
+
+// lockedBuf is a goroutine-safe bytes.Buffer.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func TestDescribe(t *testing.T) {

@@ -36,6 +36,16 @@ func HandBack(ctx context.Context, q Queue, gone func(worker string) bool, grace
 	return h.handBack(ctx, gone, grace)
 }
 
+// EndedBeforeCancel says why a cancel did nothing: the job, as Cancel
+// returned it, had already completed or been discarded. A job already
+// cancelled is no error (a second cancel asks for what is so).
+func EndedBeforeCancel(in *Info) error {
+	if in.State == "completed" || in.State == "discarded" {
+		return fmt.Errorf("job %d already ended (%s) before the cancel: nothing to stop", in.ID, in.State)
+	}
+	return nil
+}
+
 // LastWorker is the worker that last attempted a job ("" if none has).
 func LastWorker(in *Info) string {
 	if len(in.AttemptedBy) == 0 {

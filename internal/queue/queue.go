@@ -281,6 +281,12 @@ func (s *store[TTx]) Submit(ctx context.Context, job jobs.CommandJob) (int64, er
 	if job.Retries < 0 || job.Retries > 25 {
 		return 0, fmt.Errorf("retries %d: use 0 to 25", job.Retries)
 	}
+	for _, g := range job.Artifacts {
+		// Refused here, not found empty after the job ran.
+		if err := jobs.CheckArtifactGlob(g); err != nil {
+			return 0, err
+		}
+	}
 	prio := job.Priority
 	if prio == 0 {
 		prio = 2

@@ -113,6 +113,26 @@ func TestSQLiteQueue(t *testing.T) {
 	}
 }
 
+// An artifact glob that reaches out of the worktree is refused at submit,
+// naming it, not accepted and then found to match nothing after the job ran.
+func TestSubmitRefusesArtifactGlobsOutsideTheWorktree(t *testing.T) {
+	ctx := context.Background()
+	q, err := Open(ctx, filepath.Join(t.TempDir(), "queue.db"), Options{ID: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	repo := gitRepo(t)
+	for _, g := range []string{"../../etc/passwd", "/etc/passwd", "out/../../x", "[", ""} {
+		if _, err := q.Submit(ctx, jobs.CommandJob{Repo: repo, Test: []string{"true"}, Artifacts: []string{g}}); err == nil || !strings.Contains(err.Error(), "artifact glob") || !strings.Contains(err.Error(), strconv.Quote(g)) {
+			t.Errorf("artifact glob %q: %v", g, err)
+		}
+	}
+	if _, err := q.Submit(ctx, jobs.CommandJob{Repo: repo, Test: []string{"true"}, Artifacts: []string{"*.out", "build/a..b.txt", "sub/*.xml"}}); err != nil {
+		t.Errorf("globs inside the worktree: %v", err)
+	}
+}
+
 // A queue opened by another process (here, another Open on the same file)
 // sees the jobs and can insert; jobs run once.
 func TestSQLiteSharedFileRunsEachJobOnce(t *testing.T) {

@@ -82,8 +82,14 @@ func (s *Service) Tools() []tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			id, err := q.Submit(ctx, jobs.CommandJob{Repo: in.Repo, Ref: in.Ref, Build: in.Build, Test: in.Test, Env: in.Env,
-				Timeout: time.Duration(in.Timeout) * time.Second, Artifacts: in.Artifacts, Priority: in.Priority, Retries: in.Retries})
+			job := jobs.CommandJob{Repo: in.Repo, Ref: in.Ref, Build: in.Build, Test: in.Test, Env: in.Env,
+				Timeout: time.Duration(in.Timeout) * time.Second, Artifacts: in.Artifacts, Priority: in.Priority, Retries: in.Retries}
+			// As task submit: a repository or ref that is wrong fails here,
+			// not later as a discarded job.
+			if err := CheckRepo(ctx, &job, Shared(s.cfg.DB), ""); err != nil {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "%v", err)
+			}
+			id, err := q.Submit(ctx, job)
 			if err != nil {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "%v", err)
 			}
@@ -141,6 +147,9 @@ func (s *Service) Tools() []tool.Tool {
 				info, err := q.Cancel(ctx, in.ID)
 				if err != nil {
 					return nil, tool.Errorf(tool.CodeNotFound, "%v", err)
+				}
+				if err := EndedBeforeCancel(info); err != nil {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "%v", err)
 				}
 				return info, nil
 			})},

@@ -52,6 +52,26 @@ func TestTasksOverMCP(t *testing.T) {
 	if out, isErr := s.call("task_submit", map[string]any{"repo": repo}); !isErr || !strings.Contains(out, "build or a test command") {
 		t.Errorf("a job with nothing to run: %s", out)
 	}
+	// A repository or ref that is wrong is refused, as by task submit, not
+	// queued to be discarded by a worker.
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"repo": repo, "ref": "no-such-ref", "test": []string{"true"}}, `ref "no-such-ref" names no commit`},
+		{map[string]any{"repo": t.TempDir(), "test": []string{"true"}}, "is not inside a git repository"},
+		{map[string]any{"repo": filepath.Join(t.TempDir(), "gone"), "test": []string{"true"}}, "no such directory"},
+	} {
+		if out, isErr := s.call("task_submit", c.args); !isErr || !strings.Contains(out, "INVALID_ARGS") || !strings.Contains(out, c.want) {
+			t.Errorf("task_submit %v: %s", c.args, out)
+		}
+	}
+	if list := s.mustCall("task_list", nil); list["count"] != float64(3) {
+		t.Errorf("task_list after refused submits: %v", list["count"])
+	}
+	if out, isErr := s.call("task_cancel", map[string]any{"id": id}); !isErr || !strings.Contains(out, "already ended (completed)") {
+		t.Errorf("task_cancel of a completed job: %s", out)
+	}
 	if out, isErr := s.call("task_status", map[string]any{"id": 9999}); !isErr || !strings.Contains(out, "no job 9999") {
 		t.Errorf("an unknown job: %s", out)
 	}

@@ -250,6 +250,10 @@ func TestIT001FullExecutionCycle(t *testing.T) {
 	if list, _, code := w.run("task", "list", "--db", w.db); code != 0 || !strings.Contains(list, id+"\tcompleted") || !strings.Contains(list, bad+"\tdiscarded") {
 		t.Errorf("task list: %d %s", code, list)
 	}
+	// A cancel that comes after the end says so, rather than exit 0.
+	if _, errs, code := w.run("task", "cancel", id, "--db", w.db); code != 1 || !strings.Contains(errs, "already ended (completed)") {
+		t.Errorf("task cancel of a completed job: exit %d: %s", code, errs)
+	}
 	if left := jobWorktrees(t, repo); len(left) != 0 {
 		t.Errorf("worktrees left: %v", left)
 	}
@@ -612,4 +616,96 @@ func BenchmarkWorkerSpawn(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(n)/1000, "ms/spawn-to-working")
+}
+
+// task logs without --follow prints the whole log, however long (it
+// printed the first MiB and exited 0), and task submit refuses an artifact
+// glob that leaves the worktree with exit code 2, naming it.
+func TestTaskLogsWholeAndArtifactGlobRefused(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	w := newWorkerHome(t, "", "")
+	id := w.submit("--repo", repo, "--test", "true")
+	var log strings.Builder
+	for i := 0; log.Len() < 3<<20; i++ {
+		fmt.Fprintf(&log, "line %d\n", i)
+	}
+	dir := filepath.Join(w.home, ".barrhawk", "jobs", "logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, id+".log"), []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := w.run("task", "logs", id, "--db", w.db)
+	if code != 0 || out != log.String() {
+		t.Errorf("task logs: exit %d, %d of %d bytes, ends %q: %s", code, len(out), log.Len(), out[max(0, len(out)-20):], errs)
+	}
+	for _, g := range []string{"../../etc/passwd", "/etc/passwd"} {
+		if _, errs, code := w.run("task", "submit", "--db", w.db, "--repo", repo, "--test", "true", "--artifact", g); code != 2 || !strings.Contains(errs, strconv.Quote(g)) || !strings.Contains(errs, "relative to the worktree") {
+			t.Errorf("--artifact %s: exit %d: %s", g, code, errs)
+		}
+	}
+}
+
+// A pool killed with SIGKILL takes its workers with it: a worker that
+// lived on (in no worker status) went on with its job while the next pool
+// handed that job back and ran it again, at the same time, in the same
+// worktree. The worker kills its job's processes and exits without an
+// outcome; the next pool hands the job back and it completes once.
+func TestPoolKilledTakesItsWorkers(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	w := newWorkerHome(t, "", "")
+	p := w.startPool(1)
+	out := t.TempDir()
+	script := fmt.Sprintf(`echo "$BARRHAWK_WORKER_ID" >> %[1]s/attempts
+if [ ! -e %[1]s/first ]; then
+  touch %[1]s/first; sleep 300 & echo $! > %[1]s/child; wait
+fi
+echo finished`, out)
+	id := w.submit("--repo", repo, "--build", script)
+	waitFor(t, "the first attempt to run", func() bool { _, err := os.Stat(filepath.Join(out, "child")); return err == nil })
+	ws := p.workers()
+	if len(ws) != 1 {
+		t.Fatalf("workers: %+v", ws)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "child"))
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	p.cmd.Process.Kill()
+	p.cmd.Wait()
+	waitFor(t, "the dead pool's worker to exit", func() bool { return !pidAlive(ws[0].PID) })
+	waitFor(t, "the abandoned attempt's sleep to go", func() bool { return !pidAlive(child) })
+	// Abandoned, not failed: no outcome, still running until handed back.
+	if out, _, _ := w.run("task", "status", id, "--db", w.db); !strings.Contains(out, `"state": "running"`) {
+		t.Fatalf("the abandoned job: %s", out)
+	}
+	p2 := w.startPool(1)
+	in := w.status(id)
+	if in.State != "completed" || in.Outcome == nil || in.Outcome.Status != "succeeded" || len(in.AttemptedBy) != 2 || in.AttemptedBy[0] != ws[0].ID {
+		t.Fatalf("the job after its pool was killed: %+v %+v", in, in.Outcome)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "attempts")); strings.Count(string(b), "\n") != 2 {
+		t.Errorf("attempts: %q", b)
+	}
+	if left := jobWorktrees(t, repo); len(left) != 0 {
+		t.Errorf("worktrees left: %v", left)
+	}
+	if code := p2.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// worker start checks the tools the config lists (workers.require) as it
+// does --require's, and a missing git is named as what jobs need.
+func TestWorkerStartChecksConfiguredTools(t *testing.T) {
+	t.Parallel()
+	w := newWorkerHome(t, "", "workers:\n  require: [no-such-tool-in-config]\n")
+	if _, errs, code := w.run("worker", "start", "--count", "1", "--db", w.db); code != 3 || !strings.Contains(errs, `tool "no-such-tool-in-config" not found on PATH`) || !strings.Contains(errs, "workers.require") {
+		t.Errorf("a tool missing from workers.require: exit %d: %s", code, errs)
+	}
+	w.env = append(w.env, "PATH="+t.TempDir())
+	if _, errs, code := w.run("worker", "start", "--count", "1", "--db", w.db); code != 3 || !strings.Contains(errs, `tool "git" not found on PATH`) || !strings.Contains(errs, "install git") {
+		t.Errorf("no git: exit %d: %s", code, errs)
+	}
 }
