@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,13 +135,13 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 			if err != nil {
 				return fmt.Errorf("find this binary to start workers: %w", err)
 			}
-			host := hostName()
+			host := queue.HostName()
 			prefix := host + "-" + strconv.Itoa(os.Getpid())
 			killTimeout := time.Duration(cfg.Workers.Process.KillTimeoutSeconds) * time.Second
 			// A job running this long past its own timeout has lost its
 			// worker, wherever that ran.
 			overdue := killTimeout + time.Minute
-			recoverJobs(ctx, log, q, deadWorkerOf(host), overdue)
+			recoverJobs(ctx, log, q, queue.DeadWorker(host), overdue)
 			cleanWorktrees(ctx, log, q, cfg)
 
 			args := []string{"worker", "run"}
@@ -185,7 +184,7 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 					case <-ctx.Done():
 						return
 					case <-t.C:
-						recoverJobs(ctx, log, q, deadWorkerOf(host), overdue)
+						recoverJobs(ctx, log, q, queue.DeadWorker(host), overdue)
 					}
 				}
 			}()
@@ -198,50 +197,6 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 	c.Flags().IntVar(&count, "count", 2, "worker processes (default workers.count)")
 	c.Flags().StringArrayVar(&require, "require", nil, "a tool the jobs need, checked at start (repeatable): go, dotnet, npm, ...")
 	return c
-}
-
-// hostName is this machine's name as worker ids carry it.
-func hostName() string {
-	h, _ := os.Hostname()
-	h = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
-			return r
-		}
-		return '_'
-	}, h)
-	if h == "" {
-		h = "host"
-	}
-	return h
-}
-
-// deadWorkerOf says whether a worker id (as River records it) names a
-// worker of this host whose process (a pool's, or serve's) is gone: ids
-// are <host>-<pid>[-<slot>-<serial>].
-func deadWorkerOf(host string) func(string) bool {
-	return func(w string) bool {
-		rest, ok := strings.CutPrefix(w, host+"-")
-		if !ok {
-			return false
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid <= 0 || pid == os.Getpid() {
-			return false
-		}
-		return !pidAlive(pid)
-	}
-}
-
-func pidAlive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	if runtime.GOOS == "windows" {
-		return true // FindProcess opened it
-	}
-	return p.Signal(syscall.Signal(0)) == nil
 }
 
 // recoverJobs hands back to the queue the jobs whose worker is gone.
@@ -318,7 +273,7 @@ func watchPool(log *slog.Logger, pool int) {
 		select {
 		case <-dead:
 		case <-t.C:
-			if os.Getppid() == pool && pidAlive(pool) {
+			if os.Getppid() == pool && proc.Exists(pool) {
 				continue
 			}
 		}
@@ -450,7 +405,7 @@ func readPools(dir string) []jobs.Status {
 		if err != nil || json.Unmarshal(data, &st) != nil {
 			continue
 		}
-		if !pidAlive(st.PID) {
+		if !proc.Exists(st.PID) {
 			_ = os.Remove(f)
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -174,4 +175,17 @@ func KillAllAndExit(code int) {
 		_ = signalGroup(pid, syscall.SIGKILL)
 	}
 	os.Exit(code)
+}
+
+// Exists reports whether a process pid exists (on Windows, whether it can
+// be opened).
+func Exists(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	if runtime.GOOS == "windows" {
+		return true // FindProcess opened it
+	}
+	return p.Signal(syscall.Signal(0)) == nil
 }

@@ -283,3 +283,31 @@ func TestReapOrphansLeavesExecChildrenToTheirWait(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// KillByEnv kills the processes (and their groups) whose environment holds
+// every variable asked for, and leaves the others.
+func TestKillByEnv(t *testing.T) {
+	start := func(env ...string) *exec.Cmd {
+		c := exec.Command("sh", "-c", "sleep 60 & wait")
+		c.Env = append(os.Environ(), env...)
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+		return c
+	}
+	target := start("BARRHAWK_TASK_ID=7", "BARRHAWK_WORKER_ID=host-1")
+	other := start("BARRHAWK_TASK_ID=7", "BARRHAWK_WORKER_ID=host-2")
+	time.Sleep(200 * time.Millisecond) // the shells have started their sleeps
+	killed := KillByEnv(map[string]string{"BARRHAWK_TASK_ID": "7", "BARRHAWK_WORKER_ID": "host-1"})
+	if !slices.Contains(killed, target.Process.Pid) || slices.Contains(killed, other.Process.Pid) {
+		t.Fatalf("killed %v; target %d, other %d", killed, target.Process.Pid, other.Process.Pid)
+	}
+	if err := target.Wait(); err == nil {
+		t.Error("the target lived on")
+	}
+	if !alive(other.Process.Pid) {
+		t.Error("the other process was killed")
+	}
+}

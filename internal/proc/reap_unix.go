@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -112,4 +114,46 @@ func KillOrphans() []int {
 		out = append(out, c.PID)
 	}
 	return out
+}
+
+// KillByEnv kills, with their process groups, the processes whose
+// environment holds every one of vars (name → value): what a dead worker
+// left running for a job carries that job's BARRHAWK_TASK_ID and its
+// BARRHAWK_WORKER_ID, wherever it was reparented. Processes whose
+// environment cannot be read (another user's) are left alone. It returns
+// the pids it killed.
+func KillByEnv(vars map[string]string) []int {
+	if len(vars) == 0 {
+		return nil
+	}
+	self, own := os.Getpid(), syscall.Getpgrp()
+	var out []int
+	for _, p := range All() {
+		if p.PID == self || p.State == 'Z' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p.PID) + "/environ")
+		if err != nil || !hasEnv(b, vars) {
+			continue
+		}
+		if p.PGID > 0 && p.PGID != own {
+			_ = syscall.Kill(-p.PGID, syscall.SIGKILL)
+		}
+		_ = syscall.Kill(p.PID, syscall.SIGKILL)
+		out = append(out, p.PID)
+	}
+	return out
+}
+
+// hasEnv reports whether a /proc environ (NUL-separated NAME=value) holds
+// every one of vars.
+func hasEnv(environ []byte, vars map[string]string) bool {
+	found := 0
+	for _, kv := range strings.Split(string(environ), "\x00") {
+		name, value, ok := strings.Cut(kv, "=")
+		if want, asked := vars[name]; ok && asked && want == value {
+			found++
+		}
+	}
+	return found == len(vars)
 }

@@ -14,3 +14,6 @@ func ReapOrphans() int { return 0 }
 
 // KillOrphans does nothing on Windows, where no process adopts orphans.
 func KillOrphans() []int { return nil }
+
+// KillByEnv does nothing on Windows, where no process environment is read.
+func KillByEnv(map[string]string) []int { return nil }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/jobs"
+	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
@@ -21,7 +23,8 @@ import (
 //     they run: their worker would have stopped them by then, so it is
 //     dead (a whole machine lost, on a shared PostgreSQL queue).
 //
-// River's own rescuer cannot do this: it does not know a job's timeout
+// The processes a gone worker's job left running on this machine are
+// killed first (see proc.KillByEnv). River's own rescuer cannot do this: it does not know a job's timeout
 // (the queue sets no River job timeout, since each job carries its own),
 // so it leaves such jobs running for ever. A job handed back is available
 // at once; its record keeps an error saying why. It returns the ids
@@ -65,6 +68,10 @@ func (s *store[TTx]) handBack(ctx context.Context, gone func(string) bool, grace
 		why := ""
 		if w := LastWorker(&Info{AttemptedBy: row.AttemptedBy}); gone != nil && w != "" && gone(w) {
 			why = "its worker " + w + " is gone; handed back to the queue"
+			// What the dead worker's job was still running (reparented
+			// when the worker, or serve holding it, was killed) goes
+			// first, so that the job never runs twice at once.
+			proc.KillByEnv(map[string]string{"BARRHAWK_TASK_ID": strconv.FormatInt(row.ID, 10), "BARRHAWK_WORKER_ID": w})
 		} else if grace > 0 && row.AttemptedAt != nil {
 			var args CommandArgs
 			_ = json.Unmarshal(row.EncodedArgs, &args)

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +31,8 @@ type Config struct {
 	// RunAgent works agent jobs (package spawn's runner); without it, this
 	// process works command jobs only.
 	RunAgent AgentRunner
+	// Log hears of jobs handed back; slog's default when nil.
+	Log *slog.Logger
 }
 
 // Service is the queue as the front and the CLI use it: opened on first
@@ -45,8 +48,7 @@ type Service struct {
 // NewService returns the service of cfg.
 func NewService(cfg Config) *Service {
 	if cfg.WorkerID == "" {
-		host, _ := os.Hostname()
-		cfg.WorkerID = host + "-" + strconv.Itoa(os.Getpid())
+		cfg.WorkerID = HostName() + "-" + strconv.Itoa(os.Getpid())
 	}
 	return &Service{cfg: cfg}
 }
@@ -100,12 +102,54 @@ func (s *Service) Start(ctx context.Context) error {
 	if s.started {
 		return nil
 	}
+	// Jobs of this machine's dead workers (another serve killed, say) go
+	// back to the queue, and their leftover processes die, before this
+	// pool takes any; then every 30 s, as barrhawk worker start does.
+	s.handBack(ctx, q)
 	if err := q.Start(ctx); err != nil {
 		return fmt.Errorf("start the worker pool: %w", err)
 	}
 	s.started = true
+	go func() {
+		t := time.NewTicker(30 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				s.mu.Lock()
+				live := s.q == q && s.started
+				s.mu.Unlock()
+				if !live {
+					return
+				}
+				s.handBack(ctx, q)
+			}
+		}
+	}()
 	return nil
 }
+
+// handBack hands back the jobs of this machine's dead workers, and those
+// overdue anywhere (their own timeout plus HandBackGrace).
+func (s *Service) handBack(ctx context.Context, q Queue) {
+	log := s.cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	ids, err := HandBack(ctx, q, DeadWorker(HostName()), HandBackGrace)
+	switch {
+	case err != nil:
+		log.Error("could not look for jobs of dead workers", "err", err)
+	case len(ids) > 0:
+		log.Warn("handed jobs of dead workers back to the queue", "jobs", ids)
+	}
+}
+
+// HandBackGrace is how long past its own timeout a running job is taken
+// for one whose worker is gone: the worker's kill timeout and a margin.
+const HandBackGrace = 10*time.Second + time.Minute
 
 // Stop lets running jobs finish (drain), then closes the queue; its
 // temporary directory goes.

@@ -709,3 +709,54 @@ func TestWorkerStartChecksConfiguredTools(t *testing.T) {
 		t.Errorf("no git: exit %d: %s", code, errs)
 	}
 }
+
+// SIGKILL to barrhawk serve, whose embedded pool runs a job: the job's
+// commands, reparented, are killed when the next serve hands the job back,
+// and the job runs again there and completes once, never twice at once.
+func TestServeKilledMidJob(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	w := newWorkerHome(t, "", "")
+	w.env = append(w.env, "BARRHAWK_CONFIG="+filepath.Join(w.home, "serve.yaml"))
+	if err := os.WriteFile(filepath.Join(w.home, "serve.yaml"), []byte("workers:\n  count: 1\n  db: "+w.db+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	serve := func() *exec.Cmd {
+		cmd := exec.Command(bin, "serve")
+		cmd.Env, cmd.Dir = w.env, w.home
+		stdin, err := cmd.StdinPipe() // held open: serve runs until killed
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	out := t.TempDir()
+	script := fmt.Sprintf(`echo "$BARRHAWK_WORKER_ID" >> %[1]s/attempts
+if [ ! -e %[1]s/first ]; then
+  touch %[1]s/first; sleep 300 & echo $! > %[1]s/child; wait
+fi
+echo finished`, out)
+	id := w.submit("--repo", repo, "--build", script)
+	first := serve()
+	waitFor(t, "the first attempt to run", func() bool { _, err := os.Stat(filepath.Join(out, "child")); return err == nil })
+	b, _ := os.ReadFile(filepath.Join(out, "child"))
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	first.Process.Kill()
+	first.Wait()
+	if !pidAlive(child) {
+		t.Fatal("the job's sleep died with serve: this test no longer shows anything")
+	}
+	serve()
+	in := w.status(id)
+	if in.State != "completed" || in.Outcome == nil || in.Outcome.Status != "succeeded" || len(in.AttemptedBy) != 2 {
+		t.Fatalf("the job after serve was killed: %+v %+v", in, in.Outcome)
+	}
+	waitFor(t, "the first attempt's sleep to be killed", func() bool { return !pidAlive(child) })
+	if b, _ := os.ReadFile(filepath.Join(out, "attempts")); strings.Count(string(b), "\n") != 2 {
+		t.Errorf("attempts: %q", b)
+	}
+}
