@@ -141,7 +141,7 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 			// A job running this long past its own timeout has lost its
 			// worker, wherever that ran.
 			overdue := killTimeout + time.Minute
-			recoverJobs(ctx, log, q, queue.DeadWorker(host), overdue)
+			queue.RecoverJobs(ctx, log, q, overdue)
 			cleanWorktrees(ctx, log, q, cfg)
 
 			args := []string{"worker", "run"}
@@ -175,19 +175,8 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 						log.Warn("could not remove a worker's temporary directory", "worker", id, "err", err)
 					}
 				}}
-			go func() {
-				// Jobs of workers on other machines that died with them.
-				t := time.NewTicker(30 * time.Second)
-				defer t.Stop()
-				for {
-					select {
-					case <-ctx.Done():
-						return
-					case <-t.C:
-						recoverJobs(ctx, log, q, queue.DeadWorker(host), overdue)
-					}
-				}
-			}()
+			// Jobs of workers on other machines that died with them.
+			go queue.KeepRecoveringJobs(ctx, log, q, overdue)
 			log.Info("worker pool starting", "count", count, "db", redactDB(cfg.Workers.DB), "ids", prefix+"-*")
 			err = sup.Run(ctx)
 			log.Info("worker pool stopped")
@@ -197,16 +186,6 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 	c.Flags().IntVar(&count, "count", 2, "worker processes (default workers.count)")
 	c.Flags().StringArrayVar(&require, "require", nil, "a tool the jobs need, checked at start (repeatable): go, dotnet, npm, ...")
 	return c
-}
-
-// recoverJobs hands back to the queue the jobs whose worker is gone.
-func recoverJobs(ctx context.Context, log *slog.Logger, q queue.Queue, gone func(string) bool, overdue time.Duration) {
-	ids, err := queue.HandBack(ctx, q, gone, overdue)
-	if err != nil {
-		log.Error("could not look for jobs of dead workers", "err", err)
-	} else if len(ids) > 0 {
-		log.Warn("handed jobs of dead workers back to the queue", "jobs", ids)
-	}
 }
 
 // cleanWorktrees prunes the worktrees of the repositories the queue's jobs

@@ -42,7 +42,9 @@ type Service struct {
 	mu      sync.Mutex
 	q       Queue
 	started bool
-	running sync.Map // job id → start time
+	// stopRecovery ends the hand-back of dead workers' jobs.
+	stopRecovery context.CancelFunc
+	running      sync.Map // job id → start time
 }
 
 // NewService returns the service of cfg.
@@ -104,47 +106,23 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	// Jobs of this machine's dead workers (another serve killed, say) go
 	// back to the queue, and their leftover processes die, before this
-	// pool takes any; then every 30 s, as barrhawk worker start does.
-	s.handBack(ctx, q)
+	// pool takes any; then every RecoveryInterval until Stop.
+	RecoverJobs(ctx, s.log(), q, HandBackGrace)
 	if err := q.Start(ctx); err != nil {
 		return fmt.Errorf("start the worker pool: %w", err)
 	}
 	s.started = true
-	go func() {
-		t := time.NewTicker(30 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				s.mu.Lock()
-				live := s.q == q && s.started
-				s.mu.Unlock()
-				if !live {
-					return
-				}
-				s.handBack(ctx, q)
-			}
-		}
-	}()
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopRecovery = cancel
+	go KeepRecoveringJobs(rctx, s.log(), q, HandBackGrace)
 	return nil
 }
 
-// handBack hands back the jobs of this machine's dead workers, and those
-// overdue anywhere (their own timeout plus HandBackGrace).
-func (s *Service) handBack(ctx context.Context, q Queue) {
-	log := s.cfg.Log
-	if log == nil {
-		log = slog.Default()
+func (s *Service) log() *slog.Logger {
+	if s.cfg.Log != nil {
+		return s.cfg.Log
 	}
-	ids, err := HandBack(ctx, q, DeadWorker(HostName()), HandBackGrace)
-	switch {
-	case err != nil:
-		log.Error("could not look for jobs of dead workers", "err", err)
-	case len(ids) > 0:
-		log.Warn("handed jobs of dead workers back to the queue", "jobs", ids)
-	}
+	return slog.Default()
 }
 
 // HandBackGrace is how long past its own timeout a running job is taken
@@ -157,6 +135,10 @@ func (s *Service) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	q, started := s.q, s.started
 	s.q, s.started = nil, false
+	if s.stopRecovery != nil {
+		s.stopRecovery()
+		s.stopRecovery = nil
+	}
 	s.mu.Unlock()
 	if q == nil {
 		return nil

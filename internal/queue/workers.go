@@ -1,9 +1,12 @@
 package queue
 
 import (
+	"context"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/barrhawk/barrhawk/internal/proc"
 )
@@ -39,5 +42,35 @@ func DeadWorker(host string) func(string) bool {
 			return false
 		}
 		return !proc.Exists(pid)
+	}
+}
+
+// RecoveryInterval is how often a pool looks for the jobs of dead workers.
+const RecoveryInterval = 30 * time.Second
+
+// RecoverJobs hands back to the queue the jobs of this machine's dead
+// workers and those running grace past their own timeout anywhere (see
+// HandBack), logging what it did.
+func RecoverJobs(ctx context.Context, log *slog.Logger, q Queue, grace time.Duration) {
+	ids, err := HandBack(ctx, q, DeadWorker(HostName()), grace)
+	if err != nil {
+		log.Error("could not look for jobs of dead workers", "err", err)
+	} else if len(ids) > 0 {
+		log.Warn("handed jobs of dead workers back to the queue", "jobs", ids)
+	}
+}
+
+// KeepRecoveringJobs runs RecoverJobs every RecoveryInterval until ctx
+// ends: jobs of workers that died with their machine, or their pool.
+func KeepRecoveringJobs(ctx context.Context, log *slog.Logger, q Queue, grace time.Duration) {
+	t := time.NewTicker(RecoveryInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			RecoverJobs(ctx, log, q, grace)
+		}
 	}
 }
