@@ -192,11 +192,17 @@ type Probe struct {
 	// Animating says a CSS animation or transition runs on the element.
 	Animating bool `json:"animating"`
 	// Kind is the element's tag (and input type), for messages.
-	Kind string  `json:"kind,omitempty"`
-	X    float64 `json:"x"`
-	Y    float64 `json:"y"`
-	W    float64 `json:"w"`
-	H    float64 `json:"h"`
+	Kind string `json:"kind,omitempty"`
+	// Element is the element acted on as a user would name it: its kind
+	// and accessible name (button "Sign in").
+	Element string `json:"element,omitempty"`
+	// Ref says why a snapshot ref matched nothing: "unknown" (no snapshot
+	// of this document gave it) or "gone" (its element was removed).
+	Ref string  `json:"ref,omitempty"`
+	X   float64 `json:"x"`
+	Y   float64 `json:"y"`
+	W   float64 `json:"w"`
+	H   float64 `json:"h"`
 }
 
 // FindOptions say what to wait for.
@@ -245,11 +251,15 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 		var pr Probe
 		if err := p.helper(ctx, call, &pr); err != nil {
 			if te, ok := err.(*tool.Error); ok && strings.Contains(te.Message, "threw") {
-				return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q is not valid: %s", sel, strings.TrimPrefix(te.Message, "the page's JavaScript threw: "))
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q is not valid: %s", sel, thrown(te.Message))
 			}
 			return nil, err
 		}
 		last = pr
+		if pr.Ref != "" && (o.State == "visible" || o.State == "attached") {
+			// A ref is given by browser_snapshot only: waiting brings none.
+			return nil, p.badRef(ctx, sel, pr.Ref)
+		}
 		done := false
 		switch o.State {
 		case "attached":
@@ -281,6 +291,28 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 		}
 	}
 	return nil, p.notFound(ctx, sel, o, last)
+}
+
+// thrown is the message of an error the page helper threw, without the
+// JavaScript stack (lines of <anonymous> positions a user cannot act on)
+// or the error's class name.
+func thrown(msg string) string {
+	msg = strings.TrimPrefix(msg, "the page's JavaScript threw: ")
+	if i := strings.Index(msg, "\n    at "); i >= 0 {
+		msg = msg[:i]
+	}
+	return strings.TrimPrefix(msg, "SelectorError: ")
+}
+
+// badRef explains a snapshot ref that finds no element: refs are given
+// by browser_snapshot for one document and name one element.
+func (p *Page) badRef(ctx context.Context, sel, state string) error {
+	u, _ := p.URL(ctx)
+	ref := strings.TrimPrefix(strings.TrimSpace(sel), "ref=")
+	if state == "gone" {
+		return tool.Errorf(tool.CodeElementNotFound, "ref %s named an element that is no longer on %s (removed or drawn again by the page's scripts); take a new browser_snapshot and use a ref from it", ref, u)
+	}
+	return tool.Errorf(tool.CodeElementNotFound, "ref %s is not a ref of %s: refs come from browser_snapshot and last until the page navigates or reloads; take browser_snapshot of this page and use a ref from it", ref, u)
 }
 
 // notFound explains a wait that timed out.

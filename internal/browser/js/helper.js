@@ -6,6 +6,10 @@
   const refs = new Map(); // "e12" -> element
   const refOfEl = new WeakMap(); // element -> "e12"
   let nextRef = 1;
+  // SelectorError is a selector that cannot be read: its message is
+  // shown to the user as it is (no stack).
+  class SelectorError extends Error {}
+  SelectorError.prototype.name = 'SelectorError';
 
   const implicitRole = (el) => {
     const tag = el.tagName.toLowerCase();
@@ -114,7 +118,13 @@
 
   const byRole = (spec) => {
     const m = spec.match(/^([a-z]+)\s*(?:\[\s*name\s*=\s*(.+?)\s*\])?$/i);
-    if (!m) throw new Error('role selector ' + JSON.stringify(spec) + ' is not role or role[name="..."]');
+    if (!m) {
+      let why = '';
+      if (!/^[a-z]/i.test(spec.trim())) why = 'the role is missing; ';
+      else if (spec.includes('[') && !spec.trim().endsWith(']')) why = 'the [ is not closed; ';
+      else if (spec.includes('[') && !/\[\s*name\s*=/i.test(spec)) why = 'only name is taken inside [...]; ';
+      throw new SelectorError(why + 'a role selector is role=ROLE or role=ROLE[name="Accessible name"], as role=button or role=button[name="Save"]');
+    }
     const want = m[1].toLowerCase();
     const nm = m[2] ? unquote(m[2]) : null;
     return [...document.querySelectorAll('*')].filter((el) => {
@@ -123,6 +133,17 @@
       const n = name(el).toLowerCase();
       return nm.exact ? n === nm.v.toLowerCase() : n.includes(nm.v.toLowerCase());
     });
+  };
+
+  // refState says why a snapshot ref finds nothing: unknown (no snapshot
+  // of this document gave it: another page, or none taken) or gone (its
+  // element left the document). Waiting mends neither.
+  const refState = (sel) => {
+    const m = String(sel).trim().match(/^(?:ref=)?(e\d+)$/);
+    if (!m) return undefined;
+    const el = refs.get(m[1]);
+    if (!el) return 'unknown';
+    return el.isConnected ? undefined : 'gone';
   };
 
   const resolve = (sel) => {
@@ -136,13 +157,25 @@
     if (sel.startsWith('role=')) return byRole(sel.slice(5));
     if (sel.startsWith('xpath=') || sel.startsWith('//') || sel.startsWith('(//')) {
       const x = sel.startsWith('xpath=') ? sel.slice(6) : sel;
-      const r = document.evaluate(x, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      let r;
+      try {
+        r = document.evaluate(x, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      } catch (e) {
+        throw new SelectorError('not a valid XPath expression; an XPath selector is as xpath=//form//button[@type="submit"]');
+      }
       const out = [];
       for (let i = 0; i < r.snapshotLength; i++) if (r.snapshotItem(i).nodeType === 1) out.push(r.snapshotItem(i));
       return out;
     }
     if (sel.startsWith('css=')) sel = sel.slice(4);
-    return [...document.querySelectorAll(sel)];
+    try {
+      return [...document.querySelectorAll(sel)];
+    } catch (e) {
+      let hint = '';
+      if (sel.includes('>>')) hint = '; chaining with >> is not supported: give one CSS selector (form button), or text=, role= or xpath=';
+      else if (/^[a-z]+=/i.test(sel)) hint = '; the prefixes are css=, text=, role= and xpath=';
+      throw new SelectorError('not a valid CSS selector' + hint);
+    }
   };
 
   // The other ways to find what a selector meant: data-testid, id,
@@ -216,9 +249,13 @@
     return act;
   };
 
-  // probe reports the first element of sel: how many match, whether it is
+  // actionable matches the elements a user clicks or types into.
+  const actionable = 'a[href],button,input:not([type=hidden]),select,textarea,summary,label,[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[role=option],[onclick],[contenteditable]:not([contenteditable=false]),[tabindex]:not([tabindex="-1"])';
+
+  // probe reports the first element of sel (for an action on text=, the
+  // first visible one a user could act on): how many match, whether it is
   // visible and enabled, and its box (after scrolling it into view when
-  // scroll is set). With healIt, a selector matching nothing is healed.
+  // scroll is set). With heal, a selector matching nothing is healed.
   const probe = (sel, opts) => {
     opts = opts || {};
     let els = resolve(sel);
@@ -227,16 +264,26 @@
       const h = heal(sel);
       if (h) { els = h.els; matched = h.selector; }
     }
-    if (!els.length) return { count: 0 };
-    const el = els[0];
+    if (!els.length) return { count: 0, ref: refState(sel) };
+    let el = els[0];
+    // text= names what a user sees, and the heading "Sign in" is seen
+    // before the button "Sign in": an action takes the first visible
+    // element a user could act on (or inside one), then the first visible.
+    if (opts.scroll && els.length > 1 && matched.trim().startsWith('text=')) {
+      const shownEls = els.filter(visible);
+      el = shownEls.find((e) => e.closest(actionable)) || shownEls[0] || el;
+    }
     if (opts.scroll) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
     const r = el.getBoundingClientRect();
+    const nm = name(el) || text(el);
+    const kind = el.tagName.toLowerCase() + (el.tagName === 'INPUT' ? ' type=' + (el.type || 'text') : '') + (el.readOnly ? ' readonly' : '');
     return {
       count: els.length, matched, visible: visible(el),
+      element: kind + (nm ? ' ' + JSON.stringify(nm.length > 60 ? nm.slice(0, 60) + '…' : nm) : ''),
       enabled: !(el.disabled || el.getAttribute('aria-disabled') === 'true'),
       animating: typeof el.getAnimations === 'function' && el.getAnimations({ subtree: false }).some((a) => a.playState === 'running'),
       editable: el.isContentEditable || (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT' && !['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'range', 'color', 'hidden'].includes((el.type || '').toLowerCase())) && !el.readOnly,
-      kind: el.tagName.toLowerCase() + (el.tagName === 'INPUT' ? ' type=' + (el.type || 'text') : '') + (el.readOnly ? ' readonly' : ''),
+      kind,
       x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, h: r.height,
     };
   };

@@ -93,9 +93,12 @@ func pageRun[In any](f func(ctx context.Context, p *browser.Page, in In) (any, e
 
 // located describes where an action happened.
 func located(p *browser.Page, ctx context.Context, sel string, pr *browser.Probe) map[string]any {
-	out := map[string]any{"selector": sel, "matched": pr.Matched}
+	out := map[string]any{"selector": sel, "matched": pr.Matched, "element": pr.Element}
 	if pr.Matched != sel {
 		out["healed"] = true
+	}
+	if pr.Count > 1 {
+		out["matches"] = pr.Count
 	}
 	if d := p.PendingDialog(); d != nil {
 		out["dialog"] = map[string]any{"type": d.Type, "message": d.Message, "note": "the page opened a dialog and waits: answer it with browser_handle_dialog"}

@@ -104,6 +104,9 @@ func TestBrowserTools(t *testing.T) {
 	if got["healed"] != true || !strings.Contains(fmt.Sprint(got["matched"]), "submit") || got["selector"] != "[data-testid=submit]" {
 		t.Errorf("selfHeal: the result should say which selector matched: %v", got)
 	}
+	if got["element"] == nil || !strings.HasPrefix(fmt.Sprint(got["element"]), "button ") {
+		t.Errorf("the result should name the element clicked: %v", got)
+	}
 	s.MustRun("browser_wait", `{"selector":"#hi"}`)
 	if got = obj(t, s, "browser_get_text", `{"selector":"#hi"}`); got["text"] != "Hello ada (pro, terms on)" {
 		t.Errorf("after login: %v", got)
