@@ -135,6 +135,20 @@ func (p *Page) Navigate(ctx context.Context, url string) (int64, error) {
 		return err
 	}))
 	if err != nil {
+		code := netError.FindString(err.Error())
+		st, known := p.documentStatus(url)
+		switch {
+		case code == "net::ERR_HTTP_RESPONSE_CODE_FAILURE" && known:
+			// An error status with an empty body: Chromium shows its own
+			// error page. It is the server's answer, as a 404 page with a
+			// body is: the status says it.
+			return st, nil
+		case code == "net::ERR_HTTP_RESPONSE_CODE_FAILURE":
+			return 0, tool.Errorf(tool.CodeToolError, "could not open %s (%s): the server answered an HTTP error status with an empty body", url, code)
+		case code == "net::ERR_ABORTED" && known && (st == 204 || st == 205):
+			u, _ := p.URL(ctx)
+			return 0, tool.Errorf(tool.CodeToolError, "could not open %s: the server answered %d (no content), which a browser does not display; the tab stays on %s", url, st, u)
+		}
 		return 0, navError(url, err)
 	}
 	if opened { // the new page opened a dialog while loading
@@ -144,6 +158,18 @@ func (p *Page) Navigate(ctx context.Context, url string) (int64, error) {
 		return 0, nil
 	}
 	return resp.Status, nil
+}
+
+// documentStatus is the status of the last document request for url in
+// the tab's network records, and whether there is one.
+func (p *Page) documentStatus(url string) (int64, bool) {
+	reqs := p.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if r := reqs[i]; r.ResourceType == "Document" && r.URL == url && r.Status != 0 {
+			return r.Status, true
+		}
+	}
+	return 0, false
 }
 
 // History moves back (-1) or forward (+1), or reloads (0), and waits up

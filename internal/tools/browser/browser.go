@@ -250,7 +250,14 @@ func navigate() tool.Tool {
 			}
 			u, _ := p.URL(ctx)
 			title, _ := p.Title(ctx)
-			return map[string]any{"url": u, "status": status, "title": title}, nil
+			out := map[string]any{"url": u, "status": status, "title": title}
+			if strings.HasPrefix(u, "chrome-error:") && status >= 400 {
+				// An error status with an empty body: the tab shows
+				// Chromium's error page, whose address is no use.
+				out["url"] = in.URL
+				out["note"] = fmt.Sprintf("the server answered HTTP %d with an empty body: the tab shows Chromium's error page", status)
+			}
+			return out, nil
 		}),
 	}
 }

@@ -58,6 +58,10 @@ func widgetServer(t *testing.T) *httptest.Server {
 			io.WriteString(w, big.String())
 		case "/wide":
 			io.WriteString(w, wide.String())
+		case "/empty500": // an API's error: a status, no body
+			w.WriteHeader(http.StatusInternalServerError)
+		case "/nocontent":
+			w.WriteHeader(http.StatusNoContent)
 		default:
 			http.NotFound(w, r)
 		}
@@ -215,6 +219,9 @@ func TestBrowserInputsAndEdges(t *testing.T) {
 		{`{"url":"not a url"}`, tool.CodeInvalidArgs, "absolute URL"},
 		{`{"url":"http://` + deadAddr(t) + `/"}`, tool.CodeToolError, "nothing listens at"},
 		{`{"url":"http://no-such-host.invalid/"}`, tool.CodeToolError, "does not resolve"},
+		{`{"url":"example.com:8080/x"}`, tool.CodeInvalidArgs, `did you mean "http://example.com:8080/x"`},
+		{`{"url":"ftp://files.example.com/a"}`, tool.CodeInvalidArgs, "does not open ftp: URLs"},
+		{`{"url":"javascript:alert(1)"}`, tool.CodeInvalidArgs, "does not open javascript: URLs"},
 	} {
 		e := s.MustFail("browser_navigate", c.args, c.code)
 		if !strings.Contains(e.Message, c.mention) {
@@ -225,6 +232,15 @@ func TestBrowserInputsAndEdges(t *testing.T) {
 	e = s.MustFail("browser_screenshot", `{}`, tool.CodeToolError)
 	if !strings.Contains(e.Message, "error page") {
 		t.Errorf("screenshot of the error page: %s", e.Message)
+	}
+	// An error status with an empty body is the server's answer, as a
+	// 404 page is: its status, under the address asked for.
+	got = obj(t, s, "browser_navigate", `{"url":"`+srv.URL+`/empty500"}`)
+	if got["status"] != float64(500) || got["url"] != srv.URL+"/empty500" || !strings.Contains(fmt.Sprint(got["note"]), "empty body") {
+		t.Errorf("navigate to a 500 with no body: %v", got)
+	}
+	if e := s.MustFail("browser_navigate", `{"url":"`+srv.URL+`/nocontent"}`, tool.CodeToolError); !strings.Contains(e.Message, "answered 204 (no content)") {
+		t.Errorf("navigate to a 204: %s", e.Message)
 	}
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 	s.MustRun("browser_screenshot", `{}`)
