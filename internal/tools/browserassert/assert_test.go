@@ -105,6 +105,16 @@ func TestAudit(t *testing.T) {
 		t.Errorf("rules: %v", got)
 	}
 	s.MustFail("accessibility_audit", `{"rules":["nope"]}`, tool.CodeInvalidArgs)
+	// The scope is a selector as every browser tool takes it.
+	got = tooltest.Object(t, s.MustRun("accessibility_audit", `{"selector":"role=button","rules":["button-name","image-alt"]}`))
+	if got["count"] != float64(1) || !strings.Contains(fmt.Sprint(got["violations"]), "#empty") {
+		t.Errorf("audit of role=button: %v", got["violations"])
+	}
+	e := s.MustFail("accessibility_audit", `{"selector":"role=[name=x]"}`, tool.CodeInvalidArgs)
+	if !strings.Contains(e.Message, "the role is missing") || strings.Contains(e.Message, "<anonymous>") {
+		t.Errorf("audit of a malformed selector: %s", e.Message)
+	}
+	s.MustFail("accessibility_audit", `{"selector":"#nothing"}`, tool.CodeElementNotFound)
 
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/clean"}`)
 	got = tooltest.Object(t, s.MustRun("accessibility_audit", `{}`))
