@@ -166,7 +166,16 @@ func TestBrowserTools(t *testing.T) {
 
 	// Dialogs: dismissed and recorded by default; a prompt answered.
 	s.MustRun("browser_click", `{"selector":"#alert"}`)
-	s.MustRun("browser_handle_dialog", `{"action":"accept","promptText":"Zed","autoRespond":true}`)
+	// Answering after the fact finds nothing open: the note says what
+	// became of the dialog and how to accept the next one.
+	got = obj(t, s, "browser_handle_dialog", `{"action":"accept","promptText":"Zed"}`)
+	if note := fmt.Sprint(got["note"]); got["answered"] != nil || !strings.Contains(note, `the last, alert "Hi there", was dismissed`) || !strings.Contains(note, "autoRespond: true before the action") {
+		t.Errorf("handle_dialog with no dialog open: %v", got)
+	}
+	got = obj(t, s, "browser_handle_dialog", `{"action":"accept","promptText":"Zed","autoRespond":true}`)
+	if note := fmt.Sprint(got["note"]); !strings.Contains(note, "from now on dialogs are accepted") {
+		t.Errorf("handle_dialog setting the rule: %v", got)
+	}
 	s.MustRun("browser_click", `{"selector":"#prompt"}`)
 	if got = obj(t, s, "browser_get_text", `{"selector":"#said"}`); got["text"] != "Zed" {
 		t.Errorf("prompt: %v", got)

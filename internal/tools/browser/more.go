@@ -254,11 +254,36 @@ func handleDialog() tool.Tool {
 				out["answered"] = d
 			} else {
 				out["answered"] = nil
-				out["note"] = "no dialog was open"
+				out["note"] = noDialogNote(seen, p.DialogPolicy(), in.AutoRespond != nil, in.Action)
 			}
 			return out, nil
 		}),
 	}
+}
+
+// noDialogNote says what a browser_handle_dialog call that found no open
+// dialog did, and how to answer the next one: a dialog is answered as it
+// opens, by the standing rule, before a call made after the action.
+func noDialogNote(seen []browser.Dialog, pol browser.DialogPolicy, ruleSet bool, action string) string {
+	done := map[string]string{"accept": "accepted", "dismiss": "dismissed"}
+	note := "no dialog was open, so none was answered"
+	if n := len(seen); n > 0 {
+		note += fmt.Sprintf(" (the last, %s %q, was %s)", seen[n-1].Type, seen[n-1].Message, seen[n-1].Answered)
+	}
+	switch {
+	case pol.Action == "":
+		if ruleSet {
+			return note + "; from now on a dialog stays open until this tool answers it: call it after the action that opens one"
+		}
+		return note + "; dialogs stay open until this tool answers them: call it after the action that opens one"
+	case ruleSet:
+		return note + fmt.Sprintf("; from now on dialogs are %s as they open", done[pol.Action])
+	}
+	if action == pol.Action {
+		return note + fmt.Sprintf("; dialogs are %s as they open already", done[pol.Action])
+	}
+	return note + fmt.Sprintf("; dialogs are %s as they open: to %s the next ones, call this tool with autoRespond: true before the action that opens them, "+
+		"or with autoRespond: false to answer each one yourself after it opens", done[pol.Action], action)
 }
 
 func fillForm() tool.Tool {
