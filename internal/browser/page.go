@@ -243,6 +243,8 @@ type FindOptions struct {
 	// Actionable also waits for the element to be enabled and to stand
 	// still (two looks with the same box), and scrolls it into view.
 	Actionable bool
+	// Field makes a <label> stand for its form field (to type into).
+	Field bool
 }
 
 // Candidate is an element offered when a selector matched nothing.
@@ -270,7 +272,7 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 		o.State = "visible"
 	}
 	deadline := time.Now().Add(o.Timeout)
-	call := fmt.Sprintf("probe(%s, {heal: %v, scroll: %v})", jsString(sel), o.Heal, o.Actionable)
+	call := fmt.Sprintf("probe(%s, {heal: %v, scroll: %v, field: %v})", jsString(sel), o.Heal, o.Actionable, o.Field)
 	var last Probe
 	var prev *Probe
 	for {
@@ -559,10 +561,11 @@ func (p *Page) Wheel(ctx context.Context, dx, dy float64) error {
 	})))
 }
 
-// Type focuses the element (clearing it first when clear is set), types
-// text as keyboard input, and presses Enter when enter is set.
+// Type focuses the element (a label stands for its field; the field is
+// cleared first when clear is set), types text as keyboard input, and
+// presses Enter when enter is set.
 func (p *Page) Type(ctx context.Context, sel, text string, clear, enter bool, o FindOptions) (*Probe, error) {
-	o.Actionable = true
+	o.Actionable, o.Field = true, true
 	pr, err := p.Find(ctx, sel, o)
 	if err != nil {
 		return nil, err
@@ -570,7 +573,7 @@ func (p *Page) Type(ctx context.Context, sel, text string, clear, enter bool, o 
 	if !pr.Editable {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q matched a <%s>, which takes no typed text: type into a text input, a textarea or a contenteditable element; choose a select's option with browser_select_option, tick a checkbox or radio with browser_click, pick files with browser_file_upload", sel, pr.Kind)
 	}
-	focus := fmt.Sprintf(`(() => { const el = window.__bh.resolve(%s)[0]; el.focus(); if (%v) { if ('value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})); } else { el.textContent = ''; } } return true; })()`, jsString(pr.Matched), clear)
+	focus := fmt.Sprintf(`(() => { let el = window.__bh.resolve(%s)[0]; if (el.tagName === 'LABEL' && el.control) el = el.control; el.focus(); if (%v) { if ('value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})); } else { el.textContent = ''; } } return true; })()`, jsString(pr.Matched), clear)
 	if _, err := p.evalRaw(ctx, focus); err != nil {
 		return nil, err
 	}

@@ -70,6 +70,18 @@ func TestSelectorsAsMeant(t *testing.T) {
 		}
 	}
 
+	// text= of a label types into its field, for <label for> and a label
+	// around its input alike.
+	if pr, err := p.Type(ctx, "text=Email", "ann@example.com", true, false, short); err != nil || pr.Element != `input type=email "Email"` {
+		t.Errorf("type into text=Email: %+v %v", pr, err)
+	}
+	if _, err := p.Type(ctx, "text=Password", "pw", true, false, short); err != nil {
+		t.Errorf("type into text=Password: %v", err)
+	}
+	if v, err := p.Evaluate(ctx, "[email.value, pw.value].join(' ')", nil); err != nil || string(v) != `"ann@example.com pw"` {
+		t.Errorf("the fields hold %s %v", v, err)
+	}
+
 	// The heading "Sign in" comes first, the button "Sign in" second: the
 	// click goes to the button, and says so.
 	pr, err := p.Click(ctx, "text=Sign in", ClickOptions{})
@@ -78,6 +90,10 @@ func TestSelectorsAsMeant(t *testing.T) {
 	}
 	if pr.Element != `button "Sign in"` || pr.Count != 2 {
 		t.Errorf("text=Sign in clicked %q of %d matches, want the button of 2", pr.Element, pr.Count)
+	}
+	// The same element for every tool: the text read is the button's.
+	if v, err := p.Evaluate(ctx, "window.__bh.resolve('text=Sign in')[0].tagName", nil); err != nil || string(v) != `"BUTTON"` {
+		t.Errorf("text=Sign in resolves first to %s %v", v, err)
 	}
 	for {
 		u, err := p.URL(ctx)

@@ -99,6 +99,9 @@
     return { v: s, exact: false };
   };
 
+  // actionable matches the elements a user clicks or types into.
+  const actionable = 'a[href],button,input:not([type=hidden]),select,textarea,summary,label,[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[role=option],[onclick],[contenteditable]:not([contenteditable=false]),[tabindex]:not([tabindex="-1"])';
+
   const byText = (t) => {
     const { v, exact } = unquote(t);
     const want = v.replace(/\s+/g, ' ').trim().toLowerCase();
@@ -113,7 +116,13 @@
       for (const c of el.children) if (match(text(c))) { child = true; break; }
       if (!child) out.push(el);
     }
-    return out;
+    // text= names what a user sees, and the heading "Sign in" is seen
+    // before the button "Sign in": the visible elements a user acts on
+    // (or inside one) come first, then the other visible ones, then the
+    // rest, each in page order.
+    if (out.length < 2) return out;
+    const rank = (el) => (visible(el) ? (el.closest(actionable) ? 0 : 1) : 2);
+    return out.map((el, i) => ({ el, i, r: rank(el) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.el);
   };
 
   const byRole = (spec) => {
@@ -249,11 +258,7 @@
     return act;
   };
 
-  // actionable matches the elements a user clicks or types into.
-  const actionable = 'a[href],button,input:not([type=hidden]),select,textarea,summary,label,[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[role=option],[onclick],[contenteditable]:not([contenteditable=false]),[tabindex]:not([tabindex="-1"])';
-
-  // probe reports the first element of sel (for an action on text=, the
-  // first visible one a user could act on): how many match, whether it is
+  // probe reports the first element of sel: how many match, whether it is
   // visible and enabled, and its box (after scrolling it into view when
   // scroll is set). With heal, a selector matching nothing is healed.
   const probe = (sel, opts) => {
@@ -266,13 +271,8 @@
     }
     if (!els.length) return { count: 0, ref: refState(sel) };
     let el = els[0];
-    // text= names what a user sees, and the heading "Sign in" is seen
-    // before the button "Sign in": an action takes the first visible
-    // element a user could act on (or inside one), then the first visible.
-    if (opts.scroll && els.length > 1 && matched.trim().startsWith('text=')) {
-      const shownEls = els.filter(visible);
-      el = shownEls.find((e) => e.closest(actionable)) || shownEls[0] || el;
-    }
+    // Typing into a label types into its field.
+    if (opts.field && el.tagName === 'LABEL' && el.control) el = el.control;
     if (opts.scroll) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
     const r = el.getBoundingClientRect();
     const nm = name(el) || text(el);
