@@ -144,6 +144,10 @@ func TestAssertions(t *testing.T) {
 	check("assert_title", `{"expected":"Cart","timeout":200}`, false, `"Shop"`, `"Cart"`)
 	check("assert_url", `{"expected":"/shop","mode":"contains"}`, true)
 	check("assert_url", `{"expected":"/shop$","mode":"matches"}`, true)
+	// equals a path: the page's origin is implied, the query counts.
+	check("assert_url", `{"expected":"/shop"}`, true)
+	check("assert_url", `{"expected":"/shop?x=1","timeout":200}`, false, "/shop")
+	check("assert_url", `{"expected":"/sho","timeout":200}`, false, "/shop")
 	check("assert_url", `{"expected":"/pay","mode":"contains","timeout":200}`, false, "/shop")
 	check("assert_count", `{"selector":".item","equals":2}`, true)
 	check("assert_count", `{"selector":".item","min":5,"timeout":200}`, false, "matches 2 elements", "at least 5")
