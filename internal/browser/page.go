@@ -288,6 +288,10 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 			// A ref is given by browser_snapshot only: waiting brings none.
 			return nil, p.badRef(ctx, sel, pr.Ref)
 		}
+		if prev == nil && pr.Count == 0 && (o.State == "visible" || o.State == "attached") && p.blank(ctx) {
+			// No page was opened: nothing will appear by waiting.
+			return nil, tool.Errorf(tool.CodeElementNotFound, "selector %q: the tab is blank (about:blank), no page was opened in it: open one with browser_navigate first (a browser just started, or started again after its Igor ended, shows about:blank)", sel)
+		}
 		done := false
 		switch o.State {
 		case "attached":
@@ -319,6 +323,12 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 		}
 	}
 	return nil, p.notFound(ctx, sel, o, last)
+}
+
+// blank says the tab shows an empty about:blank: no page was opened.
+func (p *Page) blank(ctx context.Context) bool {
+	raw, err := p.evalRaw(ctx, "location.href === 'about:blank' && !(document.body && document.body.childElementCount)")
+	return err == nil && string(raw) == "true"
 }
 
 // thrown is the message of an error the page helper threw, without the
