@@ -119,24 +119,110 @@ func (p *Page) Title(ctx context.Context) (string, error) {
 	return t, err
 }
 
-// Navigate loads url and waits for its load event; it returns the main
-// response's status (0 when there was none, as for about:blank).
+// NavigateTimeout is how long a navigation waits for the page's load
+// event by default.
+const NavigateTimeout = 15 * time.Second
+
+// Navigate loads url and waits for its load event (NavigateTimeout); it
+// returns the main response's status (0 when there was none, as for
+// about:blank).
 func (p *Page) Navigate(ctx context.Context, url string) (int64, error) {
+	st, _, err := p.NavigateWithin(ctx, url, 0)
+	return st, err
+}
+
+// NavigateWithin is Navigate waiting up to timeout (NavigateTimeout when
+// 0, and less than what is left of ctx) for the load event. When the
+// document came but a resource of it still loads at the timeout, loading
+// is stopped and the page is kept, with a note saying so; when no
+// document came, loading is stopped and it answers TIMEOUT. Either way
+// the tab is usable after.
+func (p *Page) NavigateWithin(ctx context.Context, url string, timeout time.Duration) (int64, string, error) {
 	if err := checkURL(url); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err := p.usable(); err != nil {
-		return 0, err
+		return 0, "", err
 	}
+	if timeout <= 0 {
+		timeout = NavigateTimeout
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		// Leave the call time to stop loading and say what happened.
+		timeout = max(100*time.Millisecond, min(timeout, time.Until(dl)-2*time.Second))
+	}
+	nctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	began := time.Now()
 	var resp *network.Response
-	opened, err := p.runUntilDialog(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	opened, err := p.runUntilDialog(nctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		r, err := chromedp.NavigateResponse(url)(ctx, t)
 		resp = r
 		return err
 	}))
+	if err != nil && nctx.Err() != nil && ctx.Err() == nil {
+		return p.loadTimedOut(ctx, url, timeout, began)
+	}
+	st, err := p.navigated(ctx, url, began, resp, opened, err)
+	return st, "", err
+}
+
+// loadTimedOut stops a navigation that did not load within timeout and
+// says how far it came. The page itself says it (the network records may
+// lag behind): whether its document is the new one, with what status, and
+// which of its resources still load.
+func (p *Page) loadTimedOut(ctx context.Context, url string, timeout time.Duration, began time.Time) (int64, string, error) {
+	var state struct {
+		Origin  float64  `json:"origin"`
+		Status  int64    `json:"status"`
+		Pending []string `json:"pending"`
+	}
+	look := func(d time.Duration) bool {
+		lctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		raw, err := p.evalRaw(lctx, pageLoadState)
+		return err == nil && json.Unmarshal(raw, &state) == nil
+	}
+	// Before stopping, which cancels what still loads; a tab whose
+	// navigation has not been answered does not answer either.
+	looked := look(500 * time.Millisecond)
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_ = p.run(sctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.StopLoading, cdp.Empty{})
+		return err
+	}))
+	if !looked {
+		look(2 * time.Second)
+		state.Pending = nil
+	}
+	// The new document's time origin is when its navigation began.
+	if state.Origin >= float64(began.UnixMilli()-1) {
+		note := fmt.Sprintf("the page's load event had not come after %v: loading was stopped, and the page is used as it is", timeout)
+		if len(state.Pending) > 0 {
+			note += fmt.Sprintf(" (still loading: %s)", strings.Join(state.Pending, ", "))
+		}
+		return state.Status, note, nil
+	}
+	u, _ := p.URL(ctx)
+	return 0, "", tool.Errorf(tool.CodeTimeout, "could not open %s: no answer within %v; loading was stopped and the tab still shows %s (is the server stuck? a longer timeout waits longer)", url, timeout, u)
+}
+
+// pageLoadState is the document's time origin, its status, and up to 3
+// resources it names that have not loaded (no resource timing entry yet).
+const pageLoadState = `(() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const done = new Set(performance.getEntriesByType('resource').map((e) => e.name));
+  const named = [...document.querySelectorAll('img[src], script[src], link[rel=stylesheet][href], iframe[src], video[src], audio[src]')]
+    .map((e) => e.currentSrc || e.src || e.href).filter((u) => u && /^https?:/.test(u) && !done.has(u));
+  return { origin: performance.timeOrigin, status: nav ? nav.responseStatus || 0 : 0, pending: [...new Set(named)].slice(0, 3) };
+})()`
+
+// navigated is the outcome of a navigation that ended.
+func (p *Page) navigated(ctx context.Context, url string, began time.Time, resp *network.Response, opened bool, err error) (int64, error) {
 	if err != nil {
 		code := netError.FindString(err.Error())
-		st, known := p.documentStatus(url)
+		st, known := p.documentStatus(began)
 		switch {
 		case code == "net::ERR_HTTP_RESPONSE_CODE_FAILURE" && known:
 			// An error status with an empty body: Chromium shows its own
@@ -160,12 +246,13 @@ func (p *Page) Navigate(ctx context.Context, url string) (int64, error) {
 	return resp.Status, nil
 }
 
-// documentStatus is the status of the last document request for url in
-// the tab's network records, and whether there is one.
-func (p *Page) documentStatus(url string) (int64, bool) {
+// documentStatus is the status of the last document request answered
+// since a navigation began (after its redirects), from the tab's network
+// records, and whether there is one.
+func (p *Page) documentStatus(since time.Time) (int64, bool) {
 	reqs := p.Requests()
 	for i := len(reqs) - 1; i >= 0; i-- {
-		if r := reqs[i]; r.ResourceType == "Document" && r.URL == url && r.Status != 0 {
+		if r := reqs[i]; r.ResourceType == "Document" && !r.start.Before(since) && r.Status != 0 {
 			return r.Status, true
 		}
 	}

@@ -238,19 +238,24 @@ func closeBrowser() tool.Tool {
 
 func navigate() tool.Tool {
 	type args struct {
-		URL string `json:"url"`
+		URL     string `json:"url"`
+		Timeout int64  `json:"timeout"`
 	}
 	return tool.Tool{
-		Def: def("browser_navigate", "Open a URL in the active tab and wait for it to load. Returns {url, status, title}.", true,
-			schema.Object(schema.String("url", "Address to open (http, https, file or data URL)").Required().Min(1))),
+		Def: def("browser_navigate", "Open a URL in the active tab and wait for it to load (its load event, up to timeout: a page whose images or scripts still load then is kept as it is, with a note). Returns {url, status, title}.", true,
+			schema.Object(schema.String("url", "Address to open (http, https, file or data URL)").Required().Min(1),
+				schema.Integer("timeout", "Milliseconds to wait for the page to load (within the call's own timeout, tools.defaultTimeout)").Default(browser.NavigateTimeout.Milliseconds()).Min(100).Max(120_000))),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
-			status, err := p.Navigate(ctx, in.URL)
+			status, note, err := p.NavigateWithin(ctx, in.URL, time.Duration(in.Timeout)*time.Millisecond)
 			if err != nil {
 				return nil, err
 			}
 			u, _ := p.URL(ctx)
 			title, _ := p.Title(ctx)
 			out := map[string]any{"url": u, "status": status, "title": title}
+			if note != "" {
+				out["note"] = note
+			}
 			if strings.HasPrefix(u, "chrome-error:") && status >= 400 {
 				// An error status with an empty body: the tab shows
 				// Chromium's error page, whose address is no use.

@@ -49,11 +49,19 @@ func widgetServer(t *testing.T) *httptest.Server {
 	for i := range 8000 {
 		fmt.Fprintf(wide, `<p>第%d行：这是一个很长的中文句子，用来测试快照的字节上限。</p>`, i)
 	}
+	stop := make(chan struct{}) // ends the answers that never come
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		switch r.URL.Path {
 		case "/":
 			io.WriteString(w, widgets)
+		case "/slow": // its image never loads
+			io.WriteString(w, `<!doctype html><title>Slow</title><h1>Slow page</h1><img src="/never.png" alt="never">`)
+		case "/never.png", "/stuck":
+			select {
+			case <-stop:
+			case <-r.Context().Done():
+			}
 		case "/big":
 			io.WriteString(w, big.String())
 		case "/wide":
@@ -67,6 +75,7 @@ func widgetServer(t *testing.T) *httptest.Server {
 		}
 	}))
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
 	return srv
 }
 
@@ -241,6 +250,19 @@ func TestBrowserInputsAndEdges(t *testing.T) {
 	}
 	if e := s.MustFail("browser_navigate", `{"url":"`+srv.URL+`/nocontent"}`, tool.CodeToolError); !strings.Contains(e.Message, "answered 204 (no content)") {
 		t.Errorf("navigate to a 204: %s", e.Message)
+	}
+	// A page whose image never loads is kept at the timeout, with a note;
+	// a server that never answers is a TIMEOUT; the tab is usable after.
+	got = obj(t, s, "browser_navigate", `{"url":"`+srv.URL+`/slow","timeout":500}`)
+	if note := fmt.Sprint(got["note"]); got["status"] != float64(200) || got["title"] != "Slow" || !strings.Contains(note, "load event had not come") || !strings.Contains(note, "/never.png") {
+		t.Errorf("navigate to a page still loading: %v", got)
+	}
+	e = s.MustFail("browser_navigate", `{"url":"`+srv.URL+`/stuck","timeout":500}`, tool.CodeTimeout)
+	if !strings.Contains(e.Message, "no answer within 500ms") || !strings.Contains(e.Message, "still shows "+srv.URL+"/slow") {
+		t.Errorf("navigate to a stuck server: %s", e.Message)
+	}
+	if got = obj(t, s, "browser_get_text", `{"selector":"h1"}`); got["text"] != "Slow page" {
+		t.Errorf("the tab after a stuck navigation: %v", got)
 	}
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 	s.MustRun("browser_screenshot", `{}`)
