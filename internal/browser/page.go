@@ -332,6 +332,8 @@ type FindOptions struct {
 	Actionable bool
 	// Field makes a <label> stand for its form field (to type into).
 	Field bool
+	// cut says Timeout was shortened to end before the call does.
+	cut bool
 }
 
 // Candidate is an element offered when a selector matched nothing.
@@ -357,6 +359,10 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 	}
 	if o.State == "" {
 		o.State = "visible"
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-time.Second < o.Timeout {
+		// The call ends first: stop looking in time to say what was found.
+		o.Timeout, o.cut = max(0, time.Until(dl)-time.Second).Round(time.Millisecond), true
 	}
 	deadline := time.Now().Add(o.Timeout)
 	call := fmt.Sprintf("probe(%s, {heal: %v, scroll: %v, field: %v})", jsString(sel), o.Heal, o.Actionable, o.Field)
@@ -471,6 +477,9 @@ func (p *Page) notFound(ctx context.Context, sel string, o FindOptions, last Pro
 	}
 	u, _ := p.URL(ctx)
 	msg := fmt.Sprintf("selector %q %s within %v on %s", sel, why, o.Timeout, u)
+	if o.cut {
+		msg += " (the wait was cut to end before the call's own timeout, tools.defaultTimeout)"
+	}
 	switch {
 	case b.Len() > 0 && cands[0].Unrelated:
 		msg += "; no element looks like it; elements to act on: " + b.String() + " (browser_snapshot lists them all, with refs)"

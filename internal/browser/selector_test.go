@@ -62,6 +62,15 @@ func TestSelectorsAsMeant(t *testing.T) {
 		t.Errorf("detached ref: %v", err)
 	}
 
+	// A wait longer than the call ends before the call does, saying what
+	// it found.
+	cctx, ccancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	_, err = p.Click(cctx, "#nope", ClickOptions{FindOptions: FindOptions{Timeout: time.Minute}})
+	ccancel()
+	if code(err) != tool.CodeElementNotFound || !strings.Contains(err.Error(), "the wait was cut to end before the call's own timeout") {
+		t.Errorf("a wait longer than its call: %v", err)
+	}
+
 	// Selectors that cannot be read.
 	for sel, want := range map[string]string{
 		`role=button[name="Sign in"`: "the [ is not closed",

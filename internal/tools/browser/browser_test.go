@@ -99,7 +99,11 @@ func TestBrowserTools(t *testing.T) {
 	}
 
 	// A login flow by tools: type, select, check, click; then the page says who.
-	s.MustRun("browser_fill_form", `{"fields":[{"selector":"#user","value":"ada"},{"selector":"#pw","value":"secret"},{"selector":"#plan","value":"pro"},{"selector":"#terms","value":true}]}`)
+	// Fields by their labels too: a label stands for its field.
+	s.MustRun("browser_fill_form", `{"fields":[{"selector":"text=User","value":"ada"},{"selector":"#pw","value":"secret"},{"selector":"#plan","value":"pro"},{"selector":"text=I agree","value":true}]}`)
+	if e := s.MustFail("browser_fill_form", `{"fields":[{"selector":"#nobody","value":"x"}],"timeout":200}`, tool.CodeElementNotFound); !strings.HasPrefix(e.Message, "field 1: selector \"#nobody\"") {
+		t.Errorf("fill_form naming the field: %s", e.Message)
+	}
 	got = obj(t, s, "browser_click", `{"selector":"[data-testid=submit]","selfHeal":true,"timeout":1000}`)
 	if got["healed"] != true || !strings.Contains(fmt.Sprint(got["matched"]), "submit") || got["selector"] != "[data-testid=submit]" {
 		t.Errorf("selfHeal: the result should say which selector matched: %v", got)

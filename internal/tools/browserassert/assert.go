@@ -58,6 +58,10 @@ func until(ctx context.Context, timeoutMs int64, check func() (outcome, error)) 
 	}
 	t0 := time.Now()
 	deadline := t0.Add(d)
+	if dl, ok := ctx.Deadline(); ok && dl.Add(-time.Second).Before(deadline) {
+		// The call ends first: answer with what was found before it does.
+		deadline = dl.Add(-time.Second)
+	}
 	for {
 		o, err := check()
 		if err != nil || o.passed || time.Now().After(deadline) {

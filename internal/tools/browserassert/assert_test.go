@@ -1,6 +1,7 @@
 package browserassert
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -178,4 +180,22 @@ func TestFamily(t *testing.T) {
 		}
 		return "Assertions"
 	}, names...)
+}
+
+// An assertion whose timeout outlasts the call answers before the call
+// ends, with what it found, instead of leaving the call to time out.
+func TestUntilEndsBeforeTheCall(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	looks := 0
+	o, _, err := until(ctx, 60_000, func() (outcome, error) {
+		looks++
+		return outcome{actual: "hidden"}, nil
+	})
+	if err != nil || o.passed || o.actual != "hidden" || looks == 0 {
+		t.Errorf("until with a call deadline before its timeout: %+v after %d looks, %v", o, looks, err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("until answered only once the call had ended")
+	}
 }
