@@ -149,7 +149,7 @@ func (p *Page) NavigateWithin(ctx context.Context, url string, timeout time.Dura
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		// Leave the call time to stop loading and say what happened.
-		timeout = max(100*time.Millisecond, min(timeout, time.Until(dl)-2*time.Second))
+		timeout = max(100*time.Millisecond, min(timeout, time.Until(dl)-4*time.Second))
 	}
 	nctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -185,16 +185,25 @@ func (p *Page) loadTimedOut(ctx context.Context, url string, timeout time.Durati
 	}
 	// Before stopping, which cancels what still loads; a tab whose
 	// navigation has not been answered does not answer either.
-	looked := look(500 * time.Millisecond)
-	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	looked := look(time.Second)
+	sctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	_ = p.run(sctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := cdp.Call(ctx, t, page.StopLoading, cdp.Empty{})
 		return err
 	}))
 	if !looked {
-		look(2 * time.Second)
+		look(time.Second)
+		// What the stop cancelled, as the tab's records say (they may
+		// come a moment later).
 		state.Pending = nil
+		for end := time.Now().Add(time.Second); state.Origin >= float64(began.UnixMilli()-1) && len(state.Pending) == 0 && time.Now().Before(end) && ctx.Err() == nil; time.Sleep(pollInterval) {
+			for _, r := range p.Requests() {
+				if !r.start.Before(began) && r.Failed == "canceled" && r.ResourceType != "Document" && len(state.Pending) < 3 {
+					state.Pending = append(state.Pending, r.URL)
+				}
+			}
+		}
 	}
 	// The new document's time origin is when its navigation began.
 	if state.Origin >= float64(began.UnixMilli()-1) {
