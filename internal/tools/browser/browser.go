@@ -33,6 +33,10 @@ const (
 // bound (tools.maxResultBytes, 100,000 bytes).
 const snapshotBytes = 96_000
 
+// getTextMax is the most characters browser_get_text returns at once: in
+// UTF-8 and JSON they stay under the result bound (tools.maxResultBytes).
+const getTextMax = 20_000
+
 // Tools returns the family.
 func Tools() []tool.Tool {
 	return []tool.Tool{
@@ -359,18 +363,35 @@ func typeText() tool.Tool {
 
 func getText() tool.Tool {
 	type args struct {
-		Selector string `json:"selector"`
-		Timeout  int64  `json:"timeout"`
+		Selector  string `json:"selector"`
+		Timeout   int64  `json:"timeout"`
+		Offset    int    `json:"offset"`
+		MaxLength int    `json:"maxLength"`
 	}
 	return tool.Tool{
-		Def: def("browser_get_text", "The visible text of an element, or of the whole page without a selector. Returns {text, selector}.", false,
-			schema.Object(selectorArg(false), timeoutArg())),
+		Def: def("browser_get_text", "The visible text of an element, or of the whole page without a selector; a long text comes in parts (offset, maxLength). Returns {text, selector}.", false,
+			schema.Object(selectorArg(false), timeoutArg(),
+				schema.Integer("offset", "The first character to return (for the next part of a long text)").Default(0).Min(0),
+				schema.Integer("maxLength", "At most this many characters").Default(getTextMax).Min(1).Max(getTextMax))),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			s, err := p.Text(ctx, in.Selector, findOpts(in.Timeout, false))
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"text": s, "selector": in.Selector}, nil
+			out := map[string]any{"text": s, "selector": in.Selector}
+			if in.MaxLength <= 0 {
+				in.MaxLength = getTextMax
+			}
+			if n := utf8.RuneCountInString(s); in.Offset > 0 || n > in.MaxLength {
+				r := []rune(s)
+				from := min(in.Offset, n)
+				to := min(from+in.MaxLength, n)
+				out["text"], out["offset"], out["length"] = string(r[from:to]), from, n
+				if to < n {
+					out["note"] = fmt.Sprintf("characters %d to %d of %d: pass offset %d for the next part, or a selector to read one part of the page", from, to, n, to)
+				}
+			}
+			return out, nil
 		}),
 	}
 }

@@ -221,6 +221,17 @@ func TestBrowserInputsAndEdges(t *testing.T) {
 	if strings.Contains(snap, "cut at") || !strings.Contains(snap, "第2行") {
 		t.Errorf("snapshot of one part: %s", snap)
 	}
+	// Its text comes in parts under the result bound, each saying where
+	// the next begins.
+	got = obj(t, s, "browser_get_text", `{}`)
+	part1 := fmt.Sprint(got["text"])
+	if b := len(tooltest.Marshal(got)); b > 100_000 || got["length"] == nil || !strings.Contains(fmt.Sprint(got["note"]), "pass offset 20000") {
+		t.Errorf("get_text of a long page: %d bytes of JSON, length %v, note %v", b, got["length"], got["note"])
+	}
+	got = obj(t, s, "browser_get_text", `{"offset":20000}`)
+	if got["offset"] != float64(20000) || !strings.HasPrefix(fmt.Sprint(got["text"]), string([]rune(fmt.Sprint(obj(t, s, "browser_get_text", `{"offset":19990,"maxLength":20}`)["text"]))[10:])) || part1 == got["text"] {
+		t.Errorf("get_text's next part: offset %v, text %.60q", got["offset"], got["text"])
+	}
 
 	// Bad input, each with what would be right.
 	for _, c := range []struct{ args, code, mention string }{
