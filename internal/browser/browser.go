@@ -791,6 +791,13 @@ func (p *Page) SetDialogPolicy(pol DialogPolicy) {
 	p.mu.Unlock()
 }
 
+// DialogPolicy is how dialogs are answered as they open now.
+func (p *Page) DialogPolicy() DialogPolicy {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.policy
+}
+
 // AnswerDialog answers the open dialog, waiting up to wait for one to
 // open; it returns the dialog answered.
 func (p *Page) AnswerDialog(ctx context.Context, accept bool, prompt string, wait time.Duration) (*Dialog, error) {

@@ -24,6 +24,12 @@ func checkURL(raw string) error {
 	if err != nil {
 		return tool.Errorf(tool.CodeInvalidArgs, "argument \"url\": %q is not a URL (%v); give an absolute URL such as http://localhost:3000/", raw, err)
 	}
+	// host:port parses as a scheme with a number after it; any other
+	// scheme (ftp://, javascript:, mailto:) is one a tab does not open.
+	hostPort := u.Opaque != "" && u.Opaque[0] >= '0' && u.Opaque[0] <= '9'
+	if u.Scheme != "" && !hostPort && !schemes[strings.ToLower(u.Scheme)] {
+		return tool.Errorf(tool.CodeInvalidArgs, "argument \"url\": %q: a browser tab does not open %s: URLs; give an http, https, file, data or about URL", raw, u.Scheme)
+	}
 	if u.Scheme == "" || !schemes[strings.ToLower(u.Scheme)] {
 		hint := ""
 		if !strings.ContainsAny(s, " \t") {
@@ -68,6 +74,8 @@ func navError(u string, err error) error {
 		why = "no such file: give the absolute path of an existing file (file:///path/to/page.html)"
 	case strings.HasPrefix(code, "net::ERR_CERT_"):
 		why = "the TLS certificate of " + host + " is not trusted"
+	case code == "net::ERR_ABORTED":
+		why = "the navigation was cancelled: the address answered with no page to show (a download, or a 204), or another navigation replaced it"
 	case code == "net::ERR_CONNECTION_RESET" || code == "net::ERR_EMPTY_RESPONSE" || code == "net::ERR_CONNECTION_CLOSED":
 		why = host + " closed the connection without an answer: is it an HTTP server (not HTTPS, or another protocol)?"
 	case strings.Contains(err.Error(), "invalid URL"):

@@ -119,22 +119,131 @@ func (p *Page) Title(ctx context.Context) (string, error) {
 	return t, err
 }
 
-// Navigate loads url and waits for its load event; it returns the main
-// response's status (0 when there was none, as for about:blank).
+// NavigateTimeout is how long a navigation waits for the page's load
+// event by default.
+const NavigateTimeout = 15 * time.Second
+
+// Navigate loads url and waits for its load event (NavigateTimeout); it
+// returns the main response's status (0 when there was none, as for
+// about:blank).
 func (p *Page) Navigate(ctx context.Context, url string) (int64, error) {
+	st, _, err := p.NavigateWithin(ctx, url, 0)
+	return st, err
+}
+
+// NavigateWithin is Navigate waiting up to timeout (NavigateTimeout when
+// 0, and less than what is left of ctx) for the load event. When the
+// document came but a resource of it still loads at the timeout, loading
+// is stopped and the page is kept, with a note saying so; when no
+// document came, loading is stopped and it answers TIMEOUT. Either way
+// the tab is usable after.
+func (p *Page) NavigateWithin(ctx context.Context, url string, timeout time.Duration) (int64, string, error) {
 	if err := checkURL(url); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err := p.usable(); err != nil {
-		return 0, err
+		return 0, "", err
 	}
+	if timeout <= 0 {
+		timeout = NavigateTimeout
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		// Leave the call time to stop loading and say what happened.
+		timeout = max(100*time.Millisecond, min(timeout, time.Until(dl)-4*time.Second))
+	}
+	nctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	began := time.Now()
 	var resp *network.Response
-	opened, err := p.runUntilDialog(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	opened, err := p.runUntilDialog(nctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		r, err := chromedp.NavigateResponse(url)(ctx, t)
 		resp = r
 		return err
 	}))
+	if err != nil && nctx.Err() != nil && ctx.Err() == nil {
+		return p.loadTimedOut(ctx, url, timeout, began)
+	}
+	st, err := p.navigated(ctx, url, began, resp, opened, err)
+	return st, "", err
+}
+
+// loadTimedOut stops a navigation that did not load within timeout and
+// says how far it came. The page itself says it (the network records may
+// lag behind): whether its document is the new one, with what status, and
+// which of its resources still load.
+func (p *Page) loadTimedOut(ctx context.Context, url string, timeout time.Duration, began time.Time) (int64, string, error) {
+	var state struct {
+		Origin  float64  `json:"origin"`
+		Status  int64    `json:"status"`
+		Pending []string `json:"pending"`
+	}
+	look := func(d time.Duration) bool {
+		lctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		raw, err := p.evalRaw(lctx, pageLoadState)
+		return err == nil && json.Unmarshal(raw, &state) == nil
+	}
+	// Before stopping, which cancels what still loads; a tab whose
+	// navigation has not been answered does not answer either.
+	looked := look(time.Second)
+	sctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_ = p.run(sctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.StopLoading, cdp.Empty{})
+		return err
+	}))
+	if !looked {
+		look(time.Second)
+		// What the stop cancelled, as the tab's records say (they may
+		// come a moment later).
+		state.Pending = nil
+		for end := time.Now().Add(time.Second); state.Origin >= float64(began.UnixMilli()-1) && len(state.Pending) == 0 && time.Now().Before(end) && ctx.Err() == nil; time.Sleep(pollInterval) {
+			for _, r := range p.Requests() {
+				if !r.start.Before(began) && r.Failed == "canceled" && r.ResourceType != "Document" && len(state.Pending) < 3 {
+					state.Pending = append(state.Pending, r.URL)
+				}
+			}
+		}
+	}
+	// The new document's time origin is when its navigation began.
+	if state.Origin >= float64(began.UnixMilli()-1) {
+		note := fmt.Sprintf("the page's load event had not come after %v: loading was stopped, and the page is used as it is", timeout)
+		if len(state.Pending) > 0 {
+			note += fmt.Sprintf(" (still loading: %s)", strings.Join(state.Pending, ", "))
+		}
+		return state.Status, note, nil
+	}
+	u, _ := p.URL(ctx)
+	return 0, "", tool.Errorf(tool.CodeTimeout, "could not open %s: no answer within %v; loading was stopped and the tab still shows %s (is the server stuck? a longer timeout waits longer)", url, timeout, u)
+}
+
+// pageLoadState is the document's time origin, its status, and up to 3
+// resources it names that have not loaded (no resource timing entry yet).
+const pageLoadState = `(() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const done = new Set(performance.getEntriesByType('resource').map((e) => e.name));
+  const named = [...document.querySelectorAll('img[src], script[src], link[rel=stylesheet][href], iframe[src], video[src], audio[src]')]
+    .map((e) => e.currentSrc || e.src || e.href).filter((u) => u && /^https?:/.test(u) && !done.has(u));
+  return { origin: performance.timeOrigin, status: nav ? nav.responseStatus || 0 : 0, pending: [...new Set(named)].slice(0, 3) };
+})()`
+
+// navigated is the outcome of a navigation that ended.
+func (p *Page) navigated(ctx context.Context, url string, began time.Time, resp *network.Response, opened bool, err error) (int64, error) {
 	if err != nil {
+		code := netError.FindString(err.Error())
+		st, known := p.documentStatus(began)
+		switch {
+		case code == "net::ERR_HTTP_RESPONSE_CODE_FAILURE" && known:
+			// An error status with an empty body: Chromium shows its own
+			// error page. It is the server's answer, as a 404 page with a
+			// body is: the status says it.
+			return st, nil
+		case code == "net::ERR_HTTP_RESPONSE_CODE_FAILURE":
+			return 0, tool.Errorf(tool.CodeToolError, "could not open %s (%s): the server answered an HTTP error status with an empty body", url, code)
+		case code == "net::ERR_ABORTED" && known && (st == 204 || st == 205):
+			u, _ := p.URL(ctx)
+			return 0, tool.Errorf(tool.CodeToolError, "could not open %s: the server answered %d (no content), which a browser does not display; the tab stays on %s", url, st, u)
+		}
 		return 0, navError(url, err)
 	}
 	if opened { // the new page opened a dialog while loading
@@ -144,6 +253,19 @@ func (p *Page) Navigate(ctx context.Context, url string) (int64, error) {
 		return 0, nil
 	}
 	return resp.Status, nil
+}
+
+// documentStatus is the status of the last document request answered
+// since a navigation began (after its redirects), from the tab's network
+// records, and whether there is one.
+func (p *Page) documentStatus(since time.Time) (int64, bool) {
+	reqs := p.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if r := reqs[i]; r.ResourceType == "Document" && !r.start.Before(since) && r.Status != 0 {
+			return r.Status, true
+		}
+	}
+	return 0, false
 }
 
 // History moves back (-1) or forward (+1), or reloads (0), and waits up
@@ -192,11 +314,17 @@ type Probe struct {
 	// Animating says a CSS animation or transition runs on the element.
 	Animating bool `json:"animating"`
 	// Kind is the element's tag (and input type), for messages.
-	Kind string  `json:"kind,omitempty"`
-	X    float64 `json:"x"`
-	Y    float64 `json:"y"`
-	W    float64 `json:"w"`
-	H    float64 `json:"h"`
+	Kind string `json:"kind,omitempty"`
+	// Element is the element acted on as a user would name it: its kind
+	// and accessible name (button "Sign in").
+	Element string `json:"element,omitempty"`
+	// Ref says why a snapshot ref matched nothing: "unknown" (no snapshot
+	// of this document gave it) or "gone" (its element was removed).
+	Ref string  `json:"ref,omitempty"`
+	X   float64 `json:"x"`
+	Y   float64 `json:"y"`
+	W   float64 `json:"w"`
+	H   float64 `json:"h"`
 }
 
 // FindOptions say what to wait for.
@@ -211,6 +339,10 @@ type FindOptions struct {
 	// Actionable also waits for the element to be enabled and to stand
 	// still (two looks with the same box), and scrolls it into view.
 	Actionable bool
+	// Field makes a <label> stand for its form field (to type into).
+	Field bool
+	// cut says Timeout was shortened to end before the call does.
+	cut bool
 }
 
 // Candidate is an element offered when a selector matched nothing.
@@ -237,19 +369,31 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 	if o.State == "" {
 		o.State = "visible"
 	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-time.Second < o.Timeout {
+		// The call ends first: stop looking in time to say what was found.
+		o.Timeout, o.cut = max(0, time.Until(dl)-time.Second).Round(time.Millisecond), true
+	}
 	deadline := time.Now().Add(o.Timeout)
-	call := fmt.Sprintf("probe(%s, {heal: %v, scroll: %v})", jsString(sel), o.Heal, o.Actionable)
+	call := fmt.Sprintf("probe(%s, {heal: %v, scroll: %v, field: %v})", jsString(sel), o.Heal, o.Actionable, o.Field)
 	var last Probe
 	var prev *Probe
 	for {
 		var pr Probe
 		if err := p.helper(ctx, call, &pr); err != nil {
 			if te, ok := err.(*tool.Error); ok && strings.Contains(te.Message, "threw") {
-				return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q is not valid: %s", sel, strings.TrimPrefix(te.Message, "the page's JavaScript threw: "))
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q is not valid: %s", sel, thrown(te.Message))
 			}
 			return nil, err
 		}
 		last = pr
+		if pr.Ref != "" && (o.State == "visible" || o.State == "attached") {
+			// A ref is given by browser_snapshot only: waiting brings none.
+			return nil, p.badRef(ctx, sel, pr.Ref)
+		}
+		if prev == nil && pr.Count == 0 && (o.State == "visible" || o.State == "attached") && p.blank(ctx) {
+			// No page was opened: nothing will appear by waiting.
+			return nil, tool.Errorf(tool.CodeElementNotFound, "selector %q: the tab is blank (about:blank), no page was opened in it: open one with browser_navigate first (a browser just started, or started again after its Igor ended, shows about:blank)", sel)
+		}
 		done := false
 		switch o.State {
 		case "attached":
@@ -283,6 +427,34 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 	return nil, p.notFound(ctx, sel, o, last)
 }
 
+// blank says the tab shows an empty about:blank: no page was opened.
+func (p *Page) blank(ctx context.Context) bool {
+	raw, err := p.evalRaw(ctx, "location.href === 'about:blank' && !(document.body && document.body.childElementCount)")
+	return err == nil && string(raw) == "true"
+}
+
+// thrown is the message of an error the page helper threw, without the
+// JavaScript stack (lines of <anonymous> positions a user cannot act on)
+// or the error's class name.
+func thrown(msg string) string {
+	msg = strings.TrimPrefix(msg, "the page's JavaScript threw: ")
+	if i := strings.Index(msg, "\n    at "); i >= 0 {
+		msg = msg[:i]
+	}
+	return strings.TrimPrefix(msg, "SelectorError: ")
+}
+
+// badRef explains a snapshot ref that finds no element: refs are given
+// by browser_snapshot for one document and name one element.
+func (p *Page) badRef(ctx context.Context, sel, state string) error {
+	u, _ := p.URL(ctx)
+	ref := strings.TrimPrefix(strings.TrimSpace(sel), "ref=")
+	if state == "gone" {
+		return tool.Errorf(tool.CodeElementNotFound, "ref %s named an element that is no longer on %s (removed or drawn again by the page's scripts); take a new browser_snapshot and use a ref from it", ref, u)
+	}
+	return tool.Errorf(tool.CodeElementNotFound, "ref %s is not a ref of %s: refs come from browser_snapshot and last until the page navigates or reloads; take browser_snapshot of this page and use a ref from it", ref, u)
+}
+
 // notFound explains a wait that timed out.
 func (p *Page) notFound(ctx context.Context, sel string, o FindOptions, last Probe) error {
 	var why string
@@ -314,6 +486,9 @@ func (p *Page) notFound(ctx context.Context, sel string, o FindOptions, last Pro
 	}
 	u, _ := p.URL(ctx)
 	msg := fmt.Sprintf("selector %q %s within %v on %s", sel, why, o.Timeout, u)
+	if o.cut {
+		msg += " (the wait was cut to end before the call's own timeout, tools.defaultTimeout)"
+	}
 	switch {
 	case b.Len() > 0 && cands[0].Unrelated:
 		msg += "; no element looks like it; elements to act on: " + b.String() + " (browser_snapshot lists them all, with refs)"
@@ -501,10 +676,11 @@ func (p *Page) Wheel(ctx context.Context, dx, dy float64) error {
 	})))
 }
 
-// Type focuses the element (clearing it first when clear is set), types
-// text as keyboard input, and presses Enter when enter is set.
+// Type focuses the element (a label stands for its field; the field is
+// cleared first when clear is set), types text as keyboard input, and
+// presses Enter when enter is set.
 func (p *Page) Type(ctx context.Context, sel, text string, clear, enter bool, o FindOptions) (*Probe, error) {
-	o.Actionable = true
+	o.Actionable, o.Field = true, true
 	pr, err := p.Find(ctx, sel, o)
 	if err != nil {
 		return nil, err
@@ -512,7 +688,7 @@ func (p *Page) Type(ctx context.Context, sel, text string, clear, enter bool, o 
 	if !pr.Editable {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q matched a <%s>, which takes no typed text: type into a text input, a textarea or a contenteditable element; choose a select's option with browser_select_option, tick a checkbox or radio with browser_click, pick files with browser_file_upload", sel, pr.Kind)
 	}
-	focus := fmt.Sprintf(`(() => { const el = window.__bh.resolve(%s)[0]; el.focus(); if (%v) { if ('value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})); } else { el.textContent = ''; } } return true; })()`, jsString(pr.Matched), clear)
+	focus := fmt.Sprintf(`(() => { let el = window.__bh.resolve(%s)[0]; if (el.tagName === 'LABEL' && el.control) el = el.control; el.focus(); if (%v) { if ('value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})); } else { el.textContent = ''; } } return true; })()`, jsString(pr.Matched), clear)
 	if _, err := p.evalRaw(ctx, focus); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,10 @@
   const refs = new Map(); // "e12" -> element
   const refOfEl = new WeakMap(); // element -> "e12"
   let nextRef = 1;
+  // SelectorError is a selector that cannot be read: its message is
+  // shown to the user as it is (no stack).
+  class SelectorError extends Error {}
+  SelectorError.prototype.name = 'SelectorError';
 
   const implicitRole = (el) => {
     const tag = el.tagName.toLowerCase();
@@ -95,6 +99,9 @@
     return { v: s, exact: false };
   };
 
+  // actionable matches the elements a user clicks or types into.
+  const actionable = 'a[href],button,input:not([type=hidden]),select,textarea,summary,label,[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[role=option],[onclick],[contenteditable]:not([contenteditable=false]),[tabindex]:not([tabindex="-1"])';
+
   const byText = (t) => {
     const { v, exact } = unquote(t);
     const want = v.replace(/\s+/g, ' ').trim().toLowerCase();
@@ -109,12 +116,24 @@
       for (const c of el.children) if (match(text(c))) { child = true; break; }
       if (!child) out.push(el);
     }
-    return out;
+    // text= names what a user sees, and the heading "Sign in" is seen
+    // before the button "Sign in": the visible elements a user acts on
+    // (or inside one) come first, then the other visible ones, then the
+    // rest, each in page order.
+    if (out.length < 2) return out;
+    const rank = (el) => (visible(el) ? (el.closest(actionable) ? 0 : 1) : 2);
+    return out.map((el, i) => ({ el, i, r: rank(el) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.el);
   };
 
   const byRole = (spec) => {
     const m = spec.match(/^([a-z]+)\s*(?:\[\s*name\s*=\s*(.+?)\s*\])?$/i);
-    if (!m) throw new Error('role selector ' + JSON.stringify(spec) + ' is not role or role[name="..."]');
+    if (!m) {
+      let why = '';
+      if (!/^[a-z]/i.test(spec.trim())) why = 'the role is missing; ';
+      else if (spec.includes('[') && !spec.trim().endsWith(']')) why = 'the [ is not closed; ';
+      else if (spec.includes('[') && !/\[\s*name\s*=/i.test(spec)) why = 'only name is taken inside [...]; ';
+      throw new SelectorError(why + 'a role selector is role=ROLE or role=ROLE[name="Accessible name"], as role=button or role=button[name="Save"]');
+    }
     const want = m[1].toLowerCase();
     const nm = m[2] ? unquote(m[2]) : null;
     return [...document.querySelectorAll('*')].filter((el) => {
@@ -123,6 +142,17 @@
       const n = name(el).toLowerCase();
       return nm.exact ? n === nm.v.toLowerCase() : n.includes(nm.v.toLowerCase());
     });
+  };
+
+  // refState says why a snapshot ref finds nothing: unknown (no snapshot
+  // of this document gave it: another page, or none taken) or gone (its
+  // element left the document). Waiting mends neither.
+  const refState = (sel) => {
+    const m = String(sel).trim().match(/^(?:ref=)?(e\d+)$/);
+    if (!m) return undefined;
+    const el = refs.get(m[1]);
+    if (!el) return 'unknown';
+    return el.isConnected ? undefined : 'gone';
   };
 
   const resolve = (sel) => {
@@ -136,13 +166,25 @@
     if (sel.startsWith('role=')) return byRole(sel.slice(5));
     if (sel.startsWith('xpath=') || sel.startsWith('//') || sel.startsWith('(//')) {
       const x = sel.startsWith('xpath=') ? sel.slice(6) : sel;
-      const r = document.evaluate(x, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      let r;
+      try {
+        r = document.evaluate(x, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      } catch (e) {
+        throw new SelectorError('not a valid XPath expression; an XPath selector is as xpath=//form//button[@type="submit"]');
+      }
       const out = [];
       for (let i = 0; i < r.snapshotLength; i++) if (r.snapshotItem(i).nodeType === 1) out.push(r.snapshotItem(i));
       return out;
     }
     if (sel.startsWith('css=')) sel = sel.slice(4);
-    return [...document.querySelectorAll(sel)];
+    try {
+      return [...document.querySelectorAll(sel)];
+    } catch (e) {
+      let hint = '';
+      if (sel.includes('>>')) hint = '; chaining with >> is not supported: give one CSS selector (form button), or text=, role= or xpath=';
+      else if (/^[a-z]+=/i.test(sel)) hint = '; the prefixes are css=, text=, role= and xpath=';
+      throw new SelectorError('not a valid CSS selector' + hint);
+    }
   };
 
   // The other ways to find what a selector meant: data-testid, id,
@@ -218,7 +260,7 @@
 
   // probe reports the first element of sel: how many match, whether it is
   // visible and enabled, and its box (after scrolling it into view when
-  // scroll is set). With healIt, a selector matching nothing is healed.
+  // scroll is set). With heal, a selector matching nothing is healed.
   const probe = (sel, opts) => {
     opts = opts || {};
     let els = resolve(sel);
@@ -227,16 +269,21 @@
       const h = heal(sel);
       if (h) { els = h.els; matched = h.selector; }
     }
-    if (!els.length) return { count: 0 };
-    const el = els[0];
+    if (!els.length) return { count: 0, ref: refState(sel) };
+    let el = els[0];
+    // Typing into a label types into its field.
+    if (opts.field && el.tagName === 'LABEL' && el.control) el = el.control;
     if (opts.scroll) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
     const r = el.getBoundingClientRect();
+    const nm = name(el) || text(el);
+    const kind = el.tagName.toLowerCase() + (el.tagName === 'INPUT' ? ' type=' + (el.type || 'text') : '') + (el.readOnly ? ' readonly' : '');
     return {
       count: els.length, matched, visible: visible(el),
+      element: kind + (nm ? ' ' + JSON.stringify(nm.length > 60 ? nm.slice(0, 60) + '…' : nm) : ''),
       enabled: !(el.disabled || el.getAttribute('aria-disabled') === 'true'),
       animating: typeof el.getAnimations === 'function' && el.getAnimations({ subtree: false }).some((a) => a.playState === 'running'),
       editable: el.isContentEditable || (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT' && !['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'range', 'color', 'hidden'].includes((el.type || '').toLowerCase())) && !el.readOnly,
-      kind: el.tagName.toLowerCase() + (el.tagName === 'INPUT' ? ' type=' + (el.type || 'text') : '') + (el.readOnly ? ' readonly' : ''),
+      kind,
       x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, h: r.height,
     };
   };

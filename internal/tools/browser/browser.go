@@ -33,6 +33,10 @@ const (
 // bound (tools.maxResultBytes, 100,000 bytes).
 const snapshotBytes = 96_000
 
+// getTextMax is the most characters browser_get_text returns at once: in
+// UTF-8 and JSON they stay under the result bound (tools.maxResultBytes).
+const getTextMax = 20_000
+
 // Tools returns the family.
 func Tools() []tool.Tool {
 	return []tool.Tool{
@@ -93,9 +97,12 @@ func pageRun[In any](f func(ctx context.Context, p *browser.Page, in In) (any, e
 
 // located describes where an action happened.
 func located(p *browser.Page, ctx context.Context, sel string, pr *browser.Probe) map[string]any {
-	out := map[string]any{"selector": sel, "matched": pr.Matched}
+	out := map[string]any{"selector": sel, "matched": pr.Matched, "element": pr.Element}
 	if pr.Matched != sel {
 		out["healed"] = true
+	}
+	if pr.Count > 1 {
+		out["matches"] = pr.Count
 	}
 	if d := p.PendingDialog(); d != nil {
 		out["dialog"] = map[string]any{"type": d.Type, "message": d.Message, "note": "the page opened a dialog and waits: answer it with browser_handle_dialog"}
@@ -235,19 +242,31 @@ func closeBrowser() tool.Tool {
 
 func navigate() tool.Tool {
 	type args struct {
-		URL string `json:"url"`
+		URL     string `json:"url"`
+		Timeout int64  `json:"timeout"`
 	}
 	return tool.Tool{
-		Def: def("browser_navigate", "Open a URL in the active tab and wait for it to load. Returns {url, status, title}.", true,
-			schema.Object(schema.String("url", "Address to open (http, https, file or data URL)").Required().Min(1))),
+		Def: def("browser_navigate", "Open a URL in the active tab and wait for it to load (its load event, up to timeout: a page whose images or scripts still load then is kept as it is, with a note). Returns {url, status, title}.", true,
+			schema.Object(schema.String("url", "Address to open (http, https, file or data URL)").Required().Min(1),
+				schema.Integer("timeout", "Milliseconds to wait for the page to load (within the call's own timeout, tools.defaultTimeout)").Default(browser.NavigateTimeout.Milliseconds()).Min(100).Max(120_000))),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
-			status, err := p.Navigate(ctx, in.URL)
+			status, note, err := p.NavigateWithin(ctx, in.URL, time.Duration(in.Timeout)*time.Millisecond)
 			if err != nil {
 				return nil, err
 			}
 			u, _ := p.URL(ctx)
 			title, _ := p.Title(ctx)
-			return map[string]any{"url": u, "status": status, "title": title}, nil
+			out := map[string]any{"url": u, "status": status, "title": title}
+			if note != "" {
+				out["note"] = note
+			}
+			if strings.HasPrefix(u, "chrome-error:") && status >= 400 {
+				// An error status with an empty body: the tab shows
+				// Chromium's error page, whose address is no use.
+				out["url"] = in.URL
+				out["note"] = fmt.Sprintf("the server answered HTTP %d with an empty body: the tab shows Chromium's error page", status)
+			}
+			return out, nil
 		}),
 	}
 }
@@ -344,18 +363,35 @@ func typeText() tool.Tool {
 
 func getText() tool.Tool {
 	type args struct {
-		Selector string `json:"selector"`
-		Timeout  int64  `json:"timeout"`
+		Selector  string `json:"selector"`
+		Timeout   int64  `json:"timeout"`
+		Offset    int    `json:"offset"`
+		MaxLength int    `json:"maxLength"`
 	}
 	return tool.Tool{
-		Def: def("browser_get_text", "The visible text of an element, or of the whole page without a selector. Returns {text, selector}.", false,
-			schema.Object(selectorArg(false), timeoutArg())),
+		Def: def("browser_get_text", "The visible text of an element, or of the whole page without a selector; a long text comes in parts (offset, maxLength). Returns {text, selector}.", false,
+			schema.Object(selectorArg(false), timeoutArg(),
+				schema.Integer("offset", "The first character to return (for the next part of a long text)").Default(0).Min(0),
+				schema.Integer("maxLength", "At most this many characters").Default(getTextMax).Min(1).Max(getTextMax))),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			s, err := p.Text(ctx, in.Selector, findOpts(in.Timeout, false))
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"text": s, "selector": in.Selector}, nil
+			out := map[string]any{"text": s, "selector": in.Selector}
+			if in.MaxLength <= 0 {
+				in.MaxLength = getTextMax
+			}
+			if n := utf8.RuneCountInString(s); in.Offset > 0 || n > in.MaxLength {
+				r := []rune(s)
+				from := min(in.Offset, n)
+				to := min(from+in.MaxLength, n)
+				out["text"], out["offset"], out["length"] = string(r[from:to]), from, n
+				if to < n {
+					out["note"] = fmt.Sprintf("characters %d to %d of %d: pass offset %d for the next part, or a selector to read one part of the page", from, to, n, to)
+				}
+			}
+			return out, nil
 		}),
 	}
 }

@@ -99,10 +99,17 @@ func TestBrowserTools(t *testing.T) {
 	}
 
 	// A login flow by tools: type, select, check, click; then the page says who.
-	s.MustRun("browser_fill_form", `{"fields":[{"selector":"#user","value":"ada"},{"selector":"#pw","value":"secret"},{"selector":"#plan","value":"pro"},{"selector":"#terms","value":true}]}`)
+	// Fields by their labels too: a label stands for its field.
+	s.MustRun("browser_fill_form", `{"fields":[{"selector":"text=User","value":"ada"},{"selector":"#pw","value":"secret"},{"selector":"#plan","value":"pro"},{"selector":"text=I agree","value":true}]}`)
+	if e := s.MustFail("browser_fill_form", `{"fields":[{"selector":"#nobody","value":"x"}],"timeout":200}`, tool.CodeElementNotFound); !strings.HasPrefix(e.Message, "field 1: selector \"#nobody\"") {
+		t.Errorf("fill_form naming the field: %s", e.Message)
+	}
 	got = obj(t, s, "browser_click", `{"selector":"[data-testid=submit]","selfHeal":true,"timeout":1000}`)
 	if got["healed"] != true || !strings.Contains(fmt.Sprint(got["matched"]), "submit") || got["selector"] != "[data-testid=submit]" {
 		t.Errorf("selfHeal: the result should say which selector matched: %v", got)
+	}
+	if got["element"] == nil || !strings.HasPrefix(fmt.Sprint(got["element"]), "button ") {
+		t.Errorf("the result should name the element clicked: %v", got)
 	}
 	s.MustRun("browser_wait", `{"selector":"#hi"}`)
 	if got = obj(t, s, "browser_get_text", `{"selector":"#hi"}`); got["text"] != "Hello ada (pro, terms on)" {
@@ -163,7 +170,16 @@ func TestBrowserTools(t *testing.T) {
 
 	// Dialogs: dismissed and recorded by default; a prompt answered.
 	s.MustRun("browser_click", `{"selector":"#alert"}`)
-	s.MustRun("browser_handle_dialog", `{"action":"accept","promptText":"Zed","autoRespond":true}`)
+	// Answering after the fact finds nothing open: the note says what
+	// became of the dialog and how to accept the next one.
+	got = obj(t, s, "browser_handle_dialog", `{"action":"accept","promptText":"Zed"}`)
+	if note := fmt.Sprint(got["note"]); got["answered"] != nil || !strings.Contains(note, `the last, alert "Hi there", was dismissed`) || !strings.Contains(note, "autoRespond: true before the action") {
+		t.Errorf("handle_dialog with no dialog open: %v", got)
+	}
+	got = obj(t, s, "browser_handle_dialog", `{"action":"accept","promptText":"Zed","autoRespond":true}`)
+	if note := fmt.Sprint(got["note"]); !strings.Contains(note, "from now on dialogs are accepted") {
+		t.Errorf("handle_dialog setting the rule: %v", got)
+	}
 	s.MustRun("browser_click", `{"selector":"#prompt"}`)
 	if got = obj(t, s, "browser_get_text", `{"selector":"#said"}`); got["text"] != "Zed" {
 		t.Errorf("prompt: %v", got)

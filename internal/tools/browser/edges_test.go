@@ -49,20 +49,33 @@ func widgetServer(t *testing.T) *httptest.Server {
 	for i := range 8000 {
 		fmt.Fprintf(wide, `<p>第%d行：这是一个很长的中文句子，用来测试快照的字节上限。</p>`, i)
 	}
+	stop := make(chan struct{}) // ends the answers that never come
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		switch r.URL.Path {
 		case "/":
 			io.WriteString(w, widgets)
+		case "/slow": // its image never loads
+			io.WriteString(w, `<!doctype html><title>Slow</title><h1>Slow page</h1><img src="/never.png" alt="never">`)
+		case "/never.png", "/stuck":
+			select {
+			case <-stop:
+			case <-r.Context().Done():
+			}
 		case "/big":
 			io.WriteString(w, big.String())
 		case "/wide":
 			io.WriteString(w, wide.String())
+		case "/empty500": // an API's error: a status, no body
+			w.WriteHeader(http.StatusInternalServerError)
+		case "/nocontent":
+			w.WriteHeader(http.StatusNoContent)
 		default:
 			http.NotFound(w, r)
 		}
 	}))
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
 	return srv
 }
 
@@ -208,6 +221,17 @@ func TestBrowserInputsAndEdges(t *testing.T) {
 	if strings.Contains(snap, "cut at") || !strings.Contains(snap, "第2行") {
 		t.Errorf("snapshot of one part: %s", snap)
 	}
+	// Its text comes in parts under the result bound, each saying where
+	// the next begins.
+	got = obj(t, s, "browser_get_text", `{}`)
+	part1 := fmt.Sprint(got["text"])
+	if b := len(tooltest.Marshal(got)); b > 100_000 || got["length"] == nil || !strings.Contains(fmt.Sprint(got["note"]), "pass offset 20000") {
+		t.Errorf("get_text of a long page: %d bytes of JSON, length %v, note %v", b, got["length"], got["note"])
+	}
+	got = obj(t, s, "browser_get_text", `{"offset":20000}`)
+	if got["offset"] != float64(20000) || !strings.HasPrefix(fmt.Sprint(got["text"]), string([]rune(fmt.Sprint(obj(t, s, "browser_get_text", `{"offset":19990,"maxLength":20}`)["text"]))[10:])) || part1 == got["text"] {
+		t.Errorf("get_text's next part: offset %v, text %.60q", got["offset"], got["text"])
+	}
 
 	// Bad input, each with what would be right.
 	for _, c := range []struct{ args, code, mention string }{
@@ -215,6 +239,9 @@ func TestBrowserInputsAndEdges(t *testing.T) {
 		{`{"url":"not a url"}`, tool.CodeInvalidArgs, "absolute URL"},
 		{`{"url":"http://` + deadAddr(t) + `/"}`, tool.CodeToolError, "nothing listens at"},
 		{`{"url":"http://no-such-host.invalid/"}`, tool.CodeToolError, "does not resolve"},
+		{`{"url":"example.com:8080/x"}`, tool.CodeInvalidArgs, `did you mean "http://example.com:8080/x"`},
+		{`{"url":"ftp://files.example.com/a"}`, tool.CodeInvalidArgs, "does not open ftp: URLs"},
+		{`{"url":"javascript:alert(1)"}`, tool.CodeInvalidArgs, "does not open javascript: URLs"},
 	} {
 		e := s.MustFail("browser_navigate", c.args, c.code)
 		if !strings.Contains(e.Message, c.mention) {
@@ -225,6 +252,28 @@ func TestBrowserInputsAndEdges(t *testing.T) {
 	e = s.MustFail("browser_screenshot", `{}`, tool.CodeToolError)
 	if !strings.Contains(e.Message, "error page") {
 		t.Errorf("screenshot of the error page: %s", e.Message)
+	}
+	// An error status with an empty body is the server's answer, as a
+	// 404 page is: its status, under the address asked for.
+	got = obj(t, s, "browser_navigate", `{"url":"`+srv.URL+`/empty500"}`)
+	if got["status"] != float64(500) || got["url"] != srv.URL+"/empty500" || !strings.Contains(fmt.Sprint(got["note"]), "empty body") {
+		t.Errorf("navigate to a 500 with no body: %v", got)
+	}
+	if e := s.MustFail("browser_navigate", `{"url":"`+srv.URL+`/nocontent"}`, tool.CodeToolError); !strings.Contains(e.Message, "answered 204 (no content)") {
+		t.Errorf("navigate to a 204: %s", e.Message)
+	}
+	// A page whose image never loads is kept at the timeout, with a note;
+	// a server that never answers is a TIMEOUT; the tab is usable after.
+	got = obj(t, s, "browser_navigate", `{"url":"`+srv.URL+`/slow","timeout":500}`)
+	if note := fmt.Sprint(got["note"]); got["status"] != float64(200) || got["title"] != "Slow" || !strings.Contains(note, "load event had not come") || !strings.Contains(note, "/never.png") {
+		t.Errorf("navigate to a page still loading: %v", got)
+	}
+	e = s.MustFail("browser_navigate", `{"url":"`+srv.URL+`/stuck","timeout":500}`, tool.CodeTimeout)
+	if !strings.Contains(e.Message, "no answer within 500ms") || !strings.Contains(e.Message, "still shows "+srv.URL+"/slow") {
+		t.Errorf("navigate to a stuck server: %s", e.Message)
+	}
+	if got = obj(t, s, "browser_get_text", `{"selector":"h1"}`); got["text"] != "Slow page" {
+		t.Errorf("the tab after a stuck navigation: %v", got)
 	}
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 	s.MustRun("browser_screenshot", `{}`)

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -254,11 +255,46 @@ func handleDialog() tool.Tool {
 				out["answered"] = d
 			} else {
 				out["answered"] = nil
-				out["note"] = "no dialog was open"
+				out["note"] = noDialogNote(seen, p.DialogPolicy(), in.AutoRespond != nil, in.Action)
 			}
 			return out, nil
 		}),
 	}
+}
+
+// fieldError names the field of browser_fill_form an error is about,
+// keeping the error's code (once).
+func fieldError(i int, err error) error {
+	var te *tool.Error
+	if errors.As(err, &te) {
+		return tool.Errorf(te.Code, "field %d: %s", i+1, te.Message)
+	}
+	return fmt.Errorf("field %d: %w", i+1, err)
+}
+
+// noDialogNote says what a browser_handle_dialog call that found no open
+// dialog did, and how to answer the next one: a dialog is answered as it
+// opens, by the standing rule, before a call made after the action.
+func noDialogNote(seen []browser.Dialog, pol browser.DialogPolicy, ruleSet bool, action string) string {
+	done := map[string]string{"accept": "accepted", "dismiss": "dismissed"}
+	note := "no dialog was open, so none was answered"
+	if n := len(seen); n > 0 {
+		note += fmt.Sprintf(" (the last, %s %q, was %s)", seen[n-1].Type, seen[n-1].Message, seen[n-1].Answered)
+	}
+	switch {
+	case pol.Action == "":
+		if ruleSet {
+			return note + "; from now on a dialog stays open until this tool answers it: call it after the action that opens one"
+		}
+		return note + "; dialogs stay open until this tool answers them: call it after the action that opens one"
+	case ruleSet:
+		return note + fmt.Sprintf("; from now on dialogs are %s as they open", done[pol.Action])
+	}
+	if action == pol.Action {
+		return note + fmt.Sprintf("; dialogs are %s as they open already", done[pol.Action])
+	}
+	return note + fmt.Sprintf("; dialogs are %s as they open: to %s the next ones, call this tool with autoRespond: true before the action that opens them, "+
+		"or with autoRespond: false to answer each one yourself after it opens", done[pol.Action], action)
 }
 
 func fillForm() tool.Tool {
@@ -286,9 +322,9 @@ func fillForm() tool.Tool {
 				o.Actionable = true
 				pr, err := p.Find(ctx, f.Selector, o)
 				if err != nil {
-					return nil, fmt.Errorf("field %d: %w", i+1, err)
+					return nil, fieldError(i, err)
 				}
-				raw, err := p.Evaluate(ctx, `(v) => { const el = window.__bh.resolve(`+jsq(pr.Matched)+`)[0]; const t = (el.type || '').toLowerCase();
+				raw, err := p.Evaluate(ctx, `(v) => { let el = window.__bh.resolve(`+jsq(pr.Matched)+`)[0]; if (el.tagName === 'LABEL' && el.control) el = el.control; const t = (el.type || '').toLowerCase();
 					if (el.tagName === 'SELECT') { const o = [...el.options].find((o) => o.value === String(v) || o.text.trim() === String(v)); if (!o) return {error: 'no option ' + JSON.stringify(v)}; el.value = o.value; }
 					else if (t === 'checkbox' || t === 'radio') { const want = v === true || v === 'true' || v === 'on'; if (el.checked !== want) el.click(); return {kind: t}; }
 					else return {kind: 'text'};
@@ -301,7 +337,7 @@ func fillForm() tool.Tool {
 				}
 				if strings.Contains(string(raw), `"text"`) {
 					if _, err := p.Type(ctx, pr.Matched, fmt.Sprint(f.Value), true, false, o); err != nil {
-						return nil, fmt.Errorf("field %d: %w", i+1, err)
+						return nil, fieldError(i, err)
 					}
 				}
 			}

@@ -9,6 +9,7 @@ package browserassert
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -57,6 +58,10 @@ func until(ctx context.Context, timeoutMs int64, check func() (outcome, error)) 
 	}
 	t0 := time.Now()
 	deadline := t0.Add(d)
+	if dl, ok := ctx.Deadline(); ok && dl.Add(-time.Second).Before(deadline) {
+		// The call ends first: answer with what was found before it does.
+		deadline = dl.Add(-time.Second)
+	}
 	for {
 		o, err := check()
 		if err != nil || o.passed || time.Now().After(deadline) {
@@ -248,7 +253,10 @@ func verb(mode string) string {
 	return "contain"
 }
 
-func pageValue(name, what string, get func(ctx context.Context, p *browser.Page) (string, error)) tool.Tool {
+// pageValue asserts a value of the page. With paths, an expected value
+// equal to a path (/welcome?x=1) is compared with the URL's path, query
+// and fragment: the page's own origin is implied, as a link's href does.
+func pageValue(name, what string, paths bool, get func(ctx context.Context, p *browser.Page) (string, error)) tool.Tool {
 	type args struct {
 		Expected   string `json:"expected"`
 		Mode       string `json:"mode"`
@@ -258,7 +266,7 @@ func pageValue(name, what string, get func(ctx context.Context, p *browser.Page)
 	modeDefault := "equals"
 	return tool.Tool{
 		Def: def(name, fmt.Sprintf("Assert the page's %s: equals (default), contains, or matches a regular expression (waiting up to timeout, as for a redirect). A failure is a result with the %s found.", what, what),
-			schema.Object(schema.String("expected", "The "+what+" (or pattern)").Required(),
+			schema.Object(schema.String("expected", expectedDesc(what, paths)).Required(),
 				schema.String("mode", "How to compare").Enum("equals", "contains", "matches").Default(modeDefault),
 				schema.Boolean("ignoreCase", "Compare case-insensitively").Default(false), timeoutArg())),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
@@ -269,10 +277,14 @@ func pageValue(name, what string, get func(ctx context.Context, p *browser.Page)
 			if err != nil {
 				return nil, err
 			}
+			path := paths && in.Mode == "equals" && strings.HasPrefix(strings.TrimSpace(in.Expected), "/") && !strings.HasPrefix(strings.TrimSpace(in.Expected), "//")
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
 				s, err := get(ctx, p)
 				if err != nil {
 					return outcome{}, err
+				}
+				if path {
+					return outcome{passed: ok(pathOf(s)), actual: s}, nil
 				}
 				return outcome{passed: ok(s), actual: s}, nil
 			})
@@ -285,12 +297,33 @@ func pageValue(name, what string, get func(ctx context.Context, p *browser.Page)
 	}
 }
 
+// expectedDesc describes the expected argument of pageValue.
+func expectedDesc(what string, paths bool) string {
+	if paths {
+		return "The URL (http://localhost:3000/welcome), or with equals a path on the page's own origin (/welcome?x=1), or a pattern"
+	}
+	return "The " + what + " (or pattern)"
+}
+
+// pathOf is a URL from its path on: path, query and fragment.
+func pathOf(s string) string {
+	u, err := neturl.Parse(s)
+	if err != nil || u.Host == "" {
+		return s
+	}
+	p := u.RequestURI()
+	if u.Fragment != "" {
+		p += "#" + u.EscapedFragment()
+	}
+	return p
+}
+
 func url() tool.Tool {
-	return pageValue("assert_url", "URL", func(ctx context.Context, p *browser.Page) (string, error) { return p.URL(ctx) })
+	return pageValue("assert_url", "URL", true, func(ctx context.Context, p *browser.Page) (string, error) { return p.URL(ctx) })
 }
 
 func title() tool.Tool {
-	return pageValue("assert_title", "title", func(ctx context.Context, p *browser.Page) (string, error) { return p.Title(ctx) })
+	return pageValue("assert_title", "title", false, func(ctx context.Context, p *browser.Page) (string, error) { return p.Title(ctx) })
 }
 
 func count() tool.Tool {

@@ -1,6 +1,7 @@
 package browserassert
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -105,6 +107,16 @@ func TestAudit(t *testing.T) {
 		t.Errorf("rules: %v", got)
 	}
 	s.MustFail("accessibility_audit", `{"rules":["nope"]}`, tool.CodeInvalidArgs)
+	// The scope is a selector as every browser tool takes it.
+	got = tooltest.Object(t, s.MustRun("accessibility_audit", `{"selector":"role=button","rules":["button-name","image-alt"]}`))
+	if got["count"] != float64(1) || !strings.Contains(fmt.Sprint(got["violations"]), "#empty") {
+		t.Errorf("audit of role=button: %v", got["violations"])
+	}
+	e := s.MustFail("accessibility_audit", `{"selector":"role=[name=x]"}`, tool.CodeInvalidArgs)
+	if !strings.Contains(e.Message, "the role is missing") || strings.Contains(e.Message, "<anonymous>") {
+		t.Errorf("audit of a malformed selector: %s", e.Message)
+	}
+	s.MustFail("accessibility_audit", `{"selector":"#nothing"}`, tool.CodeElementNotFound)
 
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/clean"}`)
 	got = tooltest.Object(t, s.MustRun("accessibility_audit", `{}`))
@@ -134,6 +146,10 @@ func TestAssertions(t *testing.T) {
 	check("assert_title", `{"expected":"Cart","timeout":200}`, false, `"Shop"`, `"Cart"`)
 	check("assert_url", `{"expected":"/shop","mode":"contains"}`, true)
 	check("assert_url", `{"expected":"/shop$","mode":"matches"}`, true)
+	// equals a path: the page's origin is implied, the query counts.
+	check("assert_url", `{"expected":"/shop"}`, true)
+	check("assert_url", `{"expected":"/shop?x=1","timeout":200}`, false, "/shop")
+	check("assert_url", `{"expected":"/sho","timeout":200}`, false, "/shop")
 	check("assert_url", `{"expected":"/pay","mode":"contains","timeout":200}`, false, "/shop")
 	check("assert_count", `{"selector":".item","equals":2}`, true)
 	check("assert_count", `{"selector":".item","min":5,"timeout":200}`, false, "matches 2 elements", "at least 5")
@@ -164,4 +180,22 @@ func TestFamily(t *testing.T) {
 		}
 		return "Assertions"
 	}, names...)
+}
+
+// An assertion whose timeout outlasts the call answers before the call
+// ends, with what it found, instead of leaving the call to time out.
+func TestUntilEndsBeforeTheCall(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	looks := 0
+	o, _, err := until(ctx, 60_000, func() (outcome, error) {
+		looks++
+		return outcome{actual: "hidden"}, nil
+	})
+	if err != nil || o.passed || o.actual != "hidden" || looks == 0 {
+		t.Errorf("until with a call deadline before its timeout: %+v after %d looks, %v", o, looks, err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("until answered only once the call had ended")
+	}
 }

@@ -42,7 +42,7 @@ func audit() tool.Tool {
 			"duplicate ids, buttons and links without names, html without lang, missing title, positive tabindex, frames without title, invalid ARIA roles. " +
 			"Returns {url, violations: [{rule, wcag, impact, selector, message, html}], summary by impact, passes}.",
 		Input: schema.Object(
-			schema.String("selector", "Audit only this part of the page (a CSS selector)"),
+			schema.String("selector", `Audit only this part of the page: CSS, text=..., role=main, role=form[name="Sign in"], xpath=... or a snapshot ref (e12)`),
 			schema.Array("rules", "Only these rules (default all)", ruleItems()).Min(1),
 			schema.String("minImpact", "Report only violations at least this severe").Enum("minor", "moderate", "serious", "critical").Default("minor"),
 		)}
@@ -63,12 +63,16 @@ func audit() tool.Tool {
 		}
 		var res struct {
 			Error      string      `json:"error"`
+			Invalid    string      `json:"invalid"`
 			Violations []Violation `json:"violations"`
 			Passes     int         `json:"passes"`
 			Checked    []string    `json:"checked"`
 		}
 		if err := json.Unmarshal(raw, &res); err != nil {
 			return nil, tool.Errorf(tool.CodeInternal, "audit result: %v", err)
+		}
+		if res.Invalid != "" {
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"selector\": %q is not valid: %s", in.Selector, res.Invalid)
 		}
 		if res.Error != "" {
 			return nil, tool.Errorf(tool.CodeElementNotFound, "argument \"selector\": %s", res.Error)

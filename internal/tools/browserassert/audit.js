@@ -2,7 +2,16 @@
 // returns {violations: [{rule, wcag, impact, selector, message, html}],
 // passes, checked}. Called as a function of {scope, rules}.
 (opts) => {
-  const scope = opts.scope ? document.querySelector(opts.scope) : document.documentElement;
+  // The scope is any selector the browser tools take (the page helper
+  // reads it: CSS, text=, role=, xpath= or a snapshot ref).
+  let scope = document.documentElement;
+  if (opts.scope) {
+    try {
+      scope = (window.__bh ? window.__bh.resolve(opts.scope) : [...document.querySelectorAll(opts.scope)])[0];
+    } catch (e) {
+      return { invalid: String(e.message || e).split('\n')[0] };
+    }
+  }
   if (!scope) return { error: 'no element matches the scope ' + JSON.stringify(opts.scope) };
   const only = opts.rules && opts.rules.length ? new Set(opts.rules) : null;
   const violations = [];
@@ -30,7 +39,8 @@
   // rendered: not display: none nor visibility: hidden (an empty link has
   // no box, yet a keyboard reaches it).
   const rendered = (el) => { const st = getComputedStyle(el); return st.display !== 'none' && st.visibility !== 'hidden'; };
-  const inScope = (sel) => [...scope.querySelectorAll(sel)].filter((el) => !el.closest('[aria-hidden="true"]'));
+  // The scope element counts too: a scope of one button checks that button.
+  const inScope = (sel) => [...(scope.matches(sel) ? [scope] : []), ...scope.querySelectorAll(sel)].filter((el) => !el.closest('[aria-hidden="true"]'));
   const nameOf = (el) => (window.__bh ? window.__bh.name(el) : (el.getAttribute('aria-label') || el.textContent || '')).trim();
 
   const rule = (id, wcag, impact, run) => {
