@@ -133,19 +133,27 @@ func RunCommand(ctx context.Context, job CommandJob, env RunEnv) (out *Outcome, 
 		return nil, err
 	}
 	name := "task-" + env.TaskID
-	wt, err := m.Create(ctx, name, job.Ref)
+	// git is never stopped half-way through making the worktree (a cancel
+	// then left its branch behind): it runs to its end, and a cancel that
+	// came meanwhile is seen after, with the tree removed.
+	gitCtx := context.WithoutCancel(ctx)
+	wt, err := m.Create(gitCtx, name, job.Ref)
 	stale := ""
 	if err != nil && strings.Contains(err.Error(), "exists") {
 		// Left by an earlier attempt of this job whose worker died (a job
 		// runs on one worker at a time): a fresh tree replaces it.
-		if rerr := m.Remove(ctx, name, false); rerr != nil {
+		if rerr := m.Remove(gitCtx, name, false); rerr != nil {
 			return nil, fmt.Errorf("the worktree of an earlier attempt is in the way: %w (removing it: %v)", err, rerr)
 		}
 		stale = "removed the worktree an earlier attempt left\n"
-		wt, err = m.Create(ctx, name, job.Ref)
+		wt, err = m.Create(gitCtx, name, job.Ref)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if ctx.Err() != nil {
+		_ = m.Remove(gitCtx, name, false)
+		return nil, context.Cause(ctx)
 	}
 	out = &Outcome{Log: filepath.Join(env.LogDir, env.TaskID+".log"), Artifacts: []string{}, Worktree: wt.Path}
 	// Cleanup always runs; its failure is recorded, not fatal.
