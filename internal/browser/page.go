@@ -498,7 +498,7 @@ func (p *Page) notFound(ctx context.Context, sel string, o FindOptions, last Pro
 		msg += "; the page has no visible element to act on (browser_snapshot shows what it has)"
 	}
 	if !o.Heal && last.Count == 0 {
-		msg += "; set selfHeal to true to try data-testid, id, aria-label and text"
+		msg += "; browser_click, browser_type and browser_hover take selfHeal: true to try data-testid, id, aria-label and text"
 	}
 	return tool.Errorf(tool.CodeElementNotFound, "%s", msg)
 }
