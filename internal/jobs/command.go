@@ -169,11 +169,16 @@ func RunCommand(ctx context.Context, job CommandJob, env RunEnv) (out *Outcome, 
 	if err := os.MkdirAll(env.LogDir, 0o755); err != nil {
 		return nil, fmt.Errorf("the log directory: %w", err)
 	}
-	logf, err := os.Create(out.Log)
+	// An earlier attempt's output (its worker died, the job was handed
+	// back) stays above this one's.
+	logf, err := os.OpenFile(out.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("the job's log: %w", err)
 	}
 	defer logf.Close()
+	if st, err := logf.Stat(); err == nil && st.Size() > 0 {
+		fmt.Fprintf(logf, "\n=== attempt on worker %s at %s (an earlier attempt's output is above)\n", env.WorkerID, time.Now().UTC().Format(time.RFC3339))
+	}
 	var sink io.Writer = logf
 	if env.WorkerLog == nil {
 		if p := processWorkerLog.Load(); p != nil {

@@ -256,7 +256,10 @@ func TestCommandJobReplacesAStaleWorktree(t *testing.T) {
 	if err != nil || out.Status != "succeeded" {
 		t.Fatalf("the second attempt: %v %+v", err, out)
 	}
-	if log, _ := os.ReadFile(out.Log); !strings.Contains(string(log), "removed the worktree an earlier attempt left") {
+	// The earlier attempt's output stays in the log, above this one's.
+	log, _ := os.ReadFile(out.Log)
+	if !strings.Contains(string(log), "removed the worktree an earlier attempt left") || !strings.Contains(string(log), "echo left-behind") ||
+		!strings.Contains(string(log), "=== attempt on worker w1") || strings.Index(string(log), "echo left-behind") > strings.Index(string(log), "=== attempt") {
 		t.Errorf("log:\n%s", log)
 	}
 	if _, err := os.Stat(out.Worktree); !os.IsNotExist(err) {
