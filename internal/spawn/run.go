@@ -422,7 +422,7 @@ func (t *tail) add(line string) {
 		return
 	}
 	if len(line) > 500 {
-		line = line[:500] + "…"
+		line = strings.ToValidUTF8(line[:500], "") + "…"
 	}
 	if len(t.lines) == tailLines {
 		t.lines = append(t.lines[:0], t.lines[1:]...)
