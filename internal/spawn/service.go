@@ -171,6 +171,27 @@ var credentialNames = map[string][]string{
 	"gemini": {"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 }
 
+// modelSettings are the variables, not secrets, by which a CLI reaches its
+// model: a gateway's address, the model, a proxy. Taken from BarrHawk's
+// environment as they are (the sandbox's is otherwise empty).
+var modelSettings = map[string][]string{
+	"claude": {"ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"},
+	"gemini": {"GOOGLE_GEMINI_BASE_URL", "GEMINI_MODEL"},
+	"":       {"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"},
+}
+
+// reachModel is the part of BarrHawk's environment llm's CLI needs to
+// reach its model.
+func reachModel(llm string) map[string]string {
+	out := map[string]string{}
+	for _, name := range append(slices.Clone(modelSettings[llm]), modelSettings[""]...) {
+		if v := os.Getenv(name); v != "" {
+			out[name] = v
+		}
+	}
+	return out
+}
+
 // credentials looks up llm's login variables where secrets are found (the
 // environment, spawn.secretsDir, spawn.secrets).
 func (s *Service) credentials(llm string) map[string]string {
@@ -349,7 +370,7 @@ func (s *Service) RunJob(ctx context.Context, jobID int64, job jobs.AgentJob) *S
 	var mu sync.Mutex
 	lastSave := time.Time{}
 	req := SpawnRequest{
-		Request: Request{ID: job.SpawnID, Repo: job.Repo, Ref: job.Ref, Prompt: job.Prompt, CLI: job.LLM, CLIPath: cli, StateDir: dir,
+		Request: Request{ID: job.SpawnID, Repo: job.Repo, Ref: job.Ref, Prompt: job.Prompt, CLI: job.LLM, CLIPath: cli, StateDir: dir, Env: reachModel(job.LLM),
 			IdleTimeout: firstDuration(job.IdleTimeout, s.cfg.IdleTimeout), TotalTimeout: firstDuration(job.TotalTimeout, s.cfg.TotalTimeout)},
 		Mode: job.Mode, Recovery: firstString(job.Recovery, s.cfg.Recovery), Secrets: secrets, Inject: job.Secrets, Credentials: creds, Ask: w.ask,
 	}

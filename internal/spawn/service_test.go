@@ -45,10 +45,12 @@ func TestServiceCancel(t *testing.T) {
 
 // The CLI's login variable, where secrets are found, reaches the CLI's
 // environment on every spawn without being asked for, is redacted from what
-// the spawn keeps, and is never named to the agent.
+// the spawn keeps, and is never named to the agent; a gateway's address
+// (ANTHROPIC_BASE_URL) reaches it as it is.
 func TestServiceGivesTheCLIItsLogin(t *testing.T) {
 	const key = "sk-ant-test-5b1c9d0e7f"
 	t.Setenv("ANTHROPIC_API_KEY", key)
+	t.Setenv("ANTHROPIC_BASE_URL", "http://gateway.invalid:8080")
 	t.Setenv("FAKE_MODE", "login")
 	svc := NewService(Config{Dir: t.TempDir(), ClaudePath: fake(t), IdleTimeout: time.Minute, TotalTimeout: time.Minute})
 	_, done, err := svc.Start(context.Background(), Options{Prompt: "work", Repo: gitRepo(t), Secrets: []string{"FAKE_MODE"}}, nil)
@@ -61,7 +63,7 @@ func TestServiceGivesTheCLIItsLogin(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the spawn did not end")
 	}
-	if st.Status != "completed" || st.Result == nil || st.Result.Summary != "logged in with [REDACTED]" {
+	if st.Status != "completed" || st.Result == nil || st.Result.Summary != "logged in with [REDACTED] at http://gateway.invalid:8080" {
 		t.Fatalf("status: %+v %+v", st, st.Result)
 	}
 	if slices.Contains(st.Result.Manifest.Secrets, "ANTHROPIC_API_KEY") {
