@@ -268,3 +268,16 @@ func TestBrowserTools(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) error { return jsonUnmarshalBytes([]byte(s), v) }
+
+// browser_session_list starts no browser to say there is none.
+func TestSessionListStartsNoBrowser(t *testing.T) {
+	t.Parallel()
+	s := tooltest.NewSession(t, Tools())
+	out := tooltest.Marshal(s.MustRun("browser_session_list", `{}`))
+	if !strings.Contains(out, `"sessions":[]`) || !strings.Contains(out, "no browser runs") {
+		t.Errorf("session list with no browser: %s", out)
+	}
+	if _, ok := browser.Lookup(s.Res); ok {
+		t.Error("listing the sessions started a browser")
+	}
+}

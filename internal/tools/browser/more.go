@@ -577,6 +577,12 @@ func sessionTool(name, desc string, input func() []schema.Prop, run func(ctx con
 	d := def(name, desc, true, schema.Object(input()...))
 	d.Group = SessionGroup
 	return tool.Tool{Def: d, Run: tool.Typed(func(ctx context.Context, in sessionArgs, call *tool.Call) (any, error) {
+		if name == "browser_session_list" {
+			// Listing starts no browser (seconds) to show it has none.
+			if b, ok := browser.Lookup(call.Resources); !ok || b == nil {
+				return map[string]any{"sessions": []browser.SessionInfo{}, "note": "no browser runs in this worker: browser_launch or any browser tool starts one"}, nil
+			}
+		}
 		b, err := browser.Get(ctx, call.Resources)
 		if err != nil {
 			return nil, err
