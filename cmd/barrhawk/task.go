@@ -206,6 +206,9 @@ func taskListCmd() *cobra.Command {
 		Short: "List the newest jobs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 {
+				return badInput(fmt.Errorf("--limit %d: give 1 or more (the newest jobs first)", limit))
+			}
 			_, q, err := openQueue(cmd)
 			if err != nil {
 				return err

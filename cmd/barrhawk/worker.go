@@ -438,6 +438,9 @@ func workerAttachCmd() *cobra.Command {
 		Short: "Follow a worker's live log until interrupted (Ctrl-C)",
 		Args:  oneArg("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if lines < 0 {
+				return badInput(fmt.Errorf("--lines %d: give 0 or more", lines))
+			}
 			path, err := workerLogFile(cmd, args[0])
 			if err != nil {
 				return err

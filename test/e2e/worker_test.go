@@ -646,6 +646,12 @@ func TestTaskLogsWholeAndArtifactGlobRefused(t *testing.T) {
 			t.Errorf("--artifact %s: exit %d: %s", g, code, errs)
 		}
 	}
+	// Counts that mean nothing are refused, not taken as "all".
+	for _, args := range [][]string{{"task", "list", "--db", w.db, "--limit", "0"}, {"worker", "attach", "x", "-n", "-1"}} {
+		if _, errs, code := w.run(args...); code != 2 || !strings.Contains(errs, "give ") {
+			t.Errorf("%v: exit %d: %s", args, code, errs)
+		}
+	}
 }
 
 // A pool killed with SIGKILL takes its workers with it: a worker that
