@@ -140,7 +140,7 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 			killTimeout := time.Duration(cfg.Workers.Process.KillTimeoutSeconds) * time.Second
 			// A job running this long past its own timeout has lost its
 			// worker, wherever that ran.
-			overdue := killTimeout + time.Minute
+			overdue := queue.HandBackGrace(killTimeout)
 			queue.RecoverJobs(ctx, log, q, overdue)
 			cleanWorktrees(ctx, log, q, cfg)
 

@@ -83,6 +83,10 @@ type Outcome struct {
 	CleanupError string `json:"cleanupError,omitempty"`
 }
 
+// DefaultKillGrace is how long commands get between SIGTERM and SIGKILL
+// when RunEnv sets no KillGrace.
+const DefaultKillGrace = 10 * time.Second
+
 // DefaultTimeout bounds a job that sets none.
 const DefaultTimeout = 30 * time.Minute
 
@@ -125,7 +129,7 @@ func RunCommand(ctx context.Context, job CommandJob, env RunEnv) (out *Outcome, 
 		job.Timeout = DefaultTimeout
 	}
 	if env.KillGrace <= 0 {
-		env.KillGrace = 10 * time.Second
+		env.KillGrace = DefaultKillGrace
 	}
 	start := time.Now()
 	m, err := worktree.New(ctx, job.Repo, env.WorktreeDir)

@@ -107,10 +107,7 @@ func KillOrphans() []int {
 		if track.pids[c.PID] || c.State == 'Z' {
 			continue
 		}
-		if c.PGID > 0 && c.PGID != own {
-			_ = syscall.Kill(-c.PGID, syscall.SIGKILL)
-		}
-		_ = syscall.Kill(c.PID, syscall.SIGKILL)
+		killWithGroup(c, own)
 		out = append(out, c.PID)
 	}
 	return out
@@ -136,13 +133,19 @@ func KillByEnv(vars map[string]string) []int {
 		if err != nil || !hasEnv(b, vars) {
 			continue
 		}
-		if p.PGID > 0 && p.PGID != own {
-			_ = syscall.Kill(-p.PGID, syscall.SIGKILL)
-		}
-		_ = syscall.Kill(p.PID, syscall.SIGKILL)
+		killWithGroup(p, own)
 		out = append(out, p.PID)
 	}
 	return out
+}
+
+// killWithGroup kills p with SIGKILL, and its process group unless that is
+// own (this process's).
+func killWithGroup(p Info, own int) {
+	if p.PGID > 0 && p.PGID != own {
+		_ = syscall.Kill(-p.PGID, syscall.SIGKILL)
+	}
+	_ = syscall.Kill(p.PID, syscall.SIGKILL)
 }
 
 // hasEnv reports whether a /proc environ (NUL-separated NAME=value) holds

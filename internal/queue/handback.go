@@ -24,9 +24,10 @@ import (
 //     dead (a whole machine lost, on a shared PostgreSQL queue).
 //
 // The processes a gone worker's job left running on this machine are
-// killed first (see proc.KillByEnv). River's own rescuer cannot do this: it does not know a job's timeout
-// (the queue sets no River job timeout, since each job carries its own),
-// so it leaves such jobs running for ever. A job handed back is available
+// killed first (see proc.KillByEnv). River's own rescuer cannot do this:
+// it does not know a job's timeout (the queue sets no River job timeout,
+// since each job carries its own), so it leaves such jobs running for
+// ever. A job handed back is available
 // at once; its record keeps an error saying why. It returns the ids
 // handed back. gone may be nil; grace <= 0 turns the second rule off.
 func HandBack(ctx context.Context, q Queue, gone func(worker string) bool, grace time.Duration) ([]int64, error) {

@@ -107,14 +107,14 @@ func (s *Service) Start(ctx context.Context) error {
 	// Jobs of this machine's dead workers (another serve killed, say) go
 	// back to the queue, and their leftover processes die, before this
 	// pool takes any; then every RecoveryInterval until Stop.
-	RecoverJobs(ctx, s.log(), q, HandBackGrace)
+	RecoverJobs(ctx, s.log(), q, HandBackGrace(jobs.DefaultKillGrace))
 	if err := q.Start(ctx); err != nil {
 		return fmt.Errorf("start the worker pool: %w", err)
 	}
 	s.started = true
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.stopRecovery = cancel
-	go KeepRecoveringJobs(rctx, s.log(), q, HandBackGrace)
+	go KeepRecoveringJobs(rctx, s.log(), q, HandBackGrace(jobs.DefaultKillGrace))
 	return nil
 }
 
@@ -124,10 +124,6 @@ func (s *Service) log() *slog.Logger {
 	}
 	return slog.Default()
 }
-
-// HandBackGrace is how long past its own timeout a running job is taken
-// for one whose worker is gone: the worker's kill timeout and a margin.
-const HandBackGrace = 10*time.Second + time.Minute
 
 // Stop lets running jobs finish (drain), then closes the queue; its
 // temporary directory goes.

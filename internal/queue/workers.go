@@ -48,6 +48,10 @@ func DeadWorker(host string) func(string) bool {
 // RecoveryInterval is how often a pool looks for the jobs of dead workers.
 const RecoveryInterval = 30 * time.Second
 
+// HandBackGrace is how long past its own timeout a running job is taken
+// for one whose worker is gone: its commands' kill timeout and a minute.
+func HandBackGrace(killTimeout time.Duration) time.Duration { return killTimeout + time.Minute }
+
 // RecoverJobs hands back to the queue the jobs of this machine's dead
 // workers and those running grace past their own timeout anywhere (see
 // HandBack), logging what it did.

@@ -10,30 +10,14 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// agentCLIs is the directory holding the real claude and gemini
-// commands: BARRHAWK_AGENT_CLIS, else the one scripts/test installs them
-// into from the npm registry.
-func agentCLIs(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("BARRHAWK_AGENT_CLIS"); d != "" {
-		return d
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(root, ".cache", "agent-clis", "node_modules", ".bin")
-}
+	"github.com/barrhawk/barrhawk/internal/testbin"
+)
 
 // help runs `cli --help` with a HOME of its own and returns what it printed.
 func help(t *testing.T, cli string) string {
 	t.Helper()
-	path := filepath.Join(agentCLIs(t), cli)
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s is not installed at %s: scripts/test installs it from the npm registry (or set BARRHAWK_AGENT_CLIS to a directory holding claude and gemini): %v", cli, path, err)
-	}
+	path := testbin.AgentCLI(t, cli)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--help")
@@ -98,6 +82,21 @@ func TestFlagsAreTheCLIsOwn(t *testing.T) {
 	})
 }
 
+// realSpawn runs a spawn of the real CLI r.CLI (installed by scripts/test)
+// with moderate recovery and creds as its login, on a fresh repository
+// and state directory, and returns the request and the result.
+func realSpawn(t *testing.T, r Request, creds map[string]string) (SpawnRequest, *SpawnResult) {
+	t.Helper()
+	r.Repo, r.StateDir, r.CLIPath = gitRepo(t), t.TempDir(), testbin.AgentCLI(t, r.CLI)
+	r.IdleTimeout, r.TotalTimeout = 2*time.Minute, 4*time.Minute
+	req := SpawnRequest{Request: r, Recovery: RecoveryModerate, Credentials: creds}
+	res, err := Spawn(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req, res
+}
+
 // The real Claude Code, in the sandbox, against a model that follows a
 // script (fakeModel): its Write is allowed by the manifest's flags, its
 // Bash `go version` is refused by the CLI's own permission check (go is no
@@ -109,18 +108,9 @@ func TestRealClaudeCodeRecovers(t *testing.T) {
 	t.Parallel()
 	model := newFakeModel(t)
 	const key = "sk-ant-fake-3c1f9e2d7a"
-	req := SpawnRequest{
-		Request: Request{Repo: gitRepo(t), Prompt: "add hello.txt, then check the Go version", CLI: "claude",
-			CLIPath: filepath.Join(agentCLIs(t), "claude"), StateDir: t.TempDir(),
-			Env:         map[string]string{"ANTHROPIC_BASE_URL": model.srv.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
-			IdleTimeout: time.Minute, TotalTimeout: 3 * time.Minute},
-		Recovery:    RecoveryModerate,
-		Credentials: map[string]string{"ANTHROPIC_API_KEY": key},
-	}
-	res, err := Spawn(context.Background(), req, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req, res := realSpawn(t, Request{Prompt: "add hello.txt, then check the Go version", CLI: "claude",
+		Env: map[string]string{"ANTHROPIC_BASE_URL": model.srv.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}},
+		map[string]string{"ANTHROPIC_API_KEY": key})
 	seen := model.seen()
 	if res.Status != "completed" || res.Attempts != 2 || res.Summary != modelFinal {
 		t.Fatalf("result: status %s, %d attempts, summary %q, escalations %+v, unfixed %+v; tool results %+v", res.Status, res.Attempts, res.Summary, res.Escalations, res.Unfixed, seen)
@@ -171,18 +161,9 @@ func TestRealClaudeCodeStaysInItsSandbox(t *testing.T) {
 			{"Write", map[string]any{"file_path": outside + "/out.txt", "content": "outside\n"}},
 		}
 	}
-	req := SpawnRequest{
-		Request: Request{Repo: gitRepo(t), Prompt: "look around", CLI: "claude", RealHome: realHome,
-			CLIPath: filepath.Join(agentCLIs(t), "claude"), StateDir: t.TempDir(),
-			Env:         map[string]string{"ANTHROPIC_BASE_URL": model.srv.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
-			IdleTimeout: time.Minute, TotalTimeout: 3 * time.Minute},
-		Recovery:    RecoveryModerate,
-		Credentials: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-fake"},
-	}
-	res, err := Spawn(context.Background(), req, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, res := realSpawn(t, Request{Prompt: "look around", CLI: "claude", RealHome: realHome,
+		Env: map[string]string{"ANTHROPIC_BASE_URL": model.srv.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}},
+		map[string]string{"ANTHROPIC_API_KEY": "sk-ant-fake"})
 	seen := model.seen()
 	if len(seen) != 4 {
 		t.Fatalf("tool results %+v; result %+v", seen, res)
@@ -221,18 +202,9 @@ func TestRealGeminiCLIRecovers(t *testing.T) {
 			{"run_shell_command", map[string]any{"command": "go version"}},
 		}
 	}
-	req := SpawnRequest{
-		Request: Request{Repo: gitRepo(t), Prompt: "add hello.txt, then check the Go version", CLI: "gemini",
-			CLIPath: filepath.Join(agentCLIs(t), "gemini"), StateDir: t.TempDir(),
-			Env:         map[string]string{"GOOGLE_GEMINI_BASE_URL": model.srv.URL},
-			IdleTimeout: 2 * time.Minute, TotalTimeout: 4 * time.Minute},
-		Recovery:    RecoveryModerate,
-		Credentials: map[string]string{"GEMINI_API_KEY": "AIza-fake-0b7c"},
-	}
-	res, err := Spawn(context.Background(), req, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req, res := realSpawn(t, Request{Prompt: "add hello.txt, then check the Go version", CLI: "gemini",
+		Env: map[string]string{"GOOGLE_GEMINI_BASE_URL": model.srv.URL}},
+		map[string]string{"GEMINI_API_KEY": "AIza-fake-0b7c"})
 	seen := model.seen()
 	if res.Status != "completed" || res.Attempts != 2 || res.Summary != modelFinal {
 		t.Fatalf("result: status %s, %d attempts, summary %q, escalations %+v, unfixed %+v; tool results %+v", res.Status, res.Attempts, res.Summary, res.Escalations, res.Unfixed, seen)

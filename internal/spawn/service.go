@@ -222,34 +222,39 @@ func (s *Service) secrets(names []string) (map[string]string, error) {
 // secret nobody gave), so it is said at once rather than queued; it fills
 // in the defaults (LLM claude, an id, Repo absolute).
 func (s *Service) Check(ctx context.Context, o *Options) error {
+	_, err := s.check(ctx, o)
+	return err
+}
+
+// check is Check, returning the secrets it looked up.
+func (s *Service) check(ctx context.Context, o *Options) (map[string]string, error) {
 	if strings.TrimSpace(o.Prompt) == "" {
-		return errors.New("the prompt is empty: say what the agent should do")
+		return nil, errors.New("the prompt is empty: say what the agent should do")
 	}
 	if o.ID == "" {
 		o.ID = strings.ToLower(rand.Text()[:10])
 	}
 	if !isID(o.ID) {
-		return fmt.Errorf("spawn id %q: use lower-case letters, digits and '-'", o.ID)
+		return nil, fmt.Errorf("spawn id %q: use lower-case letters, digits and '-'", o.ID)
 	}
 	if o.LLM == "" {
 		o.LLM = "claude"
 	}
 	if _, err := s.cliPath(o.LLM); err != nil {
-		return err
+		return nil, err
 	}
 	if o.Repo == "" {
 		o.Repo = "."
 	}
 	repo, err := filepath.Abs(o.Repo)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	o.Repo = repo
 	if err := exec.CommandContext(ctx, "git", "-C", repo, "rev-parse", "--show-toplevel").Run(); err != nil {
-		return fmt.Errorf("repo %s is not inside a git repository: a spawn works on a branch of one (give repo, or run from inside one)", repo)
+		return nil, fmt.Errorf("repo %s is not inside a git repository: a spawn works on a branch of one (give repo, or run from inside one)", repo)
 	}
-	_, err = s.secrets(o.Secrets)
-	return err
+	return s.secrets(o.Secrets)
 }
 
 // Start checks a spawn and queues it as a job of kind "agent" (or, with no
@@ -258,14 +263,11 @@ func (s *Service) Check(ctx context.Context, o *Options) error {
 // process, onEvent sees every event (redacted) and o.Ask is how
 // interactive recovery asks; elsewhere, recovery behaves as moderate.
 func (s *Service) Start(ctx context.Context, o Options, onEvent func(Event)) (string, <-chan *Status, error) {
-	if err := s.Check(ctx, &o); err != nil {
-		return "", nil, err
-	}
-	repo := o.Repo
-	secrets, err := s.secrets(o.Secrets)
+	secrets, err := s.check(ctx, &o)
 	if err != nil {
 		return "", nil, err
 	}
+	repo := o.Repo
 	red := redact.New(slices.Collect(maps.Values(secrets))...)
 	dir := filepath.Join(s.cfg.Dir, o.ID)
 	if _, err := os.Stat(dir); err == nil {

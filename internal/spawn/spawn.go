@@ -115,6 +115,11 @@ func Spawn(ctx context.Context, req SpawnRequest, onEvent func(Event)) (*SpawnRe
 		}
 		m.Secrets = append(m.Secrets, name)
 	}
+	home := req.RealHome
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	denied := deniedRules(home)
 	base := req.StateDir
 	out := &SpawnResult{Mode: req.Mode}
 	for attempt := 1; ; attempt++ {
@@ -138,11 +143,7 @@ func Spawn(ctx context.Context, req SpawnRequest, onEvent func(Event)) (*SpawnRe
 		}
 		run.Commands = without(m.Commands, "git")
 		run.Options.AllowedTools = m.Tools
-		home := req.RealHome
-		if home == "" {
-			home, _ = os.UserHomeDir()
-		}
-		run.Options.DisallowedTools = deniedRules(home)
+		run.Options.DisallowedTools = denied
 		run.Options.Dirs = without(m.Writable, ".")
 		run.Env = map[string]string{}
 		for k, v := range req.Env {

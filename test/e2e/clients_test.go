@@ -8,26 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// agentCLI is the real claude or gemini command: in BARRHAWK_AGENT_CLIS,
-// else where scripts/test installs them from the npm registry.
-func agentCLI(t *testing.T, name string) string {
-	t.Helper()
-	dir := os.Getenv("BARRHAWK_AGENT_CLIS")
-	if dir == "" {
-		root, err := filepath.Abs("../..")
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = filepath.Join(root, ".cache", "agent-clis", "node_modules", ".bin")
-	}
-	p := filepath.Join(dir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s is not installed at %s: scripts/test installs it from the npm registry (or set BARRHAWK_AGENT_CLIS): %v", name, p, err)
-	}
-	return p
-}
+	"github.com/barrhawk/barrhawk/internal/testbin"
+)
 
 // runCLI runs a client CLI with its own HOME in dir and returns its output.
 func runCLI(t *testing.T, home, dir, cli string, args ...string) string {
@@ -53,7 +36,7 @@ func TestRealClientsConnect(t *testing.T) {
 	t.Run("claude", func(t *testing.T) {
 		t.Parallel()
 		home, dir := t.TempDir(), t.TempDir()
-		claude := agentCLI(t, "claude")
+		claude := testbin.AgentCLI(t, "claude")
 		runCLI(t, home, dir, claude, "mcp", "add", "barrhawk", "--", bin, "serve")
 		out := runCLI(t, home, dir, claude, "mcp", "list")
 		if !strings.Contains(out, "barrhawk") || !strings.Contains(out, "Connected") {
@@ -63,7 +46,7 @@ func TestRealClientsConnect(t *testing.T) {
 	t.Run("gemini", func(t *testing.T) {
 		t.Parallel()
 		home, dir := t.TempDir(), t.TempDir()
-		gemini := agentCLI(t, "gemini")
+		gemini := testbin.AgentCLI(t, "gemini")
 		runCLI(t, home, dir, gemini, "mcp", "add", "barrhawk", bin, "serve")
 		// Gemini CLI starts a project's servers only in a folder the user
 		// trusts (it asks on first use there).

@@ -288,6 +288,29 @@ func pidAlive(pid int) bool {
 	return false
 }
 
+// stuckOnceScript is a job's build command that records each attempt's
+// worker in out/attempts; its first attempt writes its shell's pid to
+// out/shell and a background sleep's to out/child and waits on that sleep
+// (to be killed), and every later attempt finishes at once.
+func stuckOnceScript(out string) string {
+	return fmt.Sprintf(`echo "$BARRHAWK_WORKER_ID" >> %[1]s/attempts
+if [ ! -e %[1]s/first ]; then
+  touch %[1]s/first; echo $$ > %[1]s/shell; sleep 300 & echo $! > %[1]s/child; wait
+fi
+echo finished`, out)
+}
+
+// pidIn is the pid a stuckOnceScript wrote to out/name.
+func pidIn(t *testing.T, out, name string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, name))
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || perr != nil {
+		t.Fatalf("the pid in %s: %v %v", name, err, perr)
+	}
+	return pid
+}
+
 // IT-002: a worker killed with SIGKILL in the middle of a job is replaced;
 // the processes its job started are killed, the job goes back to the queue
 // and runs again to completion, and no zombie or worktree is left.
@@ -297,11 +320,7 @@ func TestIT002CrashRecovery(t *testing.T) {
 	w := newWorkerHome(t, "", "")
 	p := w.startPool(2)
 	out := t.TempDir()
-	script := fmt.Sprintf(`echo "$BARRHAWK_WORKER_ID" >> %[1]s/attempts
-if [ ! -e %[1]s/first ]; then
-  touch %[1]s/first; echo $$ > %[1]s/shell; sleep 300 & echo $! > %[1]s/child; wait
-fi
-echo finished`, out)
+	script := stuckOnceScript(out)
 	id := w.submit("--repo", repo, "--build", script)
 	waitFor(t, "the first attempt to run", func() bool { _, err := os.Stat(filepath.Join(out, "child")); return err == nil })
 	var victim jobs.WorkerState
@@ -328,8 +347,7 @@ echo finished`, out)
 	}
 	// The killed attempt's processes are gone.
 	for _, f := range []string{"shell", "child"} {
-		b, _ := os.ReadFile(filepath.Join(out, f))
-		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		pid := pidIn(t, out, f)
 		waitFor(t, "the killed attempt's "+f+" to go", func() bool { return !pidAlive(pid) })
 	}
 	// The slot has a live worker again.
@@ -665,19 +683,14 @@ func TestPoolKilledTakesItsWorkers(t *testing.T) {
 	w := newWorkerHome(t, "", "")
 	p := w.startPool(1)
 	out := t.TempDir()
-	script := fmt.Sprintf(`echo "$BARRHAWK_WORKER_ID" >> %[1]s/attempts
-if [ ! -e %[1]s/first ]; then
-  touch %[1]s/first; sleep 300 & echo $! > %[1]s/child; wait
-fi
-echo finished`, out)
+	script := stuckOnceScript(out)
 	id := w.submit("--repo", repo, "--build", script)
 	waitFor(t, "the first attempt to run", func() bool { _, err := os.Stat(filepath.Join(out, "child")); return err == nil })
 	ws := p.workers()
 	if len(ws) != 1 {
 		t.Fatalf("workers: %+v", ws)
 	}
-	b, _ := os.ReadFile(filepath.Join(out, "child"))
-	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	child := pidIn(t, out, "child")
 	p.cmd.Process.Kill()
 	p.cmd.Wait()
 	waitFor(t, "the dead pool's worker to exit", func() bool { return !pidAlive(ws[0].PID) })
@@ -741,16 +754,11 @@ func TestServeKilledMidJob(t *testing.T) {
 		return cmd
 	}
 	out := t.TempDir()
-	script := fmt.Sprintf(`echo "$BARRHAWK_WORKER_ID" >> %[1]s/attempts
-if [ ! -e %[1]s/first ]; then
-  touch %[1]s/first; sleep 300 & echo $! > %[1]s/child; wait
-fi
-echo finished`, out)
+	script := stuckOnceScript(out)
 	id := w.submit("--repo", repo, "--build", script)
 	first := serve()
 	waitFor(t, "the first attempt to run", func() bool { _, err := os.Stat(filepath.Join(out, "child")); return err == nil })
-	b, _ := os.ReadFile(filepath.Join(out, "child"))
-	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	child := pidIn(t, out, "child")
 	first.Process.Kill()
 	first.Wait()
 	if !pidAlive(child) {
