@@ -206,8 +206,8 @@ func taskListCmd() *cobra.Command {
 		Short: "List the newest jobs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if limit < 1 {
-				return badInput(fmt.Errorf("--limit %d: give 1 or more (the newest jobs first)", limit))
+			if err := queue.CheckListLimit(limit); err != nil {
+				return badInput(fmt.Errorf("--%w", err))
 			}
 			_, q, err := openQueue(cmd)
 			if err != nil {

@@ -24,7 +24,6 @@ import (
 	"github.com/barrhawk/barrhawk/internal/logging"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/queue"
-	"github.com/barrhawk/barrhawk/internal/worktree"
 	"github.com/spf13/cobra"
 )
 
@@ -140,9 +139,10 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 			killTimeout := time.Duration(cfg.Workers.Process.KillTimeoutSeconds) * time.Second
 			// A job running this long past its own timeout has lost its
 			// worker, wherever that ran.
-			overdue := queue.HandBackGrace(killTimeout)
-			queue.RecoverJobs(ctx, log, q, overdue)
-			cleanWorktrees(ctx, log, q, cfg)
+			svc := app.QueueService(cfg)
+			recovery := svc.Recovery(queue.HandBackGrace(killTimeout))
+			queue.RecoverJobs(ctx, log, q, recovery)
+			queue.CleanWorktrees(ctx, log, q, cfg.Workers.WorktreeDir, cfg.Workers.KeepWorktrees, nil)
 
 			args := []string{"worker", "run"}
 			if cfg.File != "" {
@@ -166,17 +166,20 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 				AfterExit: func(id string) {
 					hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 					defer cancel()
-					if ids, err := queue.HandBack(hctx, q, func(w string) bool { return w == id }, 0); err != nil {
-						log.Error("could not hand the jobs of a dead worker back", "worker", id, "err", err)
-					} else if len(ids) > 0 {
-						log.Warn("handed a dead worker's jobs back to the queue", "worker", id, "jobs", ids)
-					}
+					r := svc.Recovery(0)
+					r.Gone = func(w string) bool { return w == id }
+					done, err := queue.HandBack(hctx, q, r)
+					queue.LogRecovered(log.With("worker", id), done, err)
+					// A worker killed after its job's end was recorded,
+					// before its cleanup, left the job's worktree.
+					queue.CleanWorktrees(hctx, log, q, cfg.Workers.WorktreeDir, cfg.Workers.KeepWorktrees,
+						func(in *queue.Info) bool { return queue.LastWorker(in) == id })
 					if err := os.RemoveAll(workerTempDir(cfg, id)); err != nil {
 						log.Warn("could not remove a worker's temporary directory", "worker", id, "err", err)
 					}
 				}}
 			// Jobs of workers on other machines that died with them.
-			go queue.KeepRecoveringJobs(ctx, log, q, overdue)
+			go queue.KeepRecoveringJobs(ctx, log, q, recovery)
 			log.Info("worker pool starting", "count", count, "db", redactDB(cfg.Workers.DB), "ids", prefix+"-*")
 			err = sup.Run(ctx)
 			log.Info("worker pool stopped")
@@ -186,52 +189,6 @@ found, 137/143 killed by SIGKILL/SIGTERM before it could drain.`,
 	c.Flags().IntVar(&count, "count", 2, "worker processes (default workers.count)")
 	c.Flags().StringArrayVar(&require, "require", nil, "a tool the jobs need, checked at start (repeatable): go, dotnet, npm, ...")
 	return c
-}
-
-// cleanWorktrees prunes the worktrees of the repositories the queue's jobs
-// use and removes the job worktrees (task-<id>) of no pending or running
-// job. Worktrees of other kinds (sub-agents') are left alone.
-func cleanWorktrees(ctx context.Context, log *slog.Logger, q queue.Queue, cfg config.Config) {
-	list, err := q.List(ctx, 10_000)
-	if err != nil {
-		log.Error("could not list the jobs to clean their worktrees", "err", err)
-		return
-	}
-	live := map[string]bool{}
-	var repos []string
-	for _, in := range list {
-		switch in.State {
-		case "completed", "discarded", "cancelled":
-		default:
-			live["task-"+strconv.FormatInt(in.ID, 10)] = true
-		}
-		if in.Job.Repo != "" && !slices.Contains(repos, in.Job.Repo) {
-			repos = append(repos, in.Job.Repo)
-		}
-	}
-	for _, repo := range repos {
-		if _, err := os.Stat(repo); err != nil {
-			continue // on another machine, or gone
-		}
-		m, err := worktree.New(ctx, repo, cfg.Workers.WorktreeDir)
-		if err != nil {
-			log.Warn("could not clean the worktrees of a repository", "repo", repo, "err", err)
-			continue
-		}
-		if cfg.Workers.KeepWorktrees {
-			if err := m.Prune(ctx); err != nil {
-				log.Warn("could not prune worktrees", "repo", repo, "err", err)
-			}
-			continue
-		}
-		removed, err := m.RemoveOrphans(ctx, func(name string) bool { return !strings.HasPrefix(name, "task-") || live[name] })
-		if len(removed) > 0 {
-			log.Info("removed orphaned worktrees", "repo", m.Repo(), "worktrees", removed)
-		}
-		if err != nil {
-			log.Warn("could not remove every orphaned worktree", "repo", m.Repo(), "err", err)
-		}
-	}
 }
 
 // watchPool ends this worker when the pool that started it (its parent,
@@ -327,7 +284,7 @@ func workerStatusCmd() *cobra.Command {
 			pools := readPools(workersDir(cfg))
 			running := map[string]int64{}
 			if q, err := queue.Open(cmd.Context(), cfg.Workers.DB, queue.Options{}); err == nil {
-				if list, err := q.List(cmd.Context(), 10_000); err == nil {
+				if list, err := q.List(cmd.Context(), queue.MaxList); err == nil {
 					for _, in := range list {
 						if in.State == "running" {
 							running[queue.LastWorker(&in)] = in.ID

@@ -69,7 +69,8 @@ func Services(cfg config.Config) (*queue.Service, *spawn.Service) {
 		RunAgent: func(ctx context.Context, id int64, job jobs.AgentJob) (any, string, error) {
 			st := ss.RunJob(ctx, id, job)
 			return st, st.Status, nil
-		}})
+		},
+		EndAgent: ss.EndOrphan})
 	ss.UseQueue(qs)
 	return qs, ss
 }

@@ -66,6 +66,12 @@ type RunEnv struct {
 	// WorkerLog also receives the commands' output (default: the
 	// process's worker log, SetWorkerLog).
 	WorkerLog io.Writer
+	// Ended, if set, is given the outcome once the commands have ended and
+	// the artifacts are collected, before the worktree is removed: the
+	// worker makes it durable there, so that a worker killed during the
+	// cleanup does not make the job run again. The outcome RunCommand
+	// returns may say more (a cleanup that failed).
+	Ended func(*Outcome)
 }
 
 // Outcome is a job's recorded result.
@@ -256,6 +262,11 @@ func RunCommand(ctx context.Context, job CommandJob, env RunEnv) (out *Outcome, 
 	out.Artifacts, err = collectArtifacts(wt.Path, job.Artifacts, filepath.Join(env.ArtifactDir, env.TaskID))
 	if err != nil {
 		fmt.Fprintf(w, "artifacts: %v\n", err)
+	}
+	if env.Ended != nil {
+		ended := *out
+		ended.DurationMs = time.Since(start).Milliseconds()
+		env.Ended(&ended)
 	}
 	return out, nil
 }

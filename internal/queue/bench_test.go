@@ -15,7 +15,7 @@ import (
 func BenchmarkSubmitToRunning(b *testing.B) {
 	ctx := context.Background()
 	started := make(chan time.Time, 1)
-	q, err := Open(ctx, filepath.Join(b.TempDir(), "q.db"), Options{Workers: 1, ID: "bench", Run: func(context.Context, int64, jobs.CommandJob) (*jobs.Outcome, error) {
+	q, err := Open(ctx, filepath.Join(b.TempDir(), "q.db"), Options{Workers: 1, ID: "bench", Run: func(context.Context, int64, jobs.CommandJob, func(*jobs.Outcome)) (*jobs.Outcome, error) {
 		started <- time.Now()
 		return &jobs.Outcome{Status: "succeeded"}, nil
 	}})
@@ -43,7 +43,7 @@ func BenchmarkSubmitToRunning(b *testing.B) {
 func BenchmarkNoopThroughput(b *testing.B) {
 	ctx := context.Background()
 	var done atomic.Int64
-	q, err := Open(ctx, filepath.Join(b.TempDir(), "q.db"), Options{Workers: 4, ID: "bench", Run: func(context.Context, int64, jobs.CommandJob) (*jobs.Outcome, error) {
+	q, err := Open(ctx, filepath.Join(b.TempDir(), "q.db"), Options{Workers: 4, ID: "bench", Run: func(context.Context, int64, jobs.CommandJob, func(*jobs.Outcome)) (*jobs.Outcome, error) {
 		done.Add(1)
 		return &jobs.Outcome{Status: "succeeded"}, nil
 	}})

@@ -21,7 +21,7 @@ func TestHandBack(t *testing.T) {
 	// killed); with no free slot it takes nothing handed back.
 	release := make(chan struct{})
 	started := make(chan int64, 4)
-	stuck, err := Open(ctx, path, Options{Workers: 2, ID: "host-1-1-1", Run: func(ctx context.Context, id int64, _ jobs.CommandJob) (*jobs.Outcome, error) {
+	stuck, err := Open(ctx, path, Options{Workers: 2, ID: "host-1-1-1", Run: func(ctx context.Context, id int64, _ jobs.CommandJob, _ func(*jobs.Outcome)) (*jobs.Outcome, error) {
 		started <- id
 		<-release
 		return &jobs.Outcome{Status: "succeeded"}, nil
@@ -45,12 +45,13 @@ func TestHandBack(t *testing.T) {
 		<-started
 	}
 	// The worker lives and the long job is within its timeout: nothing.
-	if ids, err := HandBack(ctx, client, func(string) bool { return false }, time.Hour); err != nil || len(ids) != 0 {
+	if ids, err := HandBack(ctx, client, Recovery{Gone: func(string) bool { return false }, Grace: time.Hour}); err != nil || len(ids.HandedBack)+len(ids.Ended)+len(ids.Agents) != 0 {
 		t.Errorf("handed back %v, %v", ids, err)
 	}
 	// The short job is past its timeout plus grace: back it goes.
 	time.Sleep(20 * time.Millisecond)
-	ids, err := HandBack(ctx, client, nil, 10*time.Millisecond)
+	done, err := HandBack(ctx, client, Recovery{Grace: 10 * time.Millisecond})
+	ids := done.HandedBack
 	if err != nil || !slices.Equal(ids, []int64{short}) {
 		t.Fatalf("overdue: handed back %v, %v", ids, err)
 	}
@@ -59,13 +60,14 @@ func TestHandBack(t *testing.T) {
 		t.Errorf("the overdue job: %s %v", in.State, in.Errors)
 	}
 	// Its worker is gone: the long job goes back too.
-	ids, err = HandBack(ctx, client, func(w string) bool { return w == "host-1-1-1" }, 0)
+	done, err = HandBack(ctx, client, Recovery{Gone: func(w string) bool { return w == "host-1-1-1" }})
+	ids = done.HandedBack
 	if err != nil || !slices.Contains(ids, long) {
 		t.Fatalf("gone: handed back %v, %v", ids, err)
 	}
 	// Another worker runs both to the end; each ran there once.
 	ran := make(chan int64, 4)
-	other, err := Open(ctx, path, Options{Workers: 2, ID: "host-2-1-1", Run: func(_ context.Context, id int64, _ jobs.CommandJob) (*jobs.Outcome, error) {
+	other, err := Open(ctx, path, Options{Workers: 2, ID: "host-2-1-1", Run: func(_ context.Context, id int64, _ jobs.CommandJob, _ func(*jobs.Outcome)) (*jobs.Outcome, error) {
 		ran <- id
 		return &jobs.Outcome{Status: "succeeded"}, nil
 	}})

@@ -12,10 +12,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/jobs"
@@ -46,8 +48,10 @@ type AgentArgs struct {
 // Kind names the job kind.
 func (AgentArgs) Kind() string { return "agent" }
 
-// Runner works one command job: id is the job's, for its task id.
-type Runner func(ctx context.Context, id int64, job jobs.CommandJob) (*jobs.Outcome, error)
+// Runner works one command job: id is the job's, for its task id. It
+// calls ended with the outcome as soon as that is known, before it cleans
+// up (jobs.RunEnv.Ended): the queue makes the outcome durable there.
+type Runner func(ctx context.Context, id int64, job jobs.CommandJob, ended func(*jobs.Outcome)) (*jobs.Outcome, error)
 
 // AgentRunner works one agent job and returns what to record as its
 // outcome, and whether the run completed.
@@ -64,6 +68,12 @@ type Options struct {
 	RunAgent AgentRunner
 	// ID names this worker in River's records.
 	ID string
+	// Journal is the directory where this worker journals how each job
+	// ended before recording it in the queue (the jobs' log directory;
+	// see Ending). Empty: no journal.
+	Journal string
+	// Log hears what could not be recorded; slog's default when nil.
+	Log *slog.Logger
 }
 
 // Info is a job as task_status shows it.
@@ -95,7 +105,7 @@ type Queue interface {
 	// repeated behind the user's back) and returns its id.
 	SubmitAgent(ctx context.Context, job jobs.AgentJob) (int64, error)
 	Get(ctx context.Context, id int64) (*Info, error)
-	// List returns the newest jobs first, at most limit.
+	// List returns the newest jobs first, at most limit (1 to MaxList).
 	List(ctx context.Context, limit int) ([]Info, error)
 	// Cancel cancels a job: a queued one never runs, a running one is
 	// stopped.
@@ -170,6 +180,9 @@ type store[TTx any] struct {
 	client  *river.Client[TTx]
 	closeDB func() error
 	working bool
+	// id, journal and log are Options'.
+	id, journal string
+	log         *slog.Logger
 }
 
 func open[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], o Options, closeDB func() error) (Queue, error) {
@@ -187,27 +200,24 @@ func open[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], o Option
 		RescueStuckJobsAfter: 5 * time.Minute,
 		JobTimeout:           -1, // the job's own timeout (jobs.RunCommand) applies
 	}
-	st := &store[TTx]{closeDB: closeDB, working: o.Workers > 0}
+	st := &store[TTx]{closeDB: closeDB, working: o.Workers > 0, id: o.ID, journal: o.Journal, log: o.Log}
+	if st.log == nil {
+		st.log = slog.Default()
+	}
 	if o.Workers > 0 {
 		if o.Run == nil {
 			return nil, errors.New("a queue that works jobs needs a runner")
 		}
 		workers := river.NewWorkers()
 		river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[CommandArgs]) error {
-			return st.work(ctx, j.ID, func(ctx context.Context) (any, string, error) {
-				out, err := o.Run(ctx, j.ID, j.Args.CommandJob)
-				if out == nil {
-					return nil, "", err
-				}
-				if err == nil && out.Status != "succeeded" && out.Status != "cancelled" {
-					err = fmt.Errorf("%s in %s: %s (%s)", out.Status, out.Phase, out.Command, out.ExitStatus)
-				}
-				return out, out.Status, err
+			return st.work(ctx, j.JobRow, func(ctx context.Context, end endFunc) (any, string, error) {
+				out, err := o.Run(ctx, j.ID, j.Args.CommandJob, func(out *jobs.Outcome) { end(commandEnding(out, nil)) })
+				return commandEnding(out, err)
 			})
 		}))
 		if o.RunAgent != nil {
 			river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[AgentArgs]) error {
-				return st.work(ctx, j.ID, func(ctx context.Context) (any, string, error) {
+				return st.work(ctx, j.JobRow, func(ctx context.Context, _ endFunc) (any, string, error) {
 					out, status, err := o.RunAgent(ctx, j.ID, j.Args.AgentJob)
 					if err == nil && status != "completed" && status != "cancelled" {
 						err = fmt.Errorf("the agent's run ended %s", status)
@@ -227,25 +237,66 @@ func open[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], o Option
 	return st, nil
 }
 
-// work runs one job: it watches for the job's cancel, records the outcome
-// run returns as the job's output, and tells River how the job ended
-// (cancelled, failed with run's error, or done).
-func (s *store[TTx]) work(ctx context.Context, id int64, run func(context.Context) (outcome any, status string, err error)) error {
+// commandEnding is a command job's outcome as the queue records it: the
+// outcome, its status, and an error when it did not succeed.
+func commandEnding(out *jobs.Outcome, err error) (any, string, error) {
+	if out == nil {
+		return nil, "", err
+	}
+	if err == nil && out.Status != "succeeded" && out.Status != "cancelled" {
+		err = fmt.Errorf("%s in %s: %s (%s)", out.Status, out.Phase, out.Command, out.ExitStatus)
+	}
+	return out, out.Status, err
+}
+
+// An endFunc records how a job ended, as soon as that is known.
+type endFunc func(outcome any, status string, err error)
+
+// work runs one job: it watches for the job's cancel, makes how the job
+// ended durable as soon as run says so through end (or returns, if it
+// never did), and tells River the same (cancelled, failed with run's
+// error, or done). The final outcome, which may say more (a cleanup that
+// failed), is River's to add to the job's output.
+func (s *store[TTx]) work(ctx context.Context, row *rivertype.JobRow, run func(context.Context, endFunc) (outcome any, status string, err error)) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go s.watchCancel(ctx, id, cancel)
-	out, status, err := run(ctx)
+	go s.watchCancel(ctx, row.ID, cancel)
+	// Cancelled at any step (a worktree being made included), or ended
+	// so by the runner.
+	cancelled := func(status string) bool { return errors.Is(context.Cause(ctx), errCancelled) || status == "cancelled" }
+	var once sync.Once
+	end := func(out any, status string, err error) {
+		once.Do(func() { s.end(context.WithoutCancel(ctx), row, newEnding(row, s.id, out, status, err, cancelled(status))) })
+	}
+	out, status, err := run(ctx, end)
+	end(out, status, err)
 	if out != nil {
 		if rerr := river.RecordOutput(ctx, out); rerr != nil {
 			return rerr
 		}
 	}
-	// Cancelled at any step (a worktree being made included), or ended
-	// so by the runner.
-	if errors.Is(context.Cause(ctx), errCancelled) || status == "cancelled" {
+	if cancelled(status) {
 		return river.JobCancel(errCancelled)
 	}
 	return err
+}
+
+// end makes e durable: journaled, then, unless the job is to be retried,
+// recorded in the queue at once (River would record it later, in a batch,
+// when this worker may already be gone). A retry is left to River: the
+// job's row must not be touched once another worker may run it.
+func (s *store[TTx]) end(ctx context.Context, row *rivertype.JobRow, e *Ending) {
+	if s.journal != "" {
+		if err := writeJournal(s.journal, e); err != nil {
+			s.log.Warn("could not journal how a job ended", "job", row.ID, "err", err)
+		}
+	}
+	if e.retries(row) {
+		return
+	}
+	if err := setState(ctx, s.client.Driver().GetExecutor(), []*rivertype.JobRow{row}, []*Ending{e}); err != nil {
+		s.log.Warn("could not record how a job ended at once; River records it when the worker returns", "job", row.ID, "err", err)
+	}
 }
 
 // errCancelled is why a cancelled job's context ended.
@@ -323,9 +374,20 @@ func (s *store[TTx]) Get(ctx context.Context, id int64) (*Info, error) {
 	return info(row), nil
 }
 
+// MaxList is the most jobs one List returns.
+const MaxList = 10_000
+
+// CheckListLimit says what is wrong with a List limit.
+func CheckListLimit(limit int) error {
+	if limit < 1 || limit > MaxList {
+		return fmt.Errorf("limit %d: give 1 to %d (the newest jobs first)", limit, MaxList)
+	}
+	return nil
+}
+
 func (s *store[TTx]) List(ctx context.Context, limit int) ([]Info, error) {
-	if limit <= 0 || limit > 10_000 {
-		limit = 100
+	if err := CheckListLimit(limit); err != nil {
+		return nil, err
 	}
 	res, err := s.client.JobList(ctx, river.NewJobListParams().First(limit).OrderBy(river.JobListOrderByID, river.SortOrderDesc))
 	if err != nil {

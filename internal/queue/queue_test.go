@@ -29,12 +29,12 @@ func gitRepo(t testing.TB) string {
 
 func runner(t testing.TB, ran *atomic.Int64) Runner {
 	dir := t.TempDir()
-	return func(ctx context.Context, id int64, job jobs.CommandJob) (*jobs.Outcome, error) {
+	return func(ctx context.Context, id int64, job jobs.CommandJob, ended func(*jobs.Outcome)) (*jobs.Outcome, error) {
 		if ran != nil {
 			ran.Add(1)
 		}
 		return jobs.RunCommand(ctx, job, jobs.RunEnv{TaskID: strconv.FormatInt(id, 10), WorkerID: "w1", LogDir: filepath.Join(dir, "logs"),
-			ArtifactDir: filepath.Join(dir, "artifacts"), TempDir: filepath.Join(dir, "tmp"), KillGrace: 200 * time.Millisecond})
+			ArtifactDir: filepath.Join(dir, "artifacts"), TempDir: filepath.Join(dir, "tmp"), KillGrace: 200 * time.Millisecond, Ended: ended})
 	}
 }
 

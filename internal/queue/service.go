@@ -31,6 +31,9 @@ type Config struct {
 	// RunAgent works agent jobs (package spawn's runner); without it, this
 	// process works command jobs only.
 	RunAgent AgentRunner
+	// EndAgent ends the run of an agent job whose worker died (package
+	// spawn's; see Recovery).
+	EndAgent func(ctx context.Context, id int64, job jobs.AgentJob) string
 	// Log hears of jobs handed back; slog's default when nil.
 	Log *slog.Logger
 }
@@ -66,7 +69,7 @@ func (s *Service) Queue(ctx context.Context) (Queue, error) {
 	if s.cfg.RunAgent != nil {
 		runAgent = s.runAgent
 	}
-	q, err := Open(ctx, s.cfg.DB, Options{Workers: s.cfg.Count, Run: s.run, RunAgent: runAgent, ID: s.cfg.WorkerID})
+	q, err := Open(ctx, s.cfg.DB, Options{Workers: s.cfg.Count, Run: s.run, RunAgent: runAgent, ID: s.cfg.WorkerID, Journal: s.cfg.LogDir, Log: s.cfg.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +78,12 @@ func (s *Service) Queue(ctx context.Context) (Queue, error) {
 }
 
 // run works one job for the queue.
-func (s *Service) run(ctx context.Context, id int64, job jobs.CommandJob) (*jobs.Outcome, error) {
+func (s *Service) run(ctx context.Context, id int64, job jobs.CommandJob, ended func(*jobs.Outcome)) (*jobs.Outcome, error) {
 	s.running.Store(id, time.Now())
 	defer s.running.Delete(id)
 	return jobs.RunCommand(ctx, job, jobs.RunEnv{TaskID: strconv.FormatInt(id, 10), WorkerID: s.cfg.WorkerID, ConfigPath: s.cfg.ConfigPath,
 		WorktreeDir: s.cfg.WorktreeDir, TempDir: filepath.Join(s.cfg.TempDir, s.cfg.WorkerID), LogDir: s.cfg.LogDir, ArtifactDir: s.cfg.ArtifactDir,
-		KeepWorktree: s.cfg.KeepWorktrees, EnvAllow: s.cfg.EnvAllow})
+		KeepWorktree: s.cfg.KeepWorktrees, EnvAllow: s.cfg.EnvAllow, Ended: ended})
 }
 
 // runAgent works one agent job for the queue.
@@ -107,15 +110,23 @@ func (s *Service) Start(ctx context.Context) error {
 	// Jobs of this machine's dead workers (another serve killed, say) go
 	// back to the queue, and their leftover processes die, before this
 	// pool takes any; then every RecoveryInterval until Stop.
-	RecoverJobs(ctx, s.log(), q, HandBackGrace(jobs.DefaultKillGrace))
+	RecoverJobs(ctx, s.log(), q, s.Recovery(HandBackGrace(jobs.DefaultKillGrace)))
+	CleanWorktrees(ctx, s.log(), q, s.cfg.WorktreeDir, s.cfg.KeepWorktrees, nil)
 	if err := q.Start(ctx); err != nil {
 		return fmt.Errorf("start the worker pool: %w", err)
 	}
 	s.started = true
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.stopRecovery = cancel
-	go KeepRecoveringJobs(rctx, s.log(), q, HandBackGrace(jobs.DefaultKillGrace))
+	go KeepRecoveringJobs(rctx, s.log(), q, s.Recovery(HandBackGrace(jobs.DefaultKillGrace)))
 	return nil
+}
+
+// Recovery is how this service's workers' jobs are dealt with when a
+// worker is gone (see HandBack): their journal, their agent runs' end, and
+// grace (see HandBackGrace). Gone is the caller's to set.
+func (s *Service) Recovery(grace time.Duration) Recovery {
+	return Recovery{Grace: grace, Journal: s.cfg.LogDir, EndAgent: s.cfg.EndAgent}
 }
 
 func (s *Service) log() *slog.Logger {

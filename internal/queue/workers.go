@@ -52,21 +52,34 @@ const RecoveryInterval = 30 * time.Second
 // for one whose worker is gone: its commands' kill timeout and a minute.
 func HandBackGrace(killTimeout time.Duration) time.Duration { return killTimeout + time.Minute }
 
-// RecoverJobs hands back to the queue the jobs of this machine's dead
-// workers and those running grace past their own timeout anywhere (see
-// HandBack), logging what it did.
-func RecoverJobs(ctx context.Context, log *slog.Logger, q Queue, grace time.Duration) {
-	ids, err := HandBack(ctx, q, DeadWorker(HostName()), grace)
+// RecoverJobs deals with the jobs of this machine's dead workers and those
+// running r.Grace past their own timeout anywhere (see HandBack; r.Gone is
+// DeadWorker of this host), logging what it did.
+func RecoverJobs(ctx context.Context, log *slog.Logger, q Queue, r Recovery) {
+	r.Gone = DeadWorker(HostName())
+	done, err := HandBack(ctx, q, r)
+	LogRecovered(log, done, err)
+}
+
+// LogRecovered logs what HandBack did.
+func LogRecovered(log *slog.Logger, done Recovered, err error) {
 	if err != nil {
-		log.Error("could not look for jobs of dead workers", "err", err)
-	} else if len(ids) > 0 {
-		log.Warn("handed jobs of dead workers back to the queue", "jobs", ids)
+		log.Error("could not hand back the jobs of dead workers", "err", err)
+	}
+	if len(done.HandedBack) > 0 {
+		log.Warn("handed a dead worker's jobs back to the queue", "jobs", done.HandedBack)
+	}
+	if len(done.Ended) > 0 {
+		log.Info("recorded a dead worker's jobs as its journal says they ended, not run again", "jobs", done.Ended)
+	}
+	if len(done.Agents) > 0 {
+		log.Warn("ended a dead worker's agent jobs as failed (a sub-agent's run is not repeated)", "jobs", done.Agents)
 	}
 }
 
 // KeepRecoveringJobs runs RecoverJobs every RecoveryInterval until ctx
 // ends: jobs of workers that died with their machine, or their pool.
-func KeepRecoveringJobs(ctx context.Context, log *slog.Logger, q Queue, grace time.Duration) {
+func KeepRecoveringJobs(ctx context.Context, log *slog.Logger, q Queue, r Recovery) {
 	t := time.NewTicker(RecoveryInterval)
 	defer t.Stop()
 	for {
@@ -74,7 +87,7 @@ func KeepRecoveringJobs(ctx context.Context, log *slog.Logger, q Queue, grace ti
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			RecoverJobs(ctx, log, q, grace)
+			RecoverJobs(ctx, log, q, r)
 		}
 	}
 }

@@ -34,7 +34,15 @@ type PROptions struct {
 	Token string
 	// Redact removes secrets from the pull request's title and body.
 	Redact func(string) string
+	// Progress is told of each step that reaches outside the repository,
+	// before it (pushing) and after it (pushed, pull request opened): the
+	// caller records it, so that a run whose worker dies mid-way still
+	// says what was pushed.
+	Progress func(Integration)
 }
+
+// stepPushing is Integration.Step while the branch is being pushed.
+const stepPushing = "pushing"
 
 // Integration is how the branch was handed over.
 type Integration struct {
@@ -45,6 +53,8 @@ type Integration struct {
 	Conflicts []string `json:"conflicts,omitempty"`
 	Patch     string   `json:"patch,omitempty"`
 	Note      string   `json:"note,omitempty"`
+	// Step is the step under way (pushing), while integration runs.
+	Step string `json:"step,omitempty"`
 }
 
 // Integrate checks the branch against its base for conflicts (git
@@ -114,10 +124,18 @@ func Integrate(ctx context.Context, repo, branch, title, body, dir string, o PRO
 		}
 		return in, nil
 	}
+	progress := func() {
+		if o.Progress != nil {
+			o.Progress(*in)
+		}
+	}
+	in.Step = stepPushing
+	progress()
 	if _, err := gitIn("push", "--quiet", "origin", branch+":refs/heads/"+branch); err != nil {
 		return nil, fmt.Errorf("push %s: %w", branch, err)
 	}
-	in.Pushed = true
+	in.Pushed, in.Step = true, ""
+	progress()
 	token := o.Token
 	if token == "" {
 		token = githubToken()
@@ -167,6 +185,7 @@ func Integrate(ctx context.Context, repo, branch, title, body, dir string, o PRO
 		return in, fmt.Errorf("GitHub's answer: %w", err)
 	}
 	in.PRURL, in.PRNumber = pr.HTMLURL, pr.Number
+	progress()
 	return in, nil
 }
 

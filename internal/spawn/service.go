@@ -414,7 +414,11 @@ func (s *Service) RunJob(ctx context.Context, jobID int64, job jobs.AgentJob) *S
 			st.Phase = "integrating"
 			_ = s.save(st)
 			in, err := Integrate(context.WithoutCancel(rctx), job.Repo, res.Branch, "spawn "+job.SpawnID+": "+firstLine(job.Prompt), prBody(res), dir,
-				PROptions{Open: job.PR, Base: job.Base, APIBase: s.cfg.GitHubAPI, Redact: red.String})
+				PROptions{Open: job.PR, Base: job.Base, APIBase: s.cfg.GitHubAPI, Redact: red.String, Progress: func(in Integration) {
+					// mu is held: the run's events are over.
+					st.Integration = &in
+					_ = s.save(st)
+				}})
 			st.Integration = in
 			if err != nil {
 				st.Error = red.String(err.Error())

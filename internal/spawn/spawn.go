@@ -128,10 +128,7 @@ func Spawn(ctx context.Context, req SpawnRequest, onEvent func(Event)) (*SpawnRe
 			return out, nil
 		}
 		run := req.Request
-		run.ID = req.ID
-		if attempt > 1 {
-			run.ID = fmt.Sprintf("%s-r%d", req.ID, attempt-1)
-		}
+		run.ID = runID(req.ID, attempt)
 		run.StateDir = filepath.Join(base, fmt.Sprintf("attempt-%d", attempt))
 		if err := os.MkdirAll(run.StateDir, 0o700); err != nil {
 			return nil, err

@@ -664,11 +664,15 @@ func TestTaskLogsWholeAndArtifactGlobRefused(t *testing.T) {
 			t.Errorf("--artifact %s: exit %d: %s", g, code, errs)
 		}
 	}
-	// Counts that mean nothing are refused, not taken as "all".
-	for _, args := range [][]string{{"task", "list", "--db", w.db, "--limit", "0"}, {"worker", "attach", "x", "-n", "-1"}} {
-		if _, errs, code := w.run(args...); code != 2 || !strings.Contains(errs, "give ") {
+	// Counts that mean nothing, or more than is listed, are refused (with
+	// the range), not taken as "all" or silently cut to 100.
+	for _, args := range [][]string{{"task", "list", "--db", w.db, "--limit", "0"}, {"task", "list", "--db", w.db, "--limit", "100000"}, {"worker", "attach", "x", "-n", "-1"}} {
+		if _, errs, code := w.run(args...); code != 2 || !strings.Contains(errs, "give ") || args[1] == "list" && !strings.Contains(errs, "give 1 to 10000") {
 			t.Errorf("%v: exit %d: %s", args, code, errs)
 		}
+	}
+	if out, errs, code := w.run("task", "list", "--db", w.db, "--limit", "10000"); code != 0 || !strings.HasPrefix(out, id+"\t") {
+		t.Errorf("task list --limit 10000: exit %d: %s %s", code, out, errs)
 	}
 }
 
