@@ -151,9 +151,13 @@ func TestHandBackReadsTheJournal(t *testing.T) {
 		t.Errorf("EndAgent told of %v", told)
 	}
 	checks := map[int64]func(*Info) bool{
-		done:   func(in *Info) bool { return in.State == "completed" && in.Outcome != nil && len(in.Outcome.Artifacts) == 1 },
-		failed: func(in *Info) bool { return in.State == "retryable" && len(in.Errors) == 1 && strings.Contains(in.Errors[0], "failed in test") },
-		none:   func(in *Info) bool { return in.State == "available" && strings.Contains(in.Errors[0], "handed back") },
+		done: func(in *Info) bool {
+			return in.State == "completed" && in.Outcome != nil && len(in.Outcome.Artifacts) == 1
+		},
+		failed: func(in *Info) bool {
+			return in.State == "retryable" && len(in.Errors) == 1 && strings.Contains(in.Errors[0], "failed in test")
+		},
+		none: func(in *Info) bool { return in.State == "available" && strings.Contains(in.Errors[0], "handed back") },
 		agent: func(in *Info) bool {
 			return in.State == "discarded" && len(in.Errors) == 1 && strings.Contains(in.Errors[0], "is gone; it died during integration; s1 was pushed")
 		},

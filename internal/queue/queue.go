@@ -266,7 +266,9 @@ func (s *store[TTx]) work(ctx context.Context, row *rivertype.JobRow, run func(c
 	cancelled := func(status string) bool { return errors.Is(context.Cause(ctx), errCancelled) || status == "cancelled" }
 	var once sync.Once
 	end := func(out any, status string, err error) {
-		once.Do(func() { s.end(context.WithoutCancel(ctx), row, newEnding(row, s.id, out, status, err, cancelled(status))) })
+		once.Do(func() {
+			s.end(context.WithoutCancel(ctx), row, newEnding(row, s.id, out, status, err, cancelled(status)))
+		})
 	}
 	out, status, err := run(ctx, end)
 	end(out, status, err)
