@@ -343,7 +343,13 @@ func readDir(t *testing.T, dir string) map[string]string {
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	waitForLong(t, what, 10*time.Second, ok)
+}
+
+// waitForLong is waitFor with a deadline of its own.
+func waitForLong(t *testing.T, what string, d time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !ok() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

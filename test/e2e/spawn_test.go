@@ -294,3 +294,86 @@ func TestSpawnIsAnAgentJob(t *testing.T) {
 		t.Errorf("the job's recorded outcome: %v", job["agentOutcome"])
 	}
 }
+
+// A sub-agent's job whose worker dies once its integration began is never
+// run again (it may have pushed, or opened a pull request): the job ends
+// failed, and the spawn's status says how far it got and what was pushed.
+// Here the worker is SIGKILLed while it pushes the branch to an origin
+// whose pre-receive hook holds the push.
+func TestSpawnWorkerKilledDuringIntegration(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	bare := t.TempDir()
+	for _, args := range [][]string{
+		{"-C", bare, "init", "-q", "--bare"},
+		{"-C", repo, "remote", "add", "origin", "https://github.com/acme/app.git"},
+		{"-C", repo, "config", "url." + bare + ".insteadOf", "https://github.com/acme/app.git"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	release := filepath.Join(t.TempDir(), "release")
+	hook := "#!/bin/sh\nwhile [ ! -e " + release + " ]; do sleep 0.05; done\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.WriteFile(release, nil, 0o644) // the held push ends (refused) whatever happens
+	shared := t.TempDir()
+	db, spawns := filepath.Join(shared, "queue.db"), filepath.Join(shared, "spawns")
+	s := startConfigured(t, "workers:\n  count: 0\n  db: "+db+"\nspawn:\n  claudePath: "+fakeClaude(t)+"\n  dir: "+spawns+"\n  idleTimeout: 30s\n")
+	pool := exec.Command(bin, "worker", "start", "--count", "1", "--config", filepath.Join(s.home, "barrhawk.yaml"))
+	pool.Env = append(pool.Environ(), "HOME="+s.home, "BARRHAWK_HOME="+filepath.Join(s.home, ".barrhawk"), "BARRHAWK_LOG_LEVEL=info")
+	plog := &lockedBuffer{}
+	pool.Stderr = plog
+	if err := pool.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		pool.Process.Signal(syscall.SIGTERM)
+		pool.Wait()
+	}()
+	got := s.mustCall("spawn_agent", map[string]any{"prompt": "add hello", "repo": repo, "pr": true})
+	id := got["id"].(string)
+	var st struct {
+		Phase       string `json:"phase"`
+		Integration *struct {
+			Step string `json:"step"`
+		} `json:"integration"`
+	}
+	waitForLong(t, "the run to push its branch", 60*time.Second, func() bool {
+		b, _ := os.ReadFile(filepath.Join(spawns, id, "status.json"))
+		return json.Unmarshal(b, &st) == nil && st.Phase == "integrating" && st.Integration != nil && st.Integration.Step == "pushing"
+	})
+	var ws []struct {
+		PID int `json:"pid"`
+	}
+	status := exec.Command(bin, "worker", "status", "--json", "--config", filepath.Join(s.home, "barrhawk.yaml"))
+	status.Env = pool.Env
+	out, err := status.Output()
+	if err != nil || json.Unmarshal(out, &ws) != nil || len(ws) != 1 {
+		t.Fatalf("worker status: %v %s", err, out)
+	}
+	syscall.Kill(ws[0].PID, syscall.SIGKILL)
+	var final map[string]any
+	waitForLong(t, "the spawn to end", 30*time.Second, func() bool {
+		final = s.mustCall("spawn_status", map[string]any{"id": id})
+		return final["phase"] == "done"
+	})
+	msg, _ := final["error"].(string)
+	if final["status"] != "error" || !strings.Contains(msg, "died during integration") || !strings.Contains(msg, "while pushing spawn/"+id) || !strings.Contains(msg, "not run again") {
+		t.Errorf("the spawn after its worker died: %v", final)
+	}
+	job := s.mustCall("task_status", map[string]any{"id": final["jobId"]})
+	errs, _ := job["errors"].([]any)
+	if job["state"] != "discarded" || len(job["attemptedBy"].([]any)) != 1 || len(errs) != 1 || !strings.Contains(errs[0].(string), "while pushing") {
+		t.Errorf("its job: %v", job)
+	}
+	// The agent ran once: one attempt's stream.
+	if streams, _ := filepath.Glob(filepath.Join(spawns, id, "attempt-*", "stream.jsonl")); len(streams) != 1 {
+		t.Errorf("attempts: %v", streams)
+	}
+	if log := plog.String(); !strings.Contains(log, "ended a dead worker's agent jobs as failed") {
+		t.Errorf("pool log:\n%s", log)
+	}
+}

@@ -719,6 +719,72 @@ func TestPoolKilledTakesItsWorkers(t *testing.T) {
 	}
 }
 
+// A worker SIGKILLed after its job's command ended, before it returned
+// (here: while it waits to remove the job's worktree), does not make the
+// job run again: the job's end was recorded before the cleanup began. River
+// alone completes jobs in batches after the worker returns; the hand-back
+// of the dead worker then ran such a finished job a second time. The pool
+// removes the worktree the killed cleanup left.
+func TestWorkerKilledAfterItsJobEndedDoesNotRunItAgain(t *testing.T) {
+	t.Parallel()
+	repo := spawnRepo(t)
+	w := newWorkerHome(t, "", "")
+	p := w.startPool(1)
+	out := t.TempDir()
+	// The command says it ran, then ends once the test holds the
+	// worktrees' lock, which the worker's cleanup takes.
+	id := w.submit("--repo", repo, "--build", fmt.Sprintf(`echo "$BARRHAWK_WORKER_ID" >> %[1]s/ran; while [ ! -e %[1]s/go ]; do sleep 0.02; done; echo built`, out))
+	waitFor(t, "the job's command to run", func() bool { _, err := os.Stat(filepath.Join(out, "ran")); return err == nil })
+	lock, err := os.OpenFile(filepath.Join(repo, ".barrhawk", "worktrees", ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.Open(context.Background(), w.db, queue.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	n, _ := strconv.ParseInt(id, 10, 64)
+	waitFor(t, "the job's end to be recorded while its worker waits to clean up", func() bool {
+		in, err := q.Get(context.Background(), n)
+		return err == nil && in.State == "completed"
+	})
+	ws := p.workers()
+	if len(ws) != 1 {
+		t.Fatalf("workers: %+v", ws)
+	}
+	syscall.Kill(ws[0].PID, syscall.SIGKILL)
+	waitFor(t, "the killed worker to exit", func() bool { return !pidAlive(ws[0].PID) })
+	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	// The replacement works the next job: by then the dead worker's jobs
+	// were dealt with.
+	next := w.submit("--repo", repo, "--build", "true")
+	if in := w.status(next); in.State != "completed" {
+		t.Fatalf("the next job: %+v", in)
+	}
+	in := w.status(id)
+	if in.State != "completed" || in.Outcome == nil || in.Outcome.Status != "succeeded" || in.Attempt != 1 || len(in.AttemptedBy) != 1 || len(in.Errors) != 0 {
+		t.Errorf("the job: %s attempt %d by %v, errors %v, outcome %+v", in.State, in.Attempt, in.AttemptedBy, in.Errors, in.Outcome)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "ran")); strings.Count(string(b), "\n") != 1 {
+		t.Errorf("the job ran %d times: %q", strings.Count(string(b), "\n"), b)
+	}
+	waitFor(t, "the killed cleanup's worktree to be removed", func() bool { return len(jobWorktrees(t, repo)) == 0 })
+	if log := p.log.String(); strings.Contains(log, "handed a dead worker's jobs back") || !strings.Contains(log, "worker exited unexpectedly") {
+		t.Errorf("pool log:\n%s", log)
+	}
+	if code := p.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
 // worker start checks the tools the config lists (workers.require) as it
 // does --require's, and a missing git is named as what jobs need.
 func TestWorkerStartChecksConfiguredTools(t *testing.T) {
