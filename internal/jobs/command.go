@@ -230,7 +230,7 @@ func RunCommand(ctx context.Context, job CommandJob, env RunEnv) (out *Outcome, 
 		fmt.Fprintf(w, "$ %s\n", st.cmd)
 		c := exec.Command("/bin/sh", "-c", st.cmd)
 		c.Dir, c.Env, c.Stdout, c.Stderr = wt.Path, cmdEnv, w, w
-		p, err := proc.Start(c)
+		p, err := proc.StartTied(c)
 		if err != nil {
 			out.Status, out.Phase, out.Command, out.ExitCode = "failed", st.phase, st.cmd, -1
 			fmt.Fprintf(w, "could not start: %v\n", err)

@@ -105,7 +105,9 @@ func (s *store[TTx]) handBack(ctx context.Context, r Recovery) (Recovered, error
 		rescue.ID = append(rescue.ID, row.ID)
 		rescue.Error = append(rescue.Error, e)
 		rescue.FinalizedAt = append(rescue.FinalizedAt, finalized)
-		rescue.ScheduledAt = append(rescue.ScheduledAt, now)
+		// Its place in the queue is kept: it runs before what was
+		// submitted after it.
+		rescue.ScheduledAt = append(rescue.ScheduledAt, row.ScheduledAt)
 		rescue.State = append(rescue.State, string(state))
 		return nil
 	}

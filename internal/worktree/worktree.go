@@ -185,8 +185,9 @@ func (m *Manager) Prune(ctx context.Context) error {
 }
 
 // RemoveOrphans prunes, then removes every worktree here that keep does
-// not claim (a worktree of no running job), with its branch, and every
-// directory under Dir that is no worktree. It returns the names removed;
+// not claim (a worktree of no running job), with its branch, every
+// directory under Dir that is no worktree, and every branch of a worktree
+// (barrhawk/NAME) that is gone. It returns the names removed;
 // a failure to remove one is reported and the others still go.
 func (m *Manager) RemoveOrphans(ctx context.Context, keep func(name string) bool) ([]string, error) {
 	if err := m.Prune(ctx); err != nil {
@@ -225,6 +226,22 @@ func (m *Manager) RemoveOrphans(ctx context.Context, keep func(name string) bool
 			continue
 		}
 		removed = append(removed, e.Name())
+	}
+	// A branch whose worktree went without it (a cleanup killed half-way).
+	branches, err := git(ctx, m.repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/"+BranchPrefix)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("list the worktrees' branches: %w", err))
+	}
+	for _, b := range strings.Fields(branches) {
+		name := strings.TrimPrefix(b, BranchPrefix)
+		if known[name] || keep != nil && keep(name) || slices.Contains(removed, name) {
+			continue
+		}
+		if _, err := git(ctx, m.repo, "branch", "-D", "--quiet", b); err != nil {
+			errs = append(errs, fmt.Errorf("delete branch %s: %w", b, err))
+			continue
+		}
+		removed = append(removed, name)
 	}
 	slices.Sort(removed)
 	return removed, errors.Join(errs...)

@@ -100,12 +100,22 @@ func TestRemoveOrphans(t *testing.T) {
 	}
 	os.RemoveAll(filepath.Join(m.Dir(), "deleted"))
 	os.MkdirAll(filepath.Join(m.Dir(), "stray"), 0o755)
+	// A cleanup killed between the worktree's removal and its branch's.
+	if _, err := m.Create(ctx, "halfway", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Remove(ctx, "halfway", true); err != nil {
+		t.Fatal(err)
+	}
 	removed, err := m.RemoveOrphans(ctx, func(name string) bool { return name == "running" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(removed, ",") != "dead,stray" {
+	if strings.Join(removed, ",") != "dead,deleted,halfway,stray" {
 		t.Errorf("removed %v", removed)
+	}
+	if out, _ := git(ctx, m.Repo(), "branch", "--list", BranchPrefix+"*"); strings.TrimSpace(strings.TrimLeft(out, "+* ")) != BranchPrefix+"running" {
+		t.Errorf("branches left: %q", out)
 	}
 	list, _ := m.List(ctx)
 	if len(list) != 1 || list[0].Name != "running" {
