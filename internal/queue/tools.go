@@ -119,6 +119,9 @@ func (s *Service) Tools() []tool.Tool {
 				if err != nil {
 					return nil, err
 				}
+				if in.Limit == 0 {
+					in.Limit = 50 // the schema's default
+				}
 				list, err := q.List(ctx, in.Limit)
 				if err != nil {
 					return nil, tool.Errorf(tool.CodeToolError, "%v", err)
