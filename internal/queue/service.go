@@ -111,13 +111,14 @@ func (s *Service) Start(ctx context.Context) error {
 	// back to the queue, and their leftover processes die, before this
 	// pool takes any; then every RecoveryInterval until Stop.
 	RecoverJobs(ctx, s.log(), q, s.Recovery(HandBackGrace(jobs.DefaultKillGrace)))
-	CleanWorktrees(ctx, s.log(), q, s.cfg.WorktreeDir, s.cfg.KeepWorktrees, nil)
 	if err := q.Start(ctx); err != nil {
 		return fmt.Errorf("start the worker pool: %w", err)
 	}
 	s.started = true
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.stopRecovery = cancel
+	// Worktrees a killed cleanup left: off the start's path (git per repository).
+	go CleanWorktrees(rctx, s.log(), q, s.cfg.WorktreeDir, s.cfg.KeepWorktrees, nil)
 	go KeepRecoveringJobs(rctx, s.log(), q, s.Recovery(HandBackGrace(jobs.DefaultKillGrace)))
 	return nil
 }

@@ -124,16 +124,7 @@ func TestSpawnCommand(t *testing.T) {
 func TestSpawnWaitWithProgressAndPR(t *testing.T) {
 	t.Parallel()
 	repo := spawnRepo(t)
-	bare := t.TempDir()
-	for _, args := range [][]string{
-		{"-C", bare, "init", "-q", "--bare"},
-		{"-C", repo, "remote", "add", "origin", "https://github.com/acme/app.git"},
-		{"-C", repo, "config", "url." + bare + ".insteadOf", "https://github.com/acme/app.git"},
-	} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	bare := githubOrigin(t, repo)
 	var prs []map[string]string
 	var mu sync.Mutex
 	gh := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -303,16 +294,7 @@ func TestSpawnIsAnAgentJob(t *testing.T) {
 func TestSpawnWorkerKilledDuringIntegration(t *testing.T) {
 	t.Parallel()
 	repo := spawnRepo(t)
-	bare := t.TempDir()
-	for _, args := range [][]string{
-		{"-C", bare, "init", "-q", "--bare"},
-		{"-C", repo, "remote", "add", "origin", "https://github.com/acme/app.git"},
-		{"-C", repo, "config", "url." + bare + ".insteadOf", "https://github.com/acme/app.git"},
-	} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	bare := githubOrigin(t, repo)
 	release := filepath.Join(t.TempDir(), "release")
 	hook := "#!/bin/sh\nwhile [ ! -e " + release + " ]; do sleep 0.05; done\nexit 1\n"
 	if err := os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
@@ -376,4 +358,22 @@ func TestSpawnWorkerKilledDuringIntegration(t *testing.T) {
 	if log := plog.String(); !strings.Contains(log, "ended a dead worker's agent jobs as failed") {
 		t.Errorf("pool log:\n%s", log)
 	}
+}
+
+// githubOrigin gives repo the origin https://github.com/acme/app.git,
+// which git reaches in a local bare repository (url.insteadOf); it
+// returns that repository.
+func githubOrigin(t *testing.T, repo string) string {
+	t.Helper()
+	bare := t.TempDir()
+	for _, args := range [][]string{
+		{"-C", bare, "init", "-q", "--bare"},
+		{"-C", repo, "remote", "add", "origin", "https://github.com/acme/app.git"},
+		{"-C", repo, "config", "url." + bare + ".insteadOf", "https://github.com/acme/app.git"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return bare
 }
