@@ -22,7 +22,7 @@ func (p *Page) SetFiles(ctx context.Context, sel string, files []string, o FindO
 		return nil, err
 	}
 	err = p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "window.__bh.resolve(" + jsString(pr.Matched) + ")[0]"})
+		res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "window.__bh.pick(" + jsString(pr.Matched) + ")"})
 		if err != nil {
 			return err
 		}
@@ -30,7 +30,7 @@ func (p *Page) SetFiles(ctx context.Context, sel string, files []string, o FindO
 			return fmt.Errorf("the element is gone")
 		}
 		var isFile bool
-		chk, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "(() => { const el = window.__bh.resolve(" + jsString(pr.Matched) + ")[0]; return el.tagName === 'INPUT' && el.type === 'file'; })()", ReturnByValue: &yes})
+		chk, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "(() => { const el = window.__bh.pick(" + jsString(pr.Matched) + "); return el.tagName === 'INPUT' && el.type === 'file'; })()", ReturnByValue: &yes})
 		if err == nil && chk.Result != nil {
 			isFile = string(chk.Result.Value) == "true"
 		}

@@ -19,8 +19,16 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-//go:embed js/helper.js
-var helperJS string
+// The page helper: the selector engine (selector.js defines selectors)
+// and the helper using it (helper.js installs window.__bh), evaluated as
+// one function body.
+var (
+	//go:embed js/selector.js
+	selectorJS string
+	//go:embed js/helper.js
+	helperOnlyJS string
+	helperJS     = selectorJS + "\n" + helperOnlyJS
+)
 
 // DefaultTimeout is how long an action waits for its element.
 const DefaultTimeout = 5 * time.Second
@@ -76,7 +84,7 @@ func (p *Page) helper(ctx context.Context, call string, out any) error {
 		raw, err = p.evalRaw(ctx, "(() => {"+helperJS+" return window.__bh."+call+"; })()")
 	}
 	if err != nil {
-		return err
+		return selectorError(err)
 	}
 	if out == nil {
 		return nil
@@ -341,6 +349,9 @@ type FindOptions struct {
 	Actionable bool
 	// Field makes a <label> stand for its form field (to type into).
 	Field bool
+	// Arg names the argument the selector came in, for errors
+	// ("selector" when empty).
+	Arg string
 	// cut says Timeout was shortened to end before the call does.
 	cut bool
 }
@@ -380,10 +391,7 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 	for {
 		var pr Probe
 		if err := p.helper(ctx, call, &pr); err != nil {
-			if te, ok := err.(*tool.Error); ok && strings.Contains(te.Message, "threw") {
-				return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q is not valid: %s", sel, thrown(te.Message))
-			}
-			return nil, err
+			return nil, o.invalid(sel, err)
 		}
 		last = pr
 		if pr.Ref != "" && (o.State == "visible" || o.State == "attached") {
@@ -433,15 +441,50 @@ func (p *Page) blank(ctx context.Context) bool {
 	return err == nil && string(raw) == "true"
 }
 
-// thrown is the message of an error the page helper threw, without the
-// JavaScript stack (lines of <anonymous> positions a user cannot act on)
-// or the error's class name.
-func thrown(msg string) string {
-	msg = strings.TrimPrefix(msg, "the page's JavaScript threw: ")
-	if i := strings.Index(msg, "\n    at "); i >= 0 {
-		msg = msg[:i]
+// errBadSelector marks the error of a selector the page helper could not
+// read (its SelectorError), so a caller names the argument it came in.
+type errBadSelector struct{ msg string }
+
+func (e *errBadSelector) Error() string { return e.msg }
+
+// selectorError turns the helper's SelectorError into errBadSelector: its
+// message without the JavaScript stack (lines of <anonymous> positions a
+// user cannot act on) or the error's class name. Other errors pass.
+func selectorError(err error) error {
+	te, ok := err.(*tool.Error)
+	if !ok {
+		return err
 	}
-	return strings.TrimPrefix(msg, "SelectorError: ")
+	const mark = "the page's JavaScript threw: SelectorError: "
+	i := strings.Index(te.Message, mark)
+	if i < 0 {
+		return err
+	}
+	msg := te.Message[i+len(mark):]
+	if j := strings.Index(msg, "\n    at "); j >= 0 {
+		msg = msg[:j]
+	}
+	return &errBadSelector{msg}
+}
+
+// invalid says which argument held a selector the helper could not read
+// (INVALID_ARGS); other errors pass.
+func (o FindOptions) invalid(sel string, err error) error {
+	return InvalidSelector(o.Arg, sel, err)
+}
+
+// InvalidSelector is the INVALID_ARGS answer for argument arg ("selector"
+// when empty) holding sel, when err says the selector cannot be read;
+// other errors pass as they are.
+func InvalidSelector(arg, sel string, err error) error {
+	bad, ok := err.(*errBadSelector)
+	if !ok {
+		return err
+	}
+	if arg == "" {
+		arg = "selector"
+	}
+	return tool.Errorf(tool.CodeInvalidArgs, "argument %q: %q is not a selector BarrHawk reads: %s (the forms are Playwright's: see the README's selector table)", arg, sel, bad.msg)
 }
 
 // badRef explains a snapshot ref that finds no element: refs are given
@@ -599,11 +642,13 @@ func (p *Page) Hover(ctx context.Context, sel string, pos *Point, o FindOptions)
 // positions inside them. Both must fit in the viewport at once.
 func (p *Page) DragElements(ctx context.Context, source, target string, from, to *Point, o FindOptions) error {
 	o.Actionable = true
-	first, err := p.Find(ctx, source, o)
+	so, to_ := o, o
+	so.Arg, to_.Arg = "source", "target"
+	first, err := p.Find(ctx, source, so)
 	if err != nil {
 		return err
 	}
-	dst, err := p.Find(ctx, target, o)
+	dst, err := p.Find(ctx, target, to_)
 	if err != nil {
 		return err
 	}
@@ -614,7 +659,7 @@ func (p *Page) DragElements(ctx context.Context, source, target string, from, to
 		Src, Dst Probe
 		W, H     float64
 	}
-	js := fmt.Sprintf(`(() => { const a = window.__bh.resolve(%s)[0], b = window.__bh.resolve(%s)[0];
+	js := fmt.Sprintf(`(() => { const a = window.__bh.pick(%s), b = window.__bh.pick(%s);
 		if (!a || !b) return null;
 		let ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
 		const top = Math.min(ra.top, rb.top), bottom = Math.max(ra.bottom, rb.bottom), left = Math.min(ra.left, rb.left), right = Math.max(ra.right, rb.right);
@@ -688,7 +733,7 @@ func (p *Page) Type(ctx context.Context, sel, text string, clear, enter bool, o 
 	if !pr.Editable {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "selector %q matched a <%s>, which takes no typed text: type into a text input, a textarea or a contenteditable element; choose a select's option with browser_select_option, tick a checkbox or radio with browser_click, pick files with browser_file_upload", sel, pr.Kind)
 	}
-	focus := fmt.Sprintf(`(() => { let el = window.__bh.resolve(%s)[0]; if (el.tagName === 'LABEL' && el.control) el = el.control; el.focus(); if (%v) { if ('value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})); } else { el.textContent = ''; } } return true; })()`, jsString(pr.Matched), clear)
+	focus := fmt.Sprintf(`(() => { let el = window.__bh.pick(%s); if (el.tagName === 'LABEL' && el.control) el = el.control; el.focus(); if (%v) { if ('value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})); } else { el.textContent = ''; } } return true; })()`, jsString(pr.Matched), clear)
 	if _, err := p.evalRaw(ctx, focus); err != nil {
 		return nil, err
 	}
@@ -765,7 +810,7 @@ func (p *Page) Text(ctx context.Context, sel string, o FindOptions) (string, err
 		return "", err
 	}
 	var s string
-	err = p.helper(ctx, fmt.Sprintf("text(window.__bh.resolve(%s)[0])", jsString(pr.Matched)), &s)
+	err = p.helper(ctx, fmt.Sprintf("text(window.__bh.pick(%s))", jsString(pr.Matched)), &s)
 	return s, err
 }
 
@@ -777,7 +822,7 @@ func (p *Page) Attribute(ctx context.Context, sel, name string, o FindOptions) (
 		return nil, err
 	}
 	var v *string
-	err = p.helper(ctx, fmt.Sprintf("resolve(%s)[0].getAttribute(%s)", jsString(pr.Matched), jsString(name)), &v)
+	err = p.helper(ctx, fmt.Sprintf("pick(%s).getAttribute(%s)", jsString(pr.Matched), jsString(name)), &v)
 	return v, err
 }
 
@@ -785,7 +830,7 @@ func (p *Page) Attribute(ctx context.Context, sel, name string, o FindOptions) (
 func (p *Page) Count(ctx context.Context, sel string) (int, error) {
 	var pr Probe
 	if err := p.helper(ctx, fmt.Sprintf("probe(%s, {})", jsString(sel)), &pr); err != nil {
-		return 0, err
+		return 0, InvalidSelector("", sel, err)
 	}
 	return pr.Count, nil
 }
@@ -815,7 +860,7 @@ func (p *Page) Elements(ctx context.Context, sel string, limit int) ([]Element, 
 	}
 	raw, err := p.evalRaw(ctx, js)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, InvalidSelector("", sel, selectorError(err))
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, 0, tool.Errorf(tool.CodeInternal, "elements: %v", err)
@@ -840,7 +885,7 @@ func (p *Page) Snapshot(ctx context.Context, root string, includeHidden bool, ma
 	}
 	var s Snapshot
 	if err := p.helper(ctx, fmt.Sprintf("snapshot(%s, %v, %d)", rootArg, includeHidden, maxBytes), &s); err != nil {
-		return nil, err
+		return nil, InvalidSelector("root", root, err)
 	}
 	if s.Error != "" {
 		return nil, tool.Errorf(tool.CodeElementNotFound, "argument \"root\": %s", s.Error)
@@ -858,7 +903,7 @@ func (p *Page) Screenshot(ctx context.Context, fullPage bool, sel string, o Find
 			return nil, err
 		}
 		var r struct{ X, Y, W, H float64 }
-		raw, err := p.evalRaw(ctx, fmt.Sprintf(`(() => { const b = window.__bh.resolve(%s)[0].getBoundingClientRect(); return {X: b.left + scrollX, Y: b.top + scrollY, W: b.width, H: b.height}; })()`, jsString(pr.Matched)))
+		raw, err := p.evalRaw(ctx, fmt.Sprintf(`(() => { const b = window.__bh.pick(%s).getBoundingClientRect(); return {X: b.left + scrollX, Y: b.top + scrollY, W: b.width, H: b.height}; })()`, jsString(pr.Matched)))
 		if err != nil {
 			return nil, err
 		}

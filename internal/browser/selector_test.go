@@ -76,8 +76,8 @@ func TestSelectorsAsMeant(t *testing.T) {
 		`role=button[name="Sign in"`: "the [ is not closed",
 		`role=[name=x]`:              "the role is missing",
 		`xpath=//[`:                  "not a valid XPath expression",
-		`form >> button`:             "chaining with >> is not supported",
-		`label=Email`:                "the prefixes are css=, text=, role= and xpath=",
+		`form >> `:                   "part 2 is empty",
+		`label=Email`:                `"label=" is not a selector engine: for a field by its label write internal:label="Email"`,
 	} {
 		_, err := p.Click(ctx, sel, ClickOptions{FindOptions: short})
 		if code(err) != tool.CodeInvalidArgs || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "<anonymous>") || strings.Contains(err.Error(), "\n") {
@@ -98,7 +98,7 @@ func TestSelectorsAsMeant(t *testing.T) {
 	}
 
 	// Every tool that looks again at the first match finds the button.
-	if v, err := p.Evaluate(ctx, "window.__bh.resolve('text=Sign in')[0].tagName", nil); err != nil || string(v) != `"BUTTON"` {
+	if v, err := p.Evaluate(ctx, "window.__bh.pick('text=Sign in').tagName", nil); err != nil || string(v) != `"BUTTON"` {
 		t.Errorf("text=Sign in resolves first to %s %v", v, err)
 	}
 	// The heading "Sign in" comes first, the button "Sign in" second: the

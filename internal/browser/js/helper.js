@@ -6,143 +6,14 @@
   const refs = new Map(); // "e12" -> element
   const refOfEl = new WeakMap(); // element -> "e12"
   let nextRef = 1;
-  // SelectorError is a selector that cannot be read: its message is
-  // shown to the user as it is (no stack).
-  class SelectorError extends Error {}
-  SelectorError.prototype.name = 'SelectorError';
-
-  const implicitRole = (el) => {
-    const tag = el.tagName.toLowerCase();
-    const type = (el.getAttribute('type') || '').toLowerCase();
-    switch (tag) {
-      case 'a': return el.hasAttribute('href') ? 'link' : null;
-      case 'button': return 'button';
-      case 'input':
-        if (['button', 'submit', 'reset', 'image'].includes(type)) return 'button';
-        if (type === 'checkbox') return 'checkbox';
-        if (type === 'radio') return 'radio';
-        if (type === 'range') return 'slider';
-        if (type === 'hidden') return null;
-        if (type === 'search') return 'searchbox';
-        if (type === 'number') return 'spinbutton';
-        if (type === 'file' || type === 'color') return 'button';
-        return 'textbox';
-      case 'textarea': return 'textbox';
-      case 'select': return el.multiple ? 'listbox' : 'combobox';
-      case 'option': return 'option';
-      case 'img': return el.getAttribute('alt') === '' ? 'presentation' : 'img';
-      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
-      case 'ul': case 'ol': return 'list';
-      case 'li': return 'listitem';
-      case 'nav': return 'navigation';
-      case 'main': return 'main';
-      case 'header': return 'banner';
-      case 'footer': return 'contentinfo';
-      case 'aside': return 'complementary';
-      case 'form': return 'form';
-      case 'table': return 'table';
-      case 'tr': return 'row';
-      case 'td': return 'cell';
-      case 'th': return 'columnheader';
-      case 'dialog': return 'dialog';
-      case 'label': return null;
-      case 'p': return 'paragraph';
-      case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : null;
-    }
-    if (el.isContentEditable && el.hasAttribute('contenteditable')) return 'textbox';
-    return null;
-  };
-  const role = (el) => (el.getAttribute('role') || '').trim().split(/\s+/)[0] || implicitRole(el);
-
+  const { role, visible } = selectors;
   const text = (el) => (el.innerText !== undefined ? el.innerText : el.textContent || '').replace(/\s+/g, ' ').trim();
-  const name = (el) => {
-    const by = el.getAttribute('aria-labelledby');
-    if (by) {
-      const t = by.split(/\s+/).map((id) => document.getElementById(id)).filter(Boolean).map(text).join(' ');
-      if (t) return t;
-    }
-    const aria = el.getAttribute('aria-label');
-    if (aria && aria.trim()) return aria.trim();
-    const tag = el.tagName.toLowerCase();
-    if (['input', 'select', 'textarea'].includes(tag)) {
-      if (el.id) {
-        const l = document.querySelector('label[for="' + CSS.escape(el.id) + '"]');
-        if (l && text(l)) return text(l);
-      }
-      const wrap = el.closest('label');
-      if (wrap && text(wrap)) return text(wrap);
-      const type = (el.getAttribute('type') || '').toLowerCase();
-      if (['button', 'submit', 'reset'].includes(type)) return el.value || (type === 'submit' ? 'Submit' : '');
-      if (el.getAttribute('placeholder')) return el.getAttribute('placeholder');
-      if (type === 'file') return el.getAttribute('title') || (el.multiple ? 'Choose Files' : 'Choose File');
-      return el.getAttribute('title') || '';
-    }
-    if (tag === 'img') return el.getAttribute('alt') || el.getAttribute('title') || '';
-    if (['button', 'a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'option', 'td', 'th', 'label', 'summary'].includes(tag) || ['button', 'link', 'tab', 'menuitem', 'heading', 'option', 'cell'].includes(role(el))) {
-      const t = text(el);
-      if (t) return t;
-    }
-    return el.getAttribute('title') || '';
-  };
-
-  const visible = (el) => {
-    if (!el.isConnected) return false;
-    const st = getComputedStyle(el);
-    if (st.visibility === 'hidden' || st.display === 'none' || Number(st.opacity) === 0) return false;
-    const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0;
-  };
-
-  const unquote = (s) => {
-    s = s.trim();
-    if ((s.startsWith('"') && s.endsWith('"')) || (s.startsWith("'") && s.endsWith("'"))) return { v: s.slice(1, -1), exact: true };
-    return { v: s, exact: false };
-  };
+  // name is the element's accessible name (its hidden content counts only
+  // when it is hidden itself).
+  const name = (el) => selectors.accessibleName(el, selectors.hiddenForAria(el));
 
   // actionable matches the elements a user clicks or types into.
   const actionable = 'a[href],button,input:not([type=hidden]),select,textarea,summary,label,[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[role=option],[onclick],[contenteditable]:not([contenteditable=false]),[tabindex]:not([tabindex="-1"])';
-
-  const byText = (t) => {
-    const { v, exact } = unquote(t);
-    const want = v.replace(/\s+/g, ' ').trim().toLowerCase();
-    const match = (s) => (exact ? s.toLowerCase() === want : s.toLowerCase().includes(want));
-    const out = [];
-    for (const el of document.body ? document.body.querySelectorAll('*') : []) {
-      if (['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName)) continue;
-      const own = el.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes((el.type || '').toLowerCase()) ? el.value : text(el);
-      if (!match(own || '')) continue;
-      // The deepest element holding the text: no child holds it too.
-      let child = false;
-      for (const c of el.children) if (match(text(c))) { child = true; break; }
-      if (!child) out.push(el);
-    }
-    // text= names what a user sees, and the heading "Sign in" is seen
-    // before the button "Sign in": the visible elements a user acts on
-    // (or inside one) come first, then the other visible ones, then the
-    // rest, each in page order.
-    if (out.length < 2) return out;
-    const rank = (el) => (visible(el) ? (el.closest(actionable) ? 0 : 1) : 2);
-    return out.map((el, i) => ({ el, i, r: rank(el) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.el);
-  };
-
-  const byRole = (spec) => {
-    const m = spec.match(/^([a-z]+)\s*(?:\[\s*name\s*=\s*(.+?)\s*\])?$/i);
-    if (!m) {
-      let why = '';
-      if (!/^[a-z]/i.test(spec.trim())) why = 'the role is missing; ';
-      else if (spec.includes('[') && !spec.trim().endsWith(']')) why = 'the [ is not closed; ';
-      else if (spec.includes('[') && !/\[\s*name\s*=/i.test(spec)) why = 'only name is taken inside [...]; ';
-      throw new SelectorError(why + 'a role selector is role=ROLE or role=ROLE[name="Accessible name"], as role=button or role=button[name="Save"]');
-    }
-    const want = m[1].toLowerCase();
-    const nm = m[2] ? unquote(m[2]) : null;
-    return [...document.querySelectorAll('*')].filter((el) => {
-      if (role(el) !== want) return false;
-      if (!nm) return true;
-      const n = name(el).toLowerCase();
-      return nm.exact ? n === nm.v.toLowerCase() : n.includes(nm.v.toLowerCase());
-    });
-  };
 
   // refState says why a snapshot ref finds nothing: unknown (no snapshot
   // of this document gave it: another page, or none taken) or gone (its
@@ -154,38 +25,25 @@
     if (!el) return 'unknown';
     return el.isConnected ? undefined : 'gone';
   };
-
-  const resolve = (sel) => {
-    sel = String(sel).trim();
-    let m;
-    if ((m = sel.match(/^(?:ref=)?(e\d+)$/))) {
-      const el = refs.get(m[1]);
-      return el && el.isConnected ? [el] : [];
-    }
-    if (sel.startsWith('text=')) return byText(sel.slice(5));
-    if (sel.startsWith('role=')) return byRole(sel.slice(5));
-    if (sel.startsWith('xpath=') || sel.startsWith('//') || sel.startsWith('(//')) {
-      const x = sel.startsWith('xpath=') ? sel.slice(6) : sel;
-      let r;
-      try {
-        r = document.evaluate(x, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-      } catch (e) {
-        throw new SelectorError('not a valid XPath expression; an XPath selector is as xpath=//form//button[@type="submit"]');
-      }
-      const out = [];
-      for (let i = 0; i < r.snapshotLength; i++) if (r.snapshotItem(i).nodeType === 1) out.push(r.snapshotItem(i));
-      return out;
-    }
-    if (sel.startsWith('css=')) sel = sel.slice(4);
-    try {
-      return [...document.querySelectorAll(sel)];
-    } catch (e) {
-      let hint = '';
-      if (sel.includes('>>')) hint = '; chaining with >> is not supported: give one CSS selector (form button), or text=, role= or xpath=';
-      else if (/^[a-z]+=/i.test(sel)) hint = '; the prefixes are css=, text=, role= and xpath=';
-      throw new SelectorError('not a valid CSS selector' + hint);
-    }
+  selectors.hooks.ref = (id) => {
+    const el = refs.get(id);
+    return el && el.isConnected ? el : null;
   };
+
+  // resolve lists the elements sel matches, in document order.
+  const resolve = (sel) => selectors.query(String(sel).trim());
+
+  // pick is the element an action takes when sel matches several: the
+  // first visible one (for a selector ending in text, the first a user
+  // acts on, or inside one: the button "Sign in" before the heading
+  // "Sign in"), else the first.
+  const rank = (els, byText) => {
+    if (els.length < 2) return els;
+    const r = (el) => (visible(el) ? (byText && el.closest(actionable) ? 0 : 1) : 2);
+    return els.map((el, i) => ({ el, i, r: r(el) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.el);
+  };
+  const ranked = (sel) => rank(resolve(sel), selectors.endsWithText(String(sel).trim()));
+  const pick = (sel) => ranked(sel)[0];
 
   // The other ways to find what a selector meant: data-testid, id,
   // aria-label, name and visible text, from the words in it.
@@ -263,11 +121,11 @@
   // scroll is set). With heal, a selector matching nothing is healed.
   const probe = (sel, opts) => {
     opts = opts || {};
-    let els = resolve(sel);
+    let els = ranked(sel);
     let matched = sel;
     if (!els.length && opts.heal) {
       const h = heal(sel);
-      if (h) { els = h.els; matched = h.selector; }
+      if (h) { els = rank(h.els, h.selector.startsWith('text=')); matched = h.selector; }
     }
     if (!els.length) return { count: 0, ref: refState(sel) };
     let el = els[0];
@@ -319,7 +177,7 @@
   // user, indented by nesting, each with a ref usable as a selector, and
   // the text between them. At most maxBytes (UTF-8) long.
   const snapshot = (rootSel, includeHidden, maxBytes) => {
-    const root = rootSel ? resolve(rootSel)[0] : document.body;
+    const root = rootSel ? pick(rootSel) : document.body;
     if (!root) return { error: 'no element matches ' + JSON.stringify(rootSel) };
     pruneRefs();
     const lines = [];
@@ -396,5 +254,5 @@
     return { text: lines.join('\n'), cut, elements: count };
   };
 
-  window.__bh = { resolve, probe, heal, candidates, snapshot, name, role, visible, text, describe };
+  window.__bh = { resolve, pick, probe, heal, candidates, snapshot, name, role, visible, text, describe, SelectorError: selectors.SelectorError };
 })();

@@ -521,7 +521,7 @@ func scroll() tool.Tool {
 				if _, err := p.Find(ctx, in.Selector, browser.FindOptions{State: "attached"}); err != nil {
 					return nil, err
 				}
-				target = "window.__bh.resolve(" + jsq(in.Selector) + ")[0]"
+				target = "window.__bh.pick(" + jsq(in.Selector) + ")"
 			}
 			raw, err := p.Evaluate(ctx, fmt.Sprintf("(() => { const t = %s; t.scrollBy(%d, %d); return t === window ? {scrollX, scrollY} : {scrollX: t.scrollLeft, scrollY: t.scrollTop}; })()", target, dx, dy), nil)
 			if err != nil {

@@ -169,7 +169,7 @@ func selectOption() tool.Tool {
 			default:
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "browser_select_option needs value, label, index or values")
 			}
-			raw, err := p.Evaluate(ctx, `(w) => { const el = window.__bh.resolve(`+jsq(pr.Matched)+`)[0];
+			raw, err := p.Evaluate(ctx, `(w) => { const el = window.__bh.pick(`+jsq(pr.Matched)+`);
 				if (el.tagName !== 'SELECT') return {error: 'the element is a ' + el.tagName.toLowerCase() + ', not a select'};
 				const opts = [...el.options]; let hit = [];
 				if (w.values) hit = opts.filter((o) => w.values.includes(o.value));
@@ -324,7 +324,7 @@ func fillForm() tool.Tool {
 				if err != nil {
 					return nil, fieldError(i, err)
 				}
-				raw, err := p.Evaluate(ctx, `(v) => { let el = window.__bh.resolve(`+jsq(pr.Matched)+`)[0]; if (el.tagName === 'LABEL' && el.control) el = el.control; const t = (el.type || '').toLowerCase();
+				raw, err := p.Evaluate(ctx, `(v) => { let el = window.__bh.pick(`+jsq(pr.Matched)+`); if (el.tagName === 'LABEL' && el.control) el = el.control; const t = (el.type || '').toLowerCase();
 					if (el.tagName === 'SELECT') { const o = [...el.options].find((o) => o.value === String(v) || o.text.trim() === String(v)); if (!o) return {error: 'no option ' + JSON.stringify(v)}; el.value = o.value; }
 					else if (t === 'checkbox' || t === 'radio') { const want = v === true || v === 'true' || v === 'on'; if (el.checked !== want) el.click(); return {kind: t}; }
 					else return {kind: 'text'};
