@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -103,6 +104,13 @@ type Page struct {
 	tracing   bool
 	trace     [][]byte
 	traceDone chan struct{}
+	// frame is the tab's main frame (its id is the tab's); nav is the
+	// navigation the page started in it whose new document has not come
+	// yet (see trackNav); navAsked is closed (and replaced) when the page
+	// asks for one.
+	frame    cdp.FrameID
+	nav      *pendingNav
+	navAsked chan struct{}
 }
 
 // ConsoleMessage is one console entry or uncaught exception.
@@ -216,7 +224,10 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 // adopt makes a Page of a chromedp tab context: its listeners record the
 // console, the network and dialogs.
 func (b *Browser) adopt(ctx context.Context, cancel context.CancelFunc) (*Page, error) {
-	p := &Page{ctx: ctx, cancel: cancel, byID: map[network.RequestID]*Request{}, dialogOpen: make(chan struct{}, 1), dialogWake: make(chan struct{}), policy: DialogPolicy{Action: "dismiss"}}
+	p := &Page{ctx: ctx, cancel: cancel, byID: map[network.RequestID]*Request{}, dialogOpen: make(chan struct{}, 1), dialogWake: make(chan struct{}), navAsked: make(chan struct{}), policy: DialogPolicy{Action: "dismiss"}}
+	if c := chromedp.FromContext(ctx); c != nil && c.Target != nil {
+		p.frame = cdp.FrameID(c.Target.TargetID)
+	}
 	p.touch()
 	if err := chromedp.Listen(ctx, p.record); err != nil {
 		return nil, tool.Errorf(tool.CodeToolError, "listen to the tab: %v", err)
@@ -302,6 +313,8 @@ func (p *Page) record(ev any) {
 		d.Answered, d.Prompt = answered(pol.Action), pol.PromptText
 		p.dialogs = appendBounded(p.dialogs, d)
 		go p.answer(pol.Action == "accept", pol.PromptText) //nolint:errcheck // the next action reports a stuck page
+	default:
+		p.trackNav(ev, now)
 	}
 }
 
@@ -684,10 +697,20 @@ func (p *Page) run(ctx context.Context, steps ...chromedp.Action[chromedp.Void])
 }
 
 // runUntilDialog is run, saying whether a dialog opened and holds the
-// action.
+// action. When the page is navigating because of an earlier action (a
+// link, a form submitted), the action first waits for the new document
+// (settle), unless ctx is marked noSettle.
 func (p *Page) runUntilDialog(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) (opened bool, err error) {
 	if err := p.usable(); err != nil {
 		return false, err
+	}
+	if ctx.Value(noSettle{}) == nil {
+		if err := p.settle(ctx, settleBound(ctx)); err != nil {
+			return false, err
+		}
+		if err := p.usable(); err != nil {
+			return false, err
+		}
 	}
 	p.touch()
 	tctx, done := p.withCall(ctx)

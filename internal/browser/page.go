@@ -1,12 +1,14 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -81,7 +83,7 @@ func (p *Page) evalRaw(ctx context.Context, expr string) (json.RawMessage, error
 func (p *Page) helper(ctx context.Context, call string, out any) error {
 	raw, err := p.evalRaw(ctx, "window.__bh ? window.__bh."+call+" : "+missingHelper)
 	if err == nil && string(raw) == missingHelper {
-		raw, err = p.evalRaw(ctx, "(() => {"+helperJS+" return window.__bh."+call+"; })()")
+		raw, err = p.evalRaw(ctx, "(() => {"+testIDSetting()+helperJS+" return window.__bh."+call+"; })()")
 	}
 	if err != nil {
 		return selectorError(err)
@@ -93,6 +95,25 @@ func (p *Page) helper(ctx context.Context, call string, out any) error {
 		return tool.Errorf(tool.CodeInternal, "the page helper answered %.200s: %v", raw, err)
 	}
 	return nil
+}
+
+// testIDAttribute is the attribute of Playwright's getByTestId
+// (SetTestIDAttribute; data-testid when empty).
+var testIDAttribute atomic.Value
+
+// SetTestIDAttribute sets the test id attribute selectors use: an engine
+// of its name (data-pw=x) and the hints for getByTestId. "" is
+// data-testid.
+func SetTestIDAttribute(name string) { testIDAttribute.Store(name) }
+
+// testIDSetting is the statement giving the page helper a test id
+// attribute other than data-testid.
+func testIDSetting() string {
+	name, _ := testIDAttribute.Load().(string)
+	if name == "" || name == "data-testid" {
+		return ""
+	}
+	return "window.__bhTestIdAttribute = " + jsString(name) + ";"
 }
 
 // missingHelper is what a document without the helper answers.
@@ -152,6 +173,8 @@ func (p *Page) NavigateWithin(ctx context.Context, url string, timeout time.Dura
 	if err := p.usable(); err != nil {
 		return 0, "", err
 	}
+	// It replaces any navigation the page started: none is waited for.
+	ctx = withoutSettle(ctx)
 	if timeout <= 0 {
 		timeout = NavigateTimeout
 	}
@@ -337,7 +360,9 @@ type Probe struct {
 
 // FindOptions say what to wait for.
 type FindOptions struct {
-	// Timeout bounds the wait (DefaultTimeout when 0).
+	// Timeout bounds the wait: DefaultTimeout when 0; NoTimeout waits as
+	// long as the call may. Either way the wait ends a moment before the
+	// call's own deadline, to say what it found.
 	Timeout time.Duration
 	// State is visible (the default), attached, hidden or detached.
 	State string
@@ -354,6 +379,8 @@ type FindOptions struct {
 	Arg string
 	// cut says Timeout was shortened to end before the call does.
 	cut bool
+	// untilCall says the wait was asked without a bound (timeout 0).
+	untilCall bool
 }
 
 // Candidate is an element offered when a selector matched nothing.
@@ -372,17 +399,17 @@ type Candidate struct {
 // it found, and the closest candidates.
 func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, error) {
 	if strings.TrimSpace(sel) == "" {
-		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"selector\": empty; give CSS (#id, .class), text=..., role=button[name=\"Save\"], xpath=... or a ref from browser_snapshot (e12)")
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: empty; give a selector (Playwright's), as #id, text=Sign in, role=button[name=\"Save\"], data-testid=x, xpath=... or a ref from browser_snapshot (e12)", cmp.Or(o.Arg, "selector"))
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
+	untilCall := o.Timeout == NoTimeout
+	o.Timeout = Bound(o.Timeout, DefaultTimeout)
 	if o.State == "" {
 		o.State = "visible"
 	}
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-time.Second < o.Timeout {
 		// The call ends first: stop looking in time to say what was found.
 		o.Timeout, o.cut = max(0, time.Until(dl)-time.Second).Round(time.Millisecond), true
+		o.untilCall = untilCall
 	}
 	deadline := time.Now().Add(o.Timeout)
 	call := fmt.Sprintf("probe(%s, {heal: %v, scroll: %v, field: %v})", jsString(sel), o.Heal, o.Actionable, o.Field)
@@ -529,7 +556,10 @@ func (p *Page) notFound(ctx context.Context, sel string, o FindOptions, last Pro
 	}
 	u, _ := p.URL(ctx)
 	msg := fmt.Sprintf("selector %q %s within %v on %s", sel, why, o.Timeout, u)
-	if o.cut {
+	switch {
+	case o.untilCall:
+		msg += " (timeout 0 waits until a moment before the call's own timeout, tools.defaultTimeout)"
+	case o.cut:
 		msg += " (the wait was cut to end before the call's own timeout, tools.defaultTimeout)"
 	}
 	switch {
@@ -579,7 +609,7 @@ func (p *Page) ClickXY(ctx context.Context, x, y float64, button string, count i
 	if count <= 0 {
 		count = 1
 	}
-	return describe("click", p.run(ctx, chromedp.MouseClickXY(x, y, chromedp.Button(button), chromedp.ClickCount(count))))
+	return describe("click", p.input(ctx, chromedp.MouseClickXY(x, y, chromedp.Button(button), chromedp.ClickCount(count))))
 }
 
 // MouseMove moves the mouse to x, y.
@@ -694,7 +724,7 @@ func (p *Page) Drag(ctx context.Context, fx, fy, tx, ty float64, steps int) erro
 	if steps <= 0 {
 		steps = 10
 	}
-	return describe("drag", p.run(ctx, chromedp.DragAndDropXY(fx, fy, tx, ty, steps)))
+	return describe("drag", p.input(ctx, chromedp.DragAndDropXY(fx, fy, tx, ty, steps)))
 }
 
 // wheelParams are Input.dispatchMouseEvent's for a wheel event, with both
@@ -744,7 +774,7 @@ func (p *Page) Type(ctx context.Context, sel, text string, clear, enter bool, o 
 	if enter {
 		steps = append(steps, chromedp.KeyEvent(kb.Enter))
 	}
-	return pr, describe("type", p.run(ctx, steps...))
+	return pr, describe("type", p.input(ctx, steps...))
 }
 
 // keyNames maps key names (Enter, Tab, ArrowDown, ...) to the runes kb
@@ -791,7 +821,7 @@ func (p *Page) PressKey(ctx context.Context, key string) error {
 		}
 		keys = k
 	}
-	return describe("press "+key, p.run(ctx, chromedp.KeyEvent(keys, chromedp.KeyModifiers(mods...))))
+	return describe("press "+key, p.input(ctx, chromedp.KeyEvent(keys, chromedp.KeyModifiers(mods...))))
 }
 
 // Text is the visible text of the element (the whole page for "").

@@ -42,7 +42,7 @@ const formsPage = `<!doctype html><html lang="en"><head><title>Selectors</title>
 <span id="invis" class="invis">Invisible text</span>
 <div aria-hidden="true" id="ah"><button id="hiddenbtn">Hidden button</button></div>
 <div id="host"></div>
-<div data-test-id="dtid" id="dti">x</div><div data-test="dt" id="dt">y</div>
+<div data-test-id="dtid" id="dti">x</div><i data-pw="pw1" id="pwel">p</i><div data-test="dt" id="dt">y</div>
 <a id="lnk" href="/next"><img id="img" src="data:," alt="Next page"></a>
 <select id="sel"><option id="o1">Red</option><option id="o2" selected>Green</option></select>
 <table id="tbl"><tr id="tr1"><td id="c1">Cell</td></tr></table>
@@ -194,6 +194,20 @@ func TestSelectorForms(t *testing.T) {
 	ref := refOn(snap.Text, `list`)
 	if n, err := p.Count(ctx, ref+" >> role=button"); err != nil || n != 3 {
 		t.Errorf("%s >> role=button: %d %v", ref, n, err)
+	}
+
+	// The configured test id attribute is an engine of its own, and what
+	// a pasted getByTestId is answered with.
+	SetTestIDAttribute("data-pw")
+	defer SetTestIDAttribute("")
+	if _, err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := p.Count(ctx, "data-pw=pw1"); err != nil || n != 1 {
+		t.Errorf("data-pw=pw1 with data-pw configured: %d %v", n, err)
+	}
+	if _, err := p.Count(ctx, "getByTestId('pw1')"); code(err) != tool.CodeInvalidArgs || !strings.Contains(err.Error(), "write data-pw=pw1") {
+		t.Errorf("getByTestId with data-pw configured: %v", err)
 	}
 
 	// Forms that cannot be read, or that BarrHawk does not take.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -100,6 +101,10 @@ type Igors struct {
 	// browser tool has used it for this long; the next use starts a new
 	// one. Default 10m; 0 keeps it open.
 	BrowserIdleTimeout time.Duration `koanf:"browserIdleTimeout"`
+	// BrowserTestIDAttribute is the attribute Playwright's getByTestId
+	// reads (its selectors.setTestIdAttribute): a selector engine of that
+	// name, and internal:testid=, use it. Default data-testid.
+	BrowserTestIDAttribute string `koanf:"browserTestIdAttribute"`
 }
 
 // Tools configures tool calls and dynamic tools.
@@ -295,20 +300,21 @@ func Default() Config {
 	home, _ := os.UserHomeDir()
 	c := Config{
 		Igors: Igors{
-			MaxWorkers:         runtime.NumCPU(),
-			Strategy:           "round-robin",
-			MaxTasksPerIgor:    32,
-			IdleTimeout:        5 * time.Minute,
-			HeartbeatInterval:  5 * time.Second,
-			SpawnDelay:         100 * time.Millisecond,
-			BackoffMax:         5 * time.Second,
-			SpawnTimeout:       10 * time.Second,
-			ShutdownGrace:      3 * time.Second,
-			StopGrace:          time.Second,
-			MemoryLimit:        512 << 20,
-			SquadIdleTimeout:   30 * time.Minute,
-			BrowserHeadless:    true,
-			BrowserIdleTimeout: 10 * time.Minute,
+			MaxWorkers:             runtime.NumCPU(),
+			Strategy:               "round-robin",
+			MaxTasksPerIgor:        32,
+			IdleTimeout:            5 * time.Minute,
+			HeartbeatInterval:      5 * time.Second,
+			SpawnDelay:             100 * time.Millisecond,
+			BackoffMax:             5 * time.Second,
+			SpawnTimeout:           10 * time.Second,
+			ShutdownGrace:          3 * time.Second,
+			StopGrace:              time.Second,
+			MemoryLimit:            512 << 20,
+			SquadIdleTimeout:       30 * time.Minute,
+			BrowserHeadless:        true,
+			BrowserIdleTimeout:     10 * time.Minute,
+			BrowserTestIDAttribute: "data-testid",
 		},
 		Tools: Tools{
 			DefaultTimeout: 30 * time.Second, EnableDynamic: true, HotReload: true,
@@ -557,6 +563,9 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 
 // Validate reports the first setting that is out of range, naming it and
 // what would be right.
+// attrName is an HTML attribute name a selector engine can be named by.
+var attrName = regexp.MustCompile(`^[a-zA-Z_][-a-zA-Z0-9_.]*$`)
+
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(key string, format string, a ...any) {
@@ -581,6 +590,9 @@ func (c *Config) Validate() error {
 		if d <= 0 {
 			bad(key, "%v must be positive", d)
 		}
+	}
+	if !attrName.MatchString(c.Igors.BrowserTestIDAttribute) {
+		bad("igors.browserTestIdAttribute", "%q is not an HTML attribute name; use one such as data-testid or data-pw", c.Igors.BrowserTestIDAttribute)
 	}
 	if c.Igors.MemoryLimit != 0 && c.Igors.MemoryLimit < 64<<20 {
 		bad("igors.memoryLimit", "%d bytes is too small for an Igor; use at least 64MiB, or 0 for no bound", c.Igors.MemoryLimit)

@@ -61,6 +61,7 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"tools:\n  maxResultBytes: 10\n", "tools.maxResultBytes"},
 		{"tools:\n  maxResultHardBytes: 1GiB\n", "tools.maxResultHardBytes"},
 		{"mcp:\n  maxMessageBytes: 1KB\n", "mcp.maxMessageBytes"},
+		{"igors:\n  browserTestIdAttribute: \"data test\"\n", "igors.browserTestIdAttribute"},
 	} {
 		_, err := Load(writeFile(t, tc.body), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -119,7 +119,8 @@ type igorConn struct {
 
 	startedAt   time.Time
 	toolsLoaded int
-	// usage is what the Igor said it holds in its last pong.
+	// usage is what the Igor said it holds in its last pong, or in the
+	// result of a browser tool that opened or closed tabs since.
 	usage       atomic.Pointer[wire.ResourceUsage]
 	ready       chan struct{} // closed on ready, or on death before it
 	exited      chan struct{} // closed once the exit is handled
@@ -616,7 +617,8 @@ func (p *Pool) launch(ig *igorConn) {
 		Type: wire.TypeInit, ID: ig.id, ToolBag: p.toolBag(ig), DynamicBag: p.dynamicBag(ig), DynamicTools: dyn,
 		Config: wire.InitConfig{
 			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: p.opts.Igors.BrowserHeadless, BrowserIdleTimeout: p.opts.Igors.BrowserIdleTimeout.Milliseconds(), ScreenshotDir: p.opts.ScreenshotDir,
-			MemoryLimit: p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
+			BrowserTestIDAttribute: p.opts.Igors.BrowserTestIDAttribute,
+			MemoryLimit:            p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
 			MaxResultBytes: p.opts.Results.Cut, MaxResultHardBytes: p.opts.Results.Hard, OwnAddrs: p.opts.OwnAddrs,
 		},
 	})
@@ -691,6 +693,12 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 		case wire.KindResult, wire.KindToolsLoaded:
 			if env.Error != nil && env.Error.Code == tool.CodeMemoryLimit {
 				ig.dying.Store(true) // its watchdog is ending it
+			}
+			if env.Resources != nil {
+				// A browser tool changed its tabs: stored before the
+				// caller has its answer, so worker_status after it is
+				// current.
+				ig.usage.Store(env.Resources)
 			}
 			ig.mu.Lock()
 			ch := ig.pending[env.ID]

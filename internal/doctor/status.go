@@ -24,7 +24,8 @@ type IgorStatus struct {
 	TasksFailed int64  `json:"tasksFailed"`
 	InFlight    int    `json:"inFlight"`
 	ToolsLoaded int    `json:"toolsLoaded"`
-	// From the Igor's last pong: its browser's tabs and their processes'
+	// From the Igor's last pong, or the result of a browser tool that
+	// opened or closed tabs since: its browser's tabs and their processes'
 	// memory, and its open database connections.
 	BrowserPages  int   `json:"browserPages"`
 	BrowserMemory int64 `json:"browserMemory"`

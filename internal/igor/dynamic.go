@@ -95,10 +95,16 @@ func (w *worker) isBuiltin(name string) bool {
 	return ok
 }
 
-// dynamicTool wraps a loaded module as a tool the executor can run.
+// dynamicTool wraps a loaded module as a tool the executor can run; one
+// with the browser permission is of the browser category, as it drives
+// the Igor's browser.
 func dynamicTool(name string, mod *jsrt.Module) *tool.Tool {
+	cat := tool.CategoryUtility
+	if mod.Permissions().Browser {
+		cat = tool.CategoryBrowser
+	}
 	return &tool.Tool{
-		Def: tool.Def{Name: name, Description: "dynamic", Group: "Dynamic", Category: tool.CategoryUtility, Input: schema.Object(), RequiresWorker: true},
+		Def: tool.Def{Name: name, Description: "dynamic", Group: "Dynamic", Category: cat, Input: schema.Object(), RequiresWorker: true},
 		Run: func(ctx context.Context, c *tool.Call) (any, error) {
 			if mod.Permissions().Browser {
 				ctx = jsrt.WithBrowser(ctx, func(ctx context.Context) (jsrt.Browser, error) {

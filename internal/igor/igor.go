@@ -77,6 +77,13 @@ type worker struct {
 
 	runMu   sync.Mutex
 	running map[string]*runningTask // by task id
+
+	// usageMu orders the messages saying how many browser tabs the Igor
+	// has (pongs, and the results of browser tools that changed it), so
+	// that the last one the Doctor reads is the newest; reportedPages is
+	// the count the last one said.
+	usageMu       sync.Mutex
+	reportedPages int
 }
 
 // runningTask is a task between its start and its answer.
@@ -192,6 +199,7 @@ func (w *worker) init(env *wire.Envelope) error {
 		}
 		w.jsOpts.FSRoot = c.FSRoot
 		browser.Configure(c.BrowserHeadless, c.ScreenshotDir, time.Duration(c.BrowserIdleTimeout)*time.Millisecond)
+		browser.SetTestIDAttribute(c.BrowserTestIDAttribute)
 		w.limits = tool.ResultLimits{Cut: c.MaxResultBytes, Hard: c.MaxResultHardBytes}
 		w.jsOpts.Results = w.limits
 		w.jsOpts.OwnAddrs = c.OwnAddrs
@@ -213,6 +221,9 @@ type outcome struct {
 	value  any
 	err    error
 	shared map[string]json.RawMessage // squad values the tool set
+	// browser says the tool may have opened or closed browser tabs: its
+	// result carries the Igor's resource usage when their count changed.
+	browser bool
 }
 
 // taskRunners runs tasks on reused goroutines (package gopool).
@@ -282,6 +293,7 @@ func (w *worker) run(env *wire.Envelope) {
 	if ectx != nil {
 		o.shared = ectx.Updates
 	}
+	o.browser = t.Category == tool.CategoryBrowser
 	if !answered.CompareAndSwap(false, true) {
 		return
 	}
@@ -386,6 +398,16 @@ func (w *worker) send(id string, began time.Time, o outcome) {
 	if o.err != nil {
 		r.Status, r.Result, r.Shared, r.Error = wire.StatusError, nil, nil, w.limits.BoundError(tool.AsError(o.err))
 	}
+	if o.browser {
+		// worker_status shows the tabs as this call left them, without
+		// waiting for the next pong.
+		w.usageMu.Lock()
+		defer w.usageMu.Unlock()
+		if n := w.browserPages(); n != w.reportedPages {
+			u := w.usage()
+			r.Resources, w.reportedPages = &u, u.BrowserPages
+		}
+	}
 	err := w.enc.Encode(r)
 	if errors.Is(err, wire.ErrTooLong) {
 		// Only without result limits (an Igor run by hand) or at the very
@@ -432,13 +454,25 @@ func (w *worker) pong() {
 	if n > 0 {
 		status = "busy"
 	}
-	_ = w.enc.Encode(wire.Pong{Type: wire.TypePong, Status: status, ResourceUsage: w.usage()})
+	w.usageMu.Lock()
+	defer w.usageMu.Unlock()
+	u := w.usage()
+	w.reportedPages = u.BrowserPages
+	_ = w.enc.Encode(wire.Pong{Type: wire.TypePong, Status: status, ResourceUsage: u})
+}
+
+// browserPages is how many tabs the Igor's browser has open (0 without
+// one).
+func (w *worker) browserPages() int {
+	if b, ok := browser.Lookup(w.res); ok {
+		return b.PageCount()
+	}
+	return 0
 }
 
 func (w *worker) usage() wire.ResourceUsage {
-	pages, browserMem := 0, int64(0)
-	if b, ok := browser.Lookup(w.res); ok {
-		pages = b.PageCount()
+	pages, browserMem := w.browserPages(), int64(0)
+	if pages > 0 {
 		for _, p := range proc.Descendants(os.Getpid()) {
 			browserMem += proc.PSS(p.PID)
 		}

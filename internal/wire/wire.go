@@ -140,6 +140,9 @@ type InitConfig struct {
 	// BrowserIdleTimeout, in milliseconds, closes a browser unused this
 	// long (0: never).
 	BrowserIdleTimeout int64 `json:"browserIdleTimeout,omitempty"`
+	// BrowserTestIDAttribute is the test id attribute of selectors
+	// (data-testid when empty).
+	BrowserTestIDAttribute string `json:"browserTestIdAttribute,omitempty"`
 	// MemoryLimit bounds the Igor's memory in bytes (0: no bound).
 	MemoryLimit int64 `json:"memoryLimit,omitempty"`
 	// FSRoot is the directory a dynamic tool with the filesystem permission
@@ -183,7 +186,9 @@ type TaskResult struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *tool.Error     `json:"error,omitempty"`
 	// Duration is the execution time in milliseconds.
-	Duration  float64        `json:"duration"`
+	Duration float64 `json:"duration"`
+	// Resources is what the Igor holds as the task ends, sent when a
+	// browser tool changed how many tabs it has (pongs say it otherwise).
 	Resources *ResourceUsage `json:"resources,omitempty"`
 	// Shared are the squad values the task set, to store in the front.
 	Shared map[string]json.RawMessage `json:"shared,omitempty"`

@@ -131,7 +131,19 @@ return { status, text: await ctx.browser.text('#out'), title: await ctx.browser.
 	if got["status"] != float64(200) || got["text"] != "Hi Ada" || got["title"] != "Greeter" || got["sum"] != float64(3) || got["png"] != true {
 		t.Errorf("greet_page: %v", got)
 	}
-	args["name"], args["permissions"] = "greet_sneaky", []string{}
+	// ctx.browser speaks the same selectors, and a bad one is named.
+	args["name"], args["code"] = "greet_playwright", `await ctx.browser.navigate(args.url);
+await ctx.browser.type('role=textbox >> nth=0', 'Grace');
+await ctx.browser.click('button:has-text("greet")');
+const text = await ctx.browser.text('p:visible');
+try { await ctx.browser.click('button:has-text("greet"'); } catch (e) { return { text, bad: String(e.message || e) }; }
+return { text };`
+	s.mustCall("dynamic_tool_create", args)
+	got = s.mustCall("greet_playwright", map[string]any{"url": srv.URL})
+	if got["text"] != "Hi Grace" || !strings.Contains(fmt.Sprint(got["bad"]), `argument "selector"`) || !strings.Contains(fmt.Sprint(got["bad"]), "a ( is not closed") {
+		t.Errorf("greet_playwright: %v", got)
+	}
+	args["name"], args["permissions"], args["code"] = "greet_sneaky", []string{}, code
 	s.mustCall("dynamic_tool_create", args)
 	out, isErr := s.call("greet_sneaky", map[string]any{"url": srv.URL})
 	if !isErr || !strings.Contains(out, "FORBIDDEN") || !strings.Contains(out, `permissions: ["browser"]`) {

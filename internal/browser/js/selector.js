@@ -237,7 +237,7 @@ const selectors = (() => {
       // A control inside a label names itself by its value.
       if (r === 'textbox' || r === 'searchbox') return el.value !== undefined && el.tagName !== 'DIV' ? el.value : el.textContent;
       if (r === 'combobox' || r === 'listbox') {
-        if (el.tagName === 'SELECT') return [...el.selectedOptions].map((o) => o.text).join(' ');
+        if (el.tagName === 'SELECT') return Array.from(el.selectedOptions).map((o) => o.text).join(' ');
       }
       if (r === 'slider' || r === 'spinbutton' || r === 'progressbar' || r === 'meter') return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || el.value || '';
     }
@@ -275,7 +275,7 @@ const selectors = (() => {
       if (type === 'image') return el.getAttribute('alt') || el.value || 'Submit';
     }
     if (['INPUT', 'TEXTAREA', 'SELECT', 'METER', 'PROGRESS', 'OUTPUT'].includes(tag) || (tag === 'BUTTON')) {
-      const labels = el.labels ? [...el.labels] : [];
+      const labels = el.labels ? Array.from(el.labels) : [];
       if (labels.length) {
         const t = labels.map((l) => textAlternative(l, { ...st, seen: new Set([el]), recursing: true, top: false, referenced: true })).join(' ');
         if (t.trim()) return t;
@@ -284,21 +284,21 @@ const selectors = (() => {
     }
     if (tag === 'IMG' || tag === 'AREA') return el.getAttribute('alt') || '';
     if (tag === 'FIELDSET') {
-      const lg = [...el.children].find((c) => c.tagName === 'LEGEND');
+      const lg = Array.from(el.children).find((c) => c.tagName === 'LEGEND');
       if (lg) return textAlternative(lg, { ...st, recursing: true, top: false });
     }
     if (tag === 'FIGURE') {
-      const fc = [...el.children].find((c) => c.tagName === 'FIGCAPTION');
+      const fc = Array.from(el.children).find((c) => c.tagName === 'FIGCAPTION');
       if (fc) return textAlternative(fc, { ...st, recursing: true, top: false });
     }
     if (tag === 'TABLE') {
-      const cap = [...el.children].find((c) => c.tagName === 'CAPTION');
+      const cap = Array.from(el.children).find((c) => c.tagName === 'CAPTION');
       if (cap) return textAlternative(cap, { ...st, recursing: true, top: false });
       return el.getAttribute('summary') || '';
     }
     if (tag === 'OPTGROUP') return el.getAttribute('label') || '';
     if (tag.toLowerCase() === 'svg') {
-      const ti = [...el.children].find((c) => c.tagName.toLowerCase() === 'title');
+      const ti = Array.from(el.children).find((c) => c.tagName.toLowerCase() === 'title');
       if (ti) return ti.textContent;
     }
     return '';
@@ -695,7 +695,7 @@ const selectors = (() => {
   // querySelectorAll when the list is plain CSS and no shadow root is in
   // the way, else BarrHawk's own walk.
   const queryCSS = (q, root, list, text) => {
-    if (text !== undefined && isNative(list) && !q.shadow(root)) return [...root.querySelectorAll(text)];
+    if (text !== undefined && isNative(list) && !q.shadow(root)) return Array.from(root.querySelectorAll(text));
     return descendants(root, true).filter((el) => matchesList(q, el, list, root));
   };
 

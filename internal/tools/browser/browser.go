@@ -59,7 +59,7 @@ func def(name, desc string, sideEffects bool, input *jsonschema.Schema) tool.Def
 
 // Arguments many tools share.
 func selectorArg(required bool) schema.Prop {
-	p := schema.String("selector", `Element: CSS (#id, .class), text=Visible text, role=button[name="Save"], xpath=//..., or a ref from browser_snapshot (e12)`)
+	p := schema.String("selector", `Element, in Playwright's selector language: CSS (#id, li:has-text("x"), :visible), text=Visible text, role=button[name="Save"], data-testid=x, xpath=//..., A >> B, nth=0, or a ref from browser_snapshot (e12)`)
 	if required {
 		p = p.Required().Min(1)
 	}
@@ -67,16 +67,18 @@ func selectorArg(required bool) schema.Prop {
 }
 
 func timeoutArg() schema.Prop {
-	return schema.Integer("timeout", "Milliseconds to wait for the element").Default(browser.DefaultTimeout.Milliseconds()).Min(0).Max(120_000)
+	return schema.Integer("timeout", "Milliseconds to wait for the element"+browser.TimeoutZeroDoc).Default(browser.DefaultTimeout.Milliseconds()).Min(0).Max(120_000)
 }
 
 func healArg() schema.Prop {
 	return schema.Boolean("selfHeal", "When the selector matches nothing, try data-testid, id, aria-label, name and visible text; the result says what matched").Default(false)
 }
 
-// findOpts builds the engine's options from the shared arguments.
-func findOpts(timeoutMs int64, heal bool) browser.FindOptions {
-	return browser.FindOptions{Timeout: time.Duration(timeoutMs) * time.Millisecond, Heal: heal}
+// findOpts builds the engine's options from the shared arguments: the
+// timeout in milliseconds (nil when absent, for the default; 0 for none
+// of its own) and selfHeal.
+func findOpts(timeoutMs *int64, heal bool) browser.FindOptions {
+	return browser.FindOptions{Timeout: browser.TimeoutArg(timeoutMs), Heal: heal}
 }
 
 // page is the active tab, launching the browser on first use.
@@ -106,6 +108,10 @@ func located(p *browser.Page, ctx context.Context, sel string, pr *browser.Probe
 	}
 	if d := p.PendingDialog(); d != nil {
 		out["dialog"] = map[string]any{"type": d.Type, "message": d.Message, "note": "the page opened a dialog and waits: answer it with browser_handle_dialog"}
+	} else if u, ok := p.Navigating(); ok {
+		// The action made the page navigate: where to (the next call
+		// waits for the page).
+		out["url"] = u
 	} else if u, err := p.URL(ctx); err == nil {
 		out["url"] = u
 	}
@@ -300,7 +306,7 @@ func click() tool.Tool {
 		Button     string   `json:"button"`
 		ClickCount int      `json:"clickCount"`
 		SelfHeal   bool     `json:"selfHeal"`
-		Timeout    int64    `json:"timeout"`
+		Timeout    *int64   `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("browser_click", "Click an element (by selector, or by its visible text), waiting until it is visible, enabled and still; or click at x, y. "+
@@ -342,7 +348,7 @@ func typeText() tool.Tool {
 		Clear      *bool  `json:"clear"`
 		PressEnter bool   `json:"pressEnter"`
 		SelfHeal   bool   `json:"selfHeal"`
-		Timeout    int64  `json:"timeout"`
+		Timeout    *int64 `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("browser_type", "Type text into an input, textarea or contenteditable element (cleared first by default), optionally pressing Enter. Returns {selector, matched, url}.", true,
@@ -364,7 +370,7 @@ func typeText() tool.Tool {
 func getText() tool.Tool {
 	type args struct {
 		Selector  string `json:"selector"`
-		Timeout   int64  `json:"timeout"`
+		Timeout   *int64 `json:"timeout"`
 		Offset    int    `json:"offset"`
 		MaxLength int    `json:"maxLength"`
 	}
@@ -400,7 +406,7 @@ func wait() tool.Tool {
 	type args struct {
 		Selector string `json:"selector"`
 		State    string `json:"state"`
-		Timeout  int64  `json:"timeout"`
+		Timeout  *int64 `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("browser_wait", "Wait until an element is visible, hidden, attached or detached; without a selector, wait timeout milliseconds. Returns {selector, state, waitedMs}.", false,
@@ -410,9 +416,10 @@ func wait() tool.Tool {
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			t0 := time.Now()
 			if in.Selector == "" {
-				d := time.Duration(in.Timeout) * time.Millisecond
-				if d <= 0 {
-					d = browser.DefaultTimeout
+				d := browser.Bound(browser.TimeoutArg(in.Timeout), browser.DefaultTimeout)
+				if dl, ok := ctx.Deadline(); ok && time.Until(dl)-time.Second < d {
+					// Answer before the call ends (timeout 0 waits this long).
+					d = max(0, time.Until(dl)-time.Second)
 				}
 				select {
 				case <-time.After(d):
@@ -440,7 +447,7 @@ func screenshot() tool.Tool {
 		FullPage bool   `json:"fullPage"`
 		Selector string `json:"selector"`
 		SavePath string `json:"savePath"`
-		Timeout  int64  `json:"timeout"`
+		Timeout  *int64 `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("browser_screenshot", "Take a PNG screenshot of the viewport, the full page or one element. Returns the image, and a text part with {width, height, bytes, url, savedTo}.", false,

@@ -96,7 +96,7 @@ func hover() tool.Tool {
 		Selector string         `json:"selector"`
 		Position *browser.Point `json:"position"`
 		SelfHeal bool           `json:"selfHeal"`
-		Timeout  int64          `json:"timeout"`
+		Timeout  *int64         `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("browser_hover", "Move the mouse over an element (menus, tooltips). Returns {selector, matched}.", true,
@@ -117,7 +117,7 @@ func drag() tool.Tool {
 		Target         string         `json:"target"`
 		SourcePosition *browser.Point `json:"sourcePosition"`
 		TargetPosition *browser.Point `json:"targetPosition"`
-		Timeout        int64          `json:"timeout"`
+		Timeout        *int64         `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("browser_drag", "Drag one element onto another with the mouse (HTML5 drag and drop included). Returns {source, target}.", true,
@@ -143,7 +143,7 @@ func selectOption() tool.Tool {
 		Label    *string  `json:"label"`
 		Index    *int     `json:"index"`
 		Values   []string `json:"values"`
-		Timeout  int64    `json:"timeout"`
+		Timeout  *int64   `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("browser_select_option", "Choose options of a <select> by value, label, index, or several values (multiple). Fires input and change. Returns {selected: [values]}.", true,
@@ -194,7 +194,7 @@ func fileUpload() tool.Tool {
 	type args struct {
 		Selector string   `json:"selector"`
 		Files    []string `json:"files"`
-		Timeout  int64    `json:"timeout"`
+		Timeout  *int64   `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("browser_file_upload", "Choose files in an <input type=\"file\"> (absolute paths on the server's machine). Returns {selector, files}.", true,
@@ -306,7 +306,7 @@ func fillForm() tool.Tool {
 	type args struct {
 		Fields  []field `json:"fields"`
 		Submit  string  `json:"submit"`
-		Timeout int64   `json:"timeout"`
+		Timeout *int64  `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("browser_fill_form", "Fill several fields at once: text inputs are typed, selects chosen, checkboxes and radios set to the boolean value; then optionally click submit. Returns {filled, submitted}.", true,

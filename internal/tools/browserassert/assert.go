@@ -34,11 +34,11 @@ func def(name, desc string, input *jsonschema.Schema) tool.Def {
 }
 
 func selectorArg() schema.Prop {
-	return schema.String("selector", `Element: CSS, text=..., role=button[name="Save"], xpath=... or a snapshot ref (e12)`).Required().Min(1)
+	return schema.String("selector", `Element, in Playwright's selector language: CSS (li:has-text("x")), text=..., role=button[name="Save"], data-testid=x, xpath=..., A >> B, or a snapshot ref (e12)`).Required().Min(1)
 }
 
 func timeoutArg() schema.Prop {
-	return schema.Integer("timeout", "Milliseconds to keep looking before failing").Default(defaultTimeout.Milliseconds()).Min(0).Max(120_000)
+	return schema.Integer("timeout", "Milliseconds to keep looking before failing"+browser.TimeoutZeroDoc).Default(defaultTimeout.Milliseconds()).Min(0).Max(120_000)
 }
 
 // outcome is one look: whether it passed and what was found.
@@ -47,15 +47,12 @@ type outcome struct {
 	actual any
 }
 
-// until looks until check passes or the timeout ends, and reports the last
-// look. Errors of the page (not a failed check) end it at once.
-func until(ctx context.Context, timeoutMs int64, check func() (outcome, error)) (outcome, time.Duration, error) {
-	d := defaultTimeout
-	if timeoutMs > 0 {
-		d = time.Duration(timeoutMs) * time.Millisecond
-	} else if timeoutMs == 0 {
-		d = defaultTimeout
-	}
+// until looks until check passes or the timeout ends (timeoutMs in
+// milliseconds: nil for the default, 0 for as long as the call may), and
+// reports the last look. Errors of the page (not a failed check) end it at
+// once.
+func until(ctx context.Context, timeoutMs *int64, check func() (outcome, error)) (outcome, time.Duration, error) {
+	d := browser.Bound(browser.TimeoutArg(timeoutMs), defaultTimeout)
 	t0 := time.Now()
 	deadline := t0.Add(d)
 	if dl, ok := ctx.Deadline(); ok && dl.Add(-time.Second).Before(deadline) {
@@ -110,7 +107,7 @@ func probe(ctx context.Context, p *browser.Page, sel string) (*browser.Probe, er
 func visible() tool.Tool {
 	type args struct {
 		Selector string `json:"selector"`
-		Timeout  int64  `json:"timeout"`
+		Timeout  *int64 `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("assert_visible", "Assert that an element is visible on the page (waiting up to timeout). A failure is a result. Returns {passed, expected, actual, message}.",
@@ -138,7 +135,7 @@ func visible() tool.Tool {
 func hidden() tool.Tool {
 	type args struct {
 		Selector string `json:"selector"`
-		Timeout  int64  `json:"timeout"`
+		Timeout  *int64 `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("assert_hidden", "Assert that an element is hidden or absent (waiting up to timeout). A failure is a result. Returns {passed, expected, actual, message}.",
@@ -205,7 +202,7 @@ func text() tool.Tool {
 		Expected   string `json:"expected"`
 		Mode       string `json:"mode"`
 		IgnoreCase bool   `json:"ignoreCase"`
-		Timeout    int64  `json:"timeout"`
+		Timeout    *int64 `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("assert_text", "Assert an element's visible text: contains (default), equals, or matches a regular expression (waiting up to timeout). A failure is a result with the text found.",
@@ -261,7 +258,7 @@ func pageValue(name, what string, paths bool, get func(ctx context.Context, p *b
 		Expected   string `json:"expected"`
 		Mode       string `json:"mode"`
 		IgnoreCase bool   `json:"ignoreCase"`
-		Timeout    int64  `json:"timeout"`
+		Timeout    *int64 `json:"timeout"`
 	}
 	modeDefault := "equals"
 	return tool.Tool{
@@ -332,7 +329,7 @@ func count() tool.Tool {
 		Equals   *int   `json:"equals"`
 		Min      *int   `json:"min"`
 		Max      *int   `json:"max"`
-		Timeout  int64  `json:"timeout"`
+		Timeout  *int64 `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("assert_count", "Assert how many elements a selector matches: equals, or within min and max (waiting up to timeout). A failure is a result with the count found.",
@@ -376,7 +373,7 @@ func attribute() tool.Tool {
 		Name     string  `json:"name"`
 		Value    *string `json:"value"`
 		Mode     string  `json:"mode"`
-		Timeout  int64   `json:"timeout"`
+		Timeout  *int64  `json:"timeout"`
 	}
 	return tool.Tool{
 		Def: def("assert_attribute", "Assert an element's attribute: present (without value), or its value equals, contains or matches (waiting up to timeout). A failure is a result with the value found.",
