@@ -196,6 +196,16 @@ func TestSelectorForms(t *testing.T) {
 		t.Errorf("%s >> role=button: %d %v", ref, n, err)
 	}
 
+	// Text a CSS ::before gives counts in an accessible name, also when
+	// its rule came after the page's first queries.
+	if _, err := p.Evaluate(ctx, `(() => { const s = document.createElement('style'); s.textContent = '.ps::before { content: "Close" }'; document.head.append(s);
+		const b = document.createElement('button'); b.id = 'ps'; b.className = 'ps'; document.body.append(b); })()`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := p.Count(ctx, `role=button[name="Close"s]`); err != nil || n != 1 {
+		t.Errorf(`role=button[name="Close"s] of a button named by ::before: %d %v`, n, err)
+	}
+
 	// The configured test id attribute is an engine of its own, and what
 	// a pasted getByTestId is answered with.
 	SetTestIDAttribute("data-pw")

@@ -176,7 +176,8 @@
   // The accessibility snapshot: one line per element that matters to a
   // user, indented by nesting, each with a ref usable as a selector, and
   // the text between them. At most maxBytes (UTF-8) long.
-  const snapshot = (rootSel, includeHidden, maxBytes) => {
+  const snapshot = (rootSel, includeHidden, maxBytes) => selectors.withMemo(() => snapshotOf(rootSel, includeHidden, maxBytes));
+  const snapshotOf = (rootSel, includeHidden, maxBytes) => {
     const root = rootSel ? pick(rootSel) : document.body;
     if (!root) return { error: 'no element matches ' + JSON.stringify(rootSel) };
     pruneRefs();
@@ -192,12 +193,12 @@
       t = t.replace(/\s+/g, ' ').trim();
       if (t) { push('  '.repeat(depth) + '- text ' + JSON.stringify(t.length > 200 ? t.slice(0, 200) + '…' : t)); count++; }
     };
-    const shown = (el) => includeHidden || visible(el) || getComputedStyle(el).display === 'contents';
+    const shown = (el) => includeHidden || visible(el) || selectors.style(el).display === 'contents';
     // inlineText is the text of an element with no role and no element
     // children (a <b>, a <span>): it joins the text around it.
     const inlineText = (el) => {
       if (el.children.length || skipTags.has(el.tagName) || role(el)) return null;
-      const d = getComputedStyle(el).display;
+      const d = selectors.style(el).display;
       if (d !== 'inline' && d !== 'inline-block') return null;
       return shown(el) ? el.textContent : '';
     };

@@ -53,6 +53,67 @@ const selectors = (() => {
     return false;
   };
 
+  // ---------------------------------------------------------------- memo
+
+  // memo holds what one snapshot or query computes more than once
+  // (styles, hidden checks, names): the document does not change while
+  // it runs. Outside withMemo nothing is kept.
+  let memo = null;
+  const withMemo = (fn) => {
+    if (memo) return fn();
+    memo = { style: new Map(), hidden: new Map(), ariaHidden: new Map(), name: [new Map(), new Map()], sub: [new Map(), new Map()] };
+    try {
+      return fn();
+    } finally {
+      memo = null;
+    }
+  };
+  const style = (el) => {
+    if (!memo) return getComputedStyle(el);
+    let st = memo.style.get(el);
+    if (!st) memo.style.set(el, (st = getComputedStyle(el)));
+    return st;
+  };
+  const remember = (map, key, fn) => {
+    if (!map) return fn();
+    let v = map.get(key);
+    if (v === undefined) map.set(key, (v = fn()));
+    return v;
+  };
+  // mayHavePseudoContent says whether a ::before or ::after of the
+  // document may generate text: a style sheet with such a rule (or one
+  // that cannot be read, from another origin), a shadow root's, or a <q>.
+  const mayHavePseudoContent = () => {
+    const scan = (rules) => {
+      for (const r of rules) {
+        if (r.selectorText !== undefined && /:(before|after)/i.test(r.selectorText)) return true;
+        if (r.styleSheet && sheet(r.styleSheet)) return true; // @import
+        if (r.cssRules && scan(r.cssRules)) return true; // @media, @supports, @layer, nesting
+      }
+      return false;
+    };
+    const sheet = (sh) => {
+      try {
+        return scan(sh.cssRules);
+      } catch (e) {
+        return true;
+      }
+    };
+    for (const sh of document.styleSheets) if (sheet(sh)) return true;
+    for (const sh of document.adoptedStyleSheets || []) if (sheet(sh)) return true;
+    return !!document.querySelector('q') || hasShadow(document);
+  };
+  // pseudoPossible is mayHavePseudoContent, looked at once per task (one
+  // evaluation from BarrHawk): style sheets do not change within it.
+  let pseudoThisTask;
+  const pseudoPossible = () => {
+    if (pseudoThisTask === undefined) {
+      pseudoThisTask = mayHavePseudoContent();
+      queueMicrotask(() => { pseudoThisTask = undefined; });
+    }
+    return pseudoThisTask;
+  };
+
   // ---------------------------------------------------------------- visibility
 
   // visible is Playwright's: a non-empty box and not visibility:hidden
@@ -60,7 +121,7 @@ const selectors = (() => {
   // child is.
   const visible = (el) => {
     if (!el.isConnected) return false;
-    const st = getComputedStyle(el);
+    const st = style(el);
     if (st.display === 'contents') {
       for (let c = el.firstChild; c; c = c.nextSibling) {
         if (c.nodeType === 1 && visible(c)) return true;
@@ -85,11 +146,17 @@ const selectors = (() => {
     if (['STYLE', 'SCRIPT', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName)) return true;
     // The options of a closed select have no box, and are no less there.
     if ((el.tagName === 'OPTION' || el.tagName === 'OPTGROUP') && el.closest('select')) return hiddenForAria(el.closest('select'));
-    const st = getComputedStyle(el);
-    if (st.display !== 'contents' && typeof el.checkVisibility === 'function' && !el.checkVisibility()) return true;
-    if (st.visibility === 'hidden' || st.visibility === 'collapse') return true;
-    for (let n = el; n; n = parentOf(n)) if (n.getAttribute('aria-hidden') === 'true') return true;
-    return false;
+    return remember(memo && memo.hidden, el, () => {
+      const st = style(el);
+      if (st.display !== 'contents' && typeof el.checkVisibility === 'function' && !el.checkVisibility()) return true;
+      if (st.visibility === 'hidden' || st.visibility === 'collapse') return true;
+      return ariaHidden(el);
+    });
+  };
+  // ariaHidden: aria-hidden="true" on the element or an ancestor.
+  const ariaHidden = (el) => {
+    if (!el) return false;
+    return remember(memo && memo.ariaHidden, el, () => el.getAttribute('aria-hidden') === 'true' || ariaHidden(parentOf(el)));
   };
 
   // ---------------------------------------------------------------- roles
@@ -208,13 +275,14 @@ const selectors = (() => {
     'menuitemradio', 'option', 'radio', 'row', 'rowheader', 'switch', 'tab', 'tooltip', 'treeitem']);
   const byId = (el, id) => (el.getRootNode().getElementById ? el.getRootNode().getElementById(id) : null) || document.getElementById(id);
   const pseudoText = (el, which) => {
+    if (!pseudoPossible()) return '';
     const c = getComputedStyle(el, which).content;
     if (!c || c === 'none' || c === 'normal') return '';
     const m = c.match(/^"(.*)"$/s);
     return m ? m[1].replace(/\\(.)/g, '$1') : '';
   };
   const isBlock = (el) => {
-    const d = getComputedStyle(el).display;
+    const d = style(el).display;
     return d !== 'inline' && d !== 'contents' && !d.startsWith('inline');
   };
   // textAlternative computes an element's text alternative (accname 1.2,
@@ -252,7 +320,12 @@ const selectors = (() => {
       for (let c = el.firstChild; c; c = c.nextSibling) {
         if (c.nodeType === 3) t += c.data;
         else if (c.nodeType === 1) {
-          const sub = textAlternative(c, { ...st, top: false, recursing: true });
+          // A child's text in the plain descent is the same wherever it
+          // is asked from: remembered.
+          const plain = !st.referenced && !st.inLabelledBy;
+          const sub = plain && memo
+            ? remember(memo.sub[st.includeHidden ? 1 : 0], c, () => textAlternative(c, { seen: new Set(), includeHidden: st.includeHidden, top: false, recursing: true }))
+            : textAlternative(c, { ...st, top: false, recursing: true });
           t += isBlock(c) ? ' ' + sub + ' ' : sub;
         }
       }
@@ -305,7 +378,7 @@ const selectors = (() => {
   };
   // accessibleName is the element's accessible name, whitespace
   // normalized; hidden content counts only with includeHidden.
-  const accessibleName = (el, includeHidden) => normalize(textAlternative(el, { seen: new Set(), includeHidden, top: true }));
+  const accessibleName = (el, includeHidden) => remember(memo && memo.name[includeHidden ? 1 : 0], el, () => normalize(textAlternative(el, { seen: new Set(), includeHidden, top: true })));
 
   // ---------------------------------------------------------------- ARIA states
 
@@ -1057,7 +1130,7 @@ const selectors = (() => {
   const query = (sel, root) => {
     root = root || document;
     const c = parse(String(sel));
-    return run(newQuery(root), c, root);
+    return withMemo(() => run(newQuery(root), c, root));
   };
   // endsWithText says whether the selector's last part finds by text.
   const endsWithText = (sel) => {
@@ -1068,5 +1141,5 @@ const selectors = (() => {
   // hooks lets the helper resolve snapshot refs (ref=e12, e12).
   const hooks = { ref: () => null };
 
-  return { SelectorError, hooks, query, parse, endsWithText, visible, role, accessibleName, hiddenForAria, checked, disabled, expanded, level, pressed, selected };
+  return { SelectorError, hooks, withMemo, style, query, parse, endsWithText, visible, role, accessibleName, hiddenForAria, checked, disabled, expanded, level, pressed, selected };
 })();
