@@ -250,6 +250,8 @@ func TestSelectorForms(t *testing.T) {
 		`:nth-match(li)`:                        `takes a selector and a position from 1`,
 		`visible=yes`:                           `visible= takes true or false`,
 		`button[type="submit"`:                  `the [ of an attribute is not closed`,
+		`css=`:                                  `the CSS is empty`,
+		`li, `:                                  `a selector of the list is empty`,
 	} {
 		_, err := p.Click(ctx, sel, ClickOptions{FindOptions: short})
 		msg := ""

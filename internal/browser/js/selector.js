@@ -668,7 +668,7 @@ const selectors = (() => {
         comb = null;
       }
       if (comb && out.length) err('the selector ends with the combinator ' + comb);
-      if (!out.length) err(src.trim() ? 'a selector of the list is empty' : 'empty');
+      if (!out.length) err(src.trim() ? 'a selector of the list is empty' : 'the CSS is empty; write one, as css=button.primary');
       return out;
     };
     const list = [complex()];
