@@ -192,10 +192,8 @@ func (p *Page) settle(ctx context.Context, bound time.Duration) error {
 // started: as long as browser_navigate waits for a page (NavigateTimeout),
 // ending a moment before the call does, to say so.
 func settleBound(ctx context.Context) time.Duration {
-	if dl, ok := ctx.Deadline(); ok {
-		return max(0, min(NavigateTimeout, time.Until(dl)-time.Second))
-	}
-	return NavigateTimeout
+	d, _ := WithinCall(ctx, NavigateTimeout)
+	return d
 }
 
 // noSettle marks the context of steps that must not wait for a

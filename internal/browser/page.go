@@ -379,7 +379,8 @@ type FindOptions struct {
 	Arg string
 	// cut says Timeout was shortened to end before the call does.
 	cut bool
-	// untilCall says the wait was asked without a bound (timeout 0).
+	// untilCall says the wait was asked without a bound (timeout 0): the
+	// call's deadline cuts it.
 	untilCall bool
 }
 
@@ -401,16 +402,13 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 	if strings.TrimSpace(sel) == "" {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: empty; give a selector (Playwright's), as #id, text=Sign in, role=button[name=\"Save\"], data-testid=x, xpath=... or a ref from browser_snapshot (e12)", cmp.Or(o.Arg, "selector"))
 	}
-	untilCall := o.Timeout == NoTimeout
-	o.Timeout = Bound(o.Timeout, DefaultTimeout)
+	o.untilCall = o.Timeout == NoTimeout
 	if o.State == "" {
 		o.State = "visible"
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-time.Second < o.Timeout {
-		// The call ends first: stop looking in time to say what was found.
-		o.Timeout, o.cut = max(0, time.Until(dl)-time.Second).Round(time.Millisecond), true
-		o.untilCall = untilCall
-	}
+	// When the call ends first, stop looking in time to say what was found.
+	o.Timeout, o.cut = WithinCall(ctx, Bound(o.Timeout, DefaultTimeout))
+	o.Timeout = o.Timeout.Round(time.Millisecond)
 	deadline := time.Now().Add(o.Timeout)
 	call := fmt.Sprintf("probe(%s, {heal: %v, scroll: %v, field: %v})", jsString(sel), o.Heal, o.Actionable, o.Field)
 	var last Probe
@@ -418,7 +416,7 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 	for {
 		var pr Probe
 		if err := p.helper(ctx, call, &pr); err != nil {
-			return nil, o.invalid(sel, err)
+			return nil, InvalidSelector(o.Arg, sel, err)
 		}
 		last = pr
 		if pr.Ref != "" && (o.State == "visible" || o.State == "attached") {
@@ -494,12 +492,6 @@ func selectorError(err error) error {
 	return &errBadSelector{msg}
 }
 
-// invalid says which argument held a selector the helper could not read
-// (INVALID_ARGS); other errors pass.
-func (o FindOptions) invalid(sel string, err error) error {
-	return InvalidSelector(o.Arg, sel, err)
-}
-
 // InvalidSelector is the INVALID_ARGS answer for argument arg ("selector"
 // when empty) holding sel, when err says the selector cannot be read;
 // other errors pass as they are.
@@ -508,10 +500,7 @@ func InvalidSelector(arg, sel string, err error) error {
 	if !ok {
 		return err
 	}
-	if arg == "" {
-		arg = "selector"
-	}
-	return tool.Errorf(tool.CodeInvalidArgs, "argument %q: %q is not a selector BarrHawk reads: %s (the forms are Playwright's: see the README's selector table)", arg, sel, bad.msg)
+	return tool.Errorf(tool.CodeInvalidArgs, "argument %q: %q is not a selector BarrHawk reads: %s (the forms are Playwright's: see the README's selector table)", cmp.Or(arg, "selector"), sel, bad.msg)
 }
 
 // badRef explains a snapshot ref that finds no element: refs are given
@@ -672,13 +661,13 @@ func (p *Page) Hover(ctx context.Context, sel string, pos *Point, o FindOptions)
 // positions inside them. Both must fit in the viewport at once.
 func (p *Page) DragElements(ctx context.Context, source, target string, from, to *Point, o FindOptions) error {
 	o.Actionable = true
-	so, to_ := o, o
-	so.Arg, to_.Arg = "source", "target"
-	first, err := p.Find(ctx, source, so)
+	o.Arg = "source"
+	first, err := p.Find(ctx, source, o)
 	if err != nil {
 		return err
 	}
-	dst, err := p.Find(ctx, target, to_)
+	o.Arg = "target"
+	dst, err := p.Find(ctx, target, o)
 	if err != nil {
 		return err
 	}

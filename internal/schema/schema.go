@@ -79,6 +79,15 @@ func (p Prop) Required() Prop { p.required = true; return p }
 // Enum restricts the property to the given values.
 func (p Prop) Enum(values ...any) Prop { p.Schema.Enum = values; return p }
 
+// EnumStrings restricts the property to the given strings.
+func (p Prop) EnumStrings(values ...string) Prop {
+	p.Schema.Enum = make([]any, len(values))
+	for i, v := range values {
+		p.Schema.Enum[i] = v
+	}
+	return p
+}
+
 // Default records the value the tool uses when the property is absent.
 func (p Prop) Default(v any) Prop { p.Schema.Default = mustJSON(v); return p }
 

@@ -645,7 +645,11 @@ const selectors = (() => {
           if (!args.trim()) fail(inner + ': is empty; give a selector, as :' + name + '(.item)');
           const list = parseCSS(args, inner);
           if (name !== 'has' && list.some((cx) => cx[0].comb)) fail(inner + ': a combinator cannot start it; only :has() takes a relative selector');
-          return { name, list };
+          if (name !== 'has') return { name, list };
+          // :has(X) is :scope X (X relative: :scope > X, :scope + X, ...),
+          // matched with the element as :scope.
+          const anchor = { native: '', customs: [], scope: true, comb: null };
+          return { name, list: list.map((cx) => [anchor, { ...cx[0], comb: cx[0].comb || ' ' }, ...cx.slice(1)]) };
         }
       }
     };
@@ -742,23 +746,20 @@ const selectors = (() => {
       case 'is': case 'where': return matchesList(q, el, c.list, scope);
       case 'not': return !matchesList(q, el, c.list, scope);
       case 'has': {
-        // Relative to el: descendants, or following siblings for + and ~.
+        // Among el's descendants, or its following siblings for + and ~.
         for (const cx of c.list) {
-          const rel = cx[0].comb && cx[0].comb !== ' ' ? cx : [{ native: '', customs: [], scope: true, comb: null }, ...cx.map((cp, j) => (j === 0 ? { ...cp, comb: ' ' } : cp))];
-          const anchored = rel[0].scope ? rel : [{ native: '', customs: [], scope: true, comb: null }, ...rel];
           let pool;
-          if (anchored[1].comb === '+' || anchored[1].comb === '~') {
+          if (cx[1].comb === '+' || cx[1].comb === '~') {
             pool = [];
             for (let s = el.nextElementSibling; s; s = s.nextElementSibling) pool.push(s, ...descendants(s, true));
           } else pool = descendants(el, true);
-          for (const d of pool) if (matchesFrom(q, d, anchored, anchored.length - 1, el)) return true;
+          for (const d of pool) if (matchesFrom(q, d, cx, cx.length - 1, el)) return true;
         }
         return false;
       }
       case 'nth-match': {
-        const key = c;
-        let all = q.nth.get(key);
-        if (!all) { all = queryCSS(q, q.root, c.list); q.nth.set(key, all); }
+        let all = q.nth.get(c);
+        if (!all) { all = queryCSS(q, q.root, c.list); q.nth.set(c, all); }
         return all[c.n - 1] === el;
       }
     }
@@ -1141,5 +1142,5 @@ const selectors = (() => {
   // hooks lets the helper resolve snapshot refs (ref=e12, e12).
   const hooks = { ref: () => null };
 
-  return { SelectorError, hooks, withMemo, style, query, parse, endsWithText, visible, role, accessibleName, hiddenForAria, checked, disabled, expanded, level, pressed, selected };
+  return { SelectorError, hooks, withMemo, style, query, endsWithText, visible, role, accessibleName, hiddenForAria };
 })();

@@ -416,11 +416,8 @@ func wait() tool.Tool {
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			t0 := time.Now()
 			if in.Selector == "" {
-				d := browser.Bound(browser.TimeoutArg(in.Timeout), browser.DefaultTimeout)
-				if dl, ok := ctx.Deadline(); ok && time.Until(dl)-time.Second < d {
-					// Answer before the call ends (timeout 0 waits this long).
-					d = max(0, time.Until(dl)-time.Second)
-				}
+				// Answer before the call ends (timeout 0 waits this long).
+				d, _ := browser.WithinCall(ctx, browser.Bound(browser.TimeoutArg(in.Timeout), browser.DefaultTimeout))
 				select {
 				case <-time.After(d):
 				case <-ctx.Done():

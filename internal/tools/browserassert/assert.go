@@ -52,13 +52,10 @@ type outcome struct {
 // reports the last look. Errors of the page (not a failed check) end it at
 // once.
 func until(ctx context.Context, timeoutMs *int64, check func() (outcome, error)) (outcome, time.Duration, error) {
-	d := browser.Bound(browser.TimeoutArg(timeoutMs), defaultTimeout)
+	// When the call ends first, answer with what was found before it does.
+	d, _ := browser.WithinCall(ctx, browser.Bound(browser.TimeoutArg(timeoutMs), defaultTimeout))
 	t0 := time.Now()
 	deadline := t0.Add(d)
-	if dl, ok := ctx.Deadline(); ok && dl.Add(-time.Second).Before(deadline) {
-		// The call ends first: answer with what was found before it does.
-		deadline = dl.Add(-time.Second)
-	}
 	for {
 		o, err := check()
 		if err != nil || o.passed || time.Now().After(deadline) {

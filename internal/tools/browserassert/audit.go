@@ -154,12 +154,12 @@ func audit() tool.Tool {
 			"Every rule is axe's: the 14 rules of BarrHawk's former audit are all axe rules (aria-valid-role is axe's aria-roles), so none of its own remain.",
 		Input: schema.Object(
 			schema.String("selector", `Audit only this element and what it holds: any selector the browser tools take (CSS, text=..., role=main, role=form[name="Sign in"], A >> B, xpath=...) or a snapshot ref (e12). Page-wide rules (document-title, html-has-lang, landmarks) run only without it`),
-			schema.String("level", "WCAG conformance level: A, AA (includes A) or AAA (includes both)").Enum(anySlice(levels)...).Default(defaultLevel),
-			schema.String("wcagVersion", "WCAG version: 2.2 includes the criteria of 2.1 and 2.0").Enum(anySlice(versions)...).Default(defaultVersion),
+			schema.String("level", "WCAG conformance level: A, AA (includes A) or AAA (includes both)").EnumStrings(levels...).Default(defaultLevel),
+			schema.String("wcagVersion", "WCAG version: 2.2 includes the criteria of 2.1 and 2.0").EnumStrings(versions...).Default(defaultVersion),
 			schema.Boolean("bestPractice", "Also run axe's best-practice rules (heading-order, landmark-one-main, region, ...), which are not WCAG criteria").Default(true),
 			schema.Array("tags", "axe rule tags to run instead of level, wcagVersion and bestPractice: wcag2a, wcag2aa, wcag2aaa, wcag21a, wcag21aa, wcag22aa, best-practice, section508, EN-301-549, experimental, cat.color, wcag143, ...", schema.StringItems()).Min(1),
 			schema.Array("rules", "Run only these axe rule ids (image-alt, label, color-contrast, ...), whatever their tags; not with tags", schema.StringItems()).Min(1),
-			schema.String("minImpact", "Report only findings at least this severe").Enum(anySlice(impacts)...).Default("minor"),
+			schema.String("minImpact", "Report only findings at least this severe").EnumStrings(impacts...).Default("minor"),
 			schema.Integer("maxNodes", "Selectors shown per rule (count says how many elements failed)").Default(defaultMaxNodes).Min(1).Max(maxMaxNodes),
 			schema.Integer("maxBytes", "Bound on the findings' JSON: past it the least severe rules are left out, named in notes").Default(defaultMaxBytes).Min(minMaxBytes).Max(maxMaxBytes),
 		)}
@@ -376,12 +376,4 @@ func bound(violations, incomplete []Finding, maxBytes int) ([]Finding, []Finding
 func size(f Finding) int {
 	b, _ := json.Marshal(f)
 	return len(b) + 1
-}
-
-func anySlice(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
@@ -272,11 +273,6 @@ func dataEdgeCases() tool.Tool {
 		Category string `json:"category"`
 		Limit    int    `json:"limit"`
 	}
-	enum := []any{}
-	for _, c := range edgeCategories {
-		enum = append(enum, c)
-	}
-	enum = append(enum, "all")
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "data_edge_cases",
@@ -289,7 +285,7 @@ func dataEdgeCases() tool.Tool {
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.String("category", "Category of edge cases, or all for every category grouped").Enum(enum...).Required(),
+				schema.String("category", "Category of edge cases, or all for every category grouped").EnumStrings(append(slices.Clone(edgeCategories), "all")...).Required(),
 				schema.Integer("limit", "Maximum number of values per category; omit for all of them").Min(1),
 			),
 			RequiresWorker: true,

@@ -75,14 +75,6 @@ func dataGenerate() tool.Tool {
 		Max    *float64 `json:"max"`
 		Length int      `json:"length"`
 	}
-	enum := make([]any, len(typeNames))
-	for i, n := range typeNames {
-		enum[i] = n
-	}
-	locs := make([]any, len(localeNames))
-	for i, n := range localeNames {
-		locs[i] = n
-	}
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "data_generate",
@@ -98,11 +90,11 @@ func dataGenerate() tool.Tool {
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.String("type", "Kind of value to generate").Enum(enum...).Required(),
+				schema.String("type", "Kind of value to generate").EnumStrings(typeNames...).Required(),
 				countProp(),
 				seedProp(),
 				schema.String("locale", "Locale of names, addresses, zip codes, phone numbers and company names").
-					Enum(locs...).Default(defaultLocale),
+					EnumStrings(localeNames...).Default(defaultLocale),
 				schema.Number("min", "Smallest value for type integer or float (inclusive); ignored by other types").
 					Min(-maxIntegerBounds).Max(maxIntegerBounds).Default(defaultMin),
 				schema.Number("max", "Largest value for type integer or float (inclusive); ignored by other types").
