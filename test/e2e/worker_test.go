@@ -295,12 +295,15 @@ func pidAlive(pid int) bool {
 func stuckOnceScript(out string) string {
 	return fmt.Sprintf(`echo "$BARRHAWK_WORKER_ID" >> %[1]s/attempts
 if [ ! -e %[1]s/first ]; then
-  touch %[1]s/first; echo $$ > %[1]s/shell; sleep 300 & echo $! > %[1]s/child; wait
+  touch %[1]s/first; echo $$ > %[1]s/shell.tmp; mv %[1]s/shell.tmp %[1]s/shell
+  sleep 300 & echo $! > %[1]s/child.tmp; mv %[1]s/child.tmp %[1]s/child; wait
 fi
 echo finished`, out)
 }
 
-// pidIn is the pid a stuckOnceScript wrote to out/name.
+// pidIn is the pid a stuckOnceScript wrote to out/name. The script writes
+// each pid file under another name and renames it, so a file that exists
+// holds its whole pid.
 func pidIn(t *testing.T, out, name string) int {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(out, name))
