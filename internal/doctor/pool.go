@@ -1,13 +1,11 @@
 package doctor
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -16,8 +14,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/config"
-	"github.com/barrhawk/barrhawk/internal/lines"
-	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/supervise"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/wire"
 )
@@ -59,13 +56,14 @@ type Pool struct {
 	opts PoolOptions
 	log  *slog.Logger
 
-	mu       sync.Mutex
-	slots    []*slot
-	rr       int
-	changed  chan struct{} // closed and replaced on every state change
-	crashes  int           // in a row, without a successful task between
-	nextSpwn time.Time     // no spawn before this (backoff)
-	spawnErr error         // the last spawn failure, while no Igor is up
+	mu      sync.Mutex
+	slots   []*slot
+	rr      int
+	changed chan struct{} // closed and replaced on every state change
+	// backoff counts crashes and failed starts in a row, without a
+	// successful task between, and holds spawns back after them.
+	backoff  supervise.Backoff
+	spawnErr error // the last spawn failure, while no Igor is up
 	// startDeaths counts Igors that died before they were ready since one
 	// last became ready.
 	startDeaths int
@@ -100,10 +98,10 @@ type igorConn struct {
 	id   string
 	slot *slot
 	lane *Lane // nil: the general lane of round-robin, single and swarm
-	p    *proc.Process
-	enc  *wire.Encoder
 
 	// guarded by Pool.mu
+	child      *supervise.Child // nil while launching
+	enc        *wire.Encoder    // set with child
 	state      string
 	inFlight   int
 	lastActive time.Time
@@ -121,16 +119,15 @@ type igorConn struct {
 	toolsLoaded int
 	// usage is what the Igor said it holds in its last pong, or in the
 	// result of a browser tool that opened or closed tabs since.
-	usage       atomic.Pointer[wire.ResourceUsage]
-	ready       chan struct{} // closed on ready, or on death before it
-	exited      chan struct{} // closed once the exit is handled
-	exitStatus  string
-	oom         atomic.Bool  // its stderr said it ran out of memory
-	dying       atomic.Bool  // it said it is about to exit of memory: send it nothing more
-	lastPong    atomic.Int64 // unix nanoseconds
-	pingsMissed atomic.Int32
-	done        atomic.Int64
-	failed      atomic.Int64
+	usage      atomic.Pointer[wire.ResourceUsage]
+	ready      chan struct{} // closed on ready, or on death before it
+	exited     chan struct{} // closed once the exit is handled
+	exitStatus string
+	oom        atomic.Bool // its stderr said it ran out of memory
+	dying      atomic.Bool // it said it is about to exit of memory: send it nothing more
+	pongs      supervise.Heartbeat
+	done       atomic.Int64
+	failed     atomic.Int64
 }
 
 type reply struct {
@@ -148,7 +145,10 @@ func NewPool(opts PoolOptions) *Pool {
 	if opts.Events == nil {
 		opts.Events = NewEvents(256)
 	}
-	p := &Pool{opts: opts, log: opts.Log, changed: make(chan struct{}), all: map[*igorConn]struct{}{}, holders: map[string]*igorConn{}}
+	p := &Pool{
+		opts: opts, log: opts.Log, changed: make(chan struct{}), all: map[*igorConn]struct{}{}, holders: map[string]*igorConn{},
+		backoff: supervise.Backoff{Base: opts.Igors.SpawnDelay, Max: opts.Igors.BackoffMax},
+	}
 	for i := range opts.Igors.MaxWorkers {
 		p.slots = append(p.slots, &slot{id: "igor-" + strconv.Itoa(i+1)})
 	}
@@ -418,7 +418,7 @@ func (p *Pool) pickLocked(lane *Lane, avoid *igorConn) (*igorConn, time.Duration
 	}
 	if starting <= p.waiting && members < laneMax {
 		if s := p.freeSlotLocked(slots, lane); s != nil {
-			if wait := time.Until(p.nextSpwn); wait > 0 {
+			if wait := time.Until(p.backoff.Next()); wait > 0 {
 				retryIn = wait
 			} else {
 				spawnLane := lane
@@ -519,7 +519,7 @@ func (p *Pool) StopLane(name string) {
 // warmLocked starts an Igor in every empty slot, for the swarm strategy,
 // which keeps igors.maxWorkers Igors ready.
 func (p *Pool) warmLocked() {
-	if p.closed || time.Now().Before(p.nextSpwn) {
+	if p.closed || !p.backoff.Ready(time.Now()) {
 		return
 	}
 	for _, s := range p.slots {
@@ -561,7 +561,7 @@ func (p *Pool) launch(ig *igorConn) {
 		}
 		delete(p.all, ig)
 		p.spawnErr = err
-		p.backoffLocked()
+		p.backoff.Fail()
 		p.notifyLocked()
 		p.mu.Unlock()
 		close(ig.ready)
@@ -569,51 +569,28 @@ func (p *Pool) launch(ig *igorConn) {
 	}
 	cmd := exec.Command(p.opts.Command[0], append(p.opts.Command[1:], "--id", ig.id)...)
 	cmd.Env = p.opts.Env
-	stdin, err := cmd.StdinPipe()
+	child, err := supervise.Start(cmd, supervise.ChildOptions{OnStderr: p.igorStderr(ig)})
 	if err != nil {
 		fail(err)
 		return
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		fail(err)
-		return
+	enc := wire.NewEncoder(child.Stdin)
+	ig.pongs.Start()
+	p.mu.Lock()
+	ig.child, ig.enc = child, enc
+	dyn := p.dynamic
+	stopped := ig.state == stateStopping // stop or kill came while it was exec'd: they wait for its exit
+	p.mu.Unlock()
+	if stopped {
+		go child.Proc.Stop(p.opts.Igors.ShutdownGrace)
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		fail(err)
-		return
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	pr, err := proc.Start(cmd)
-	outW.Close() // the child holds its own copies
-	errW.Close()
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		fail(err)
-		return
-	}
-	ig.p, ig.enc = pr, wire.NewEncoder(stdin)
-	ig.lastPong.Store(time.Now().UnixNano())
-	stderrDone := make(chan struct{})
-	go func() {
-		defer close(stderrDone)
-		p.forwardStderr(ig, errR)
-	}()
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		defer outR.Close()
-		p.read(ig, wire.NewDecoderMax(outR, p.lineLimit()))
+		p.read(ig, wire.NewDecoderMax(child.Stdout, p.lineLimit()))
 	}()
 
-	p.mu.Lock()
-	dyn := p.dynamic
-	p.mu.Unlock()
-	initErr := ig.enc.Encode(wire.Init{
+	initErr := enc.Encode(wire.Init{
 		Type: wire.TypeInit, ID: ig.id, ToolBag: p.toolBag(ig), DynamicBag: p.dynamicBag(ig), DynamicTools: dyn,
 		Config: wire.InitConfig{
 			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: p.opts.Igors.BrowserHeadless, BrowserIdleTimeout: p.opts.Igors.BrowserIdleTimeout.Milliseconds(), ScreenshotDir: p.opts.ScreenshotDir,
@@ -625,29 +602,19 @@ func (p *Pool) launch(ig *igorConn) {
 	spawnTimer := time.NewTimer(p.opts.Igors.SpawnTimeout)
 	select {
 	case <-ig.ready:
-	case <-pr.Done():
+	case <-child.Proc.Done():
 	case <-spawnTimer.C:
 		p.log.Error("Igor did not become ready in time; killing it", "igor", ig.id, "timeout", p.opts.Igors.SpawnTimeout)
 		p.setStopReason(ig, "did not become ready within "+p.opts.Igors.SpawnTimeout.String())
-		pr.Kill()
+		child.Proc.Kill()
 	}
 	spawnTimer.Stop()
 	if initErr != nil {
 		p.log.Warn("sending init", "igor", ig.id, "err", initErr)
 	}
-
-	<-pr.Done()
-	select { // the reader ends at EOF, once the group is gone
-	case <-readerDone:
-	case <-time.After(2 * time.Second):
-		outR.Close()
-		<-readerDone
-	}
-	stdin.Close()
-	select { // its last words may say it ran out of memory: read them first
-	case <-stderrDone:
-	case <-time.After(2 * time.Second):
-	}
+	// Its stderr is read to the end first: its last words may say it ran
+	// out of memory.
+	child.Wait(readerDone)
 	p.exited(ig)
 }
 
@@ -711,8 +678,7 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 			if env.ResourceUsage != nil {
 				ig.usage.Store(env.ResourceUsage)
 			}
-			ig.lastPong.Store(time.Now().UnixNano())
-			ig.pingsMissed.Store(0)
+			ig.pongs.Beat()
 		case wire.KindReady:
 			p.mu.Lock()
 			if ig.state == stateStarting {
@@ -756,40 +722,25 @@ func (p *Pool) answerTooLong(ig *igorConn, id string) {
 		"the answer of %s was over the %d bytes the front reads from a worker (tools.maxResultHardBytes and 1 MiB for the message), so it was dropped. Ask for less: narrow the call, or have the tool write the whole to a file and read that in parts.", ig.id, p.lineLimit())}}
 }
 
-// maxStderrLine is how much of one stderr line of an Igor is logged.
-const maxStderrLine = 64 << 10
-
-// forwardStderr logs what the Igor writes on stderr, line by line, until
-// it closes; a line too long is logged cut, and the pipe is always drained
-// (an Igor blocked on a full stderr would hang).
-func (p *Pool) forwardStderr(ig *igorConn, r *os.File) {
-	defer r.Close()
-	br := bufio.NewReaderSize(r, 64<<10)
+// igorStderr is what an Igor's stderr lines go to: each is logged, and
+// one that says it is dying of memory marks it so, with the tasks its
+// watchdog blamed.
+func (p *Pool) igorStderr(ig *igorConn) func(string) {
 	log := p.log.With("igor", ig.id)
-	for {
-		line, size, err := lines.Read(br, maxStderrLine, maxStderrLine)
-		if len(line) > 0 || size > 0 {
-			text := string(line)
-			if size > maxStderrLine {
-				text += fmt.Sprintf("… (a line of %d bytes, cut)", size)
-			}
-			if diedOfMemory(text) {
-				ig.dying.Store(true)
-				ig.oom.Store(true)
-				if ids, ok := wire.ParseMemoryLimitLine(text); ok {
-					ig.mu.Lock()
-					ig.blamed = map[string]bool{}
-					for _, id := range ids {
-						ig.blamed[id] = true
-					}
-					ig.mu.Unlock()
+	return func(text string) {
+		if diedOfMemory(text) {
+			ig.dying.Store(true)
+			ig.oom.Store(true)
+			if ids, ok := wire.ParseMemoryLimitLine(text); ok {
+				ig.mu.Lock()
+				ig.blamed = map[string]bool{}
+				for _, id := range ids {
+					ig.blamed[id] = true
 				}
+				ig.mu.Unlock()
 			}
-			log.Info("igor: " + text)
 		}
-		if err != nil {
-			return
-		}
+		log.Info("igor: " + text)
 	}
 }
 
@@ -807,7 +758,7 @@ func diedOfMemory(line string) bool {
 
 // exited records an Igor's end: crash or not, its pending calls learn it died.
 func (p *Pool) exited(ig *igorConn) {
-	status := ig.p.ExitStatus()
+	status := ig.child.Proc.ExitStatus()
 	p.mu.Lock()
 	crashed := ig.stopReason == "" && !p.closed
 	reason := ig.stopReason
@@ -820,7 +771,7 @@ func (p *Pool) exited(ig *igorConn) {
 			}
 		}
 		ig.slot.restarts++
-		p.backoffLocked()
+		p.backoff.Fail()
 		if p.opts.OnCrash != nil {
 			go p.opts.OnCrash()
 		}
@@ -866,21 +817,9 @@ func (p *Pool) exited(ig *igorConn) {
 	p.opts.Events.Emit(Event{Type: typ, Igor: ig.id, Reason: reason + " (" + status + ")"})
 }
 
-// backoffLocked counts a crash and pushes the next spawn back:
-// SpawnDelay × 2^(crashes−1), at most BackoffMax.
 // maxStartDeaths is how many Igors in a row may die before they are ready
 // until the calls waiting for one answer WORKER_UNAVAILABLE.
 const maxStartDeaths = 3
-
-func (p *Pool) backoffLocked() {
-	p.crashes++
-	d := p.opts.Igors.SpawnDelay
-	for i := 1; i < p.crashes && d < p.opts.Igors.BackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, p.opts.Igors.BackoffMax)
-	p.nextSpwn = time.Now().Add(d)
-}
 
 // runOn sends one task and waits for its answer.
 func (p *Pool) runOn(ctx context.Context, ig *igorConn, task wire.Task, timeout time.Duration) reply {
@@ -1010,9 +949,8 @@ func (p *Pool) release(ig *igorConn, r reply) {
 	p.mu.Lock()
 	ig.inFlight--
 	ig.lastActive = time.Now()
-	if ok && p.crashes > 0 {
-		p.crashes = 0
-		p.nextSpwn = time.Time{}
+	if ok {
+		p.backoff.Reset()
 	}
 	stop := ig.state == stateDraining && ig.inFlight == 0
 	p.notifyLocked()
@@ -1062,19 +1000,12 @@ func (p *Pool) stop(ig *igorConn, reason string) {
 		ig.slot.ig = nil
 	}
 	p.notifyLocked()
+	child, enc := ig.child, ig.enc
 	p.mu.Unlock()
-	if ig.p == nil { // still launching
-		<-ig.exited
-		return
-	}
-	_ = ig.enc.Encode(wire.Shutdown{Type: wire.TypeShutdown, Graceful: true}) // a dead pipe is fine: it is going anyway
-	grace := p.opts.Igors.ShutdownGrace
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-ig.p.Done():
-	case <-t.C:
-		ig.p.Stop(grace)
+	if child != nil { // else still launching
+		child.Stop(p.opts.Igors.ShutdownGrace, func() {
+			_ = enc.Encode(wire.Shutdown{Type: wire.TypeShutdown, Graceful: true}) // a dead pipe is fine: it is going anyway
+		})
 	}
 	<-ig.exited
 }
@@ -1092,9 +1023,10 @@ func (p *Pool) kill(ig *igorConn, reason string) {
 	}
 	ig.state = stateStopping
 	p.notifyLocked()
+	child := ig.child
 	p.mu.Unlock()
-	if ig.p != nil {
-		go ig.p.Kill()
+	if child != nil {
+		go child.Proc.Kill()
 	}
 }
 
@@ -1132,7 +1064,7 @@ func (p *Pool) housekeep() {
 		}
 		live = append(live, ig)
 		switch {
-		case ig.pingsMissed.Load() >= 3:
+		case ig.pongs.Misses() >= 3:
 			hung = append(hung, ig)
 		case ig.inFlight == 0 && now.Sub(ig.lastActive) > p.opts.Igors.IdleTimeout && p.opts.Igors.Strategy != StrategySwarm && !p.holdsStateLocked(ig):
 			idle = append(idle, ig)
@@ -1149,9 +1081,7 @@ func (p *Pool) housekeep() {
 		go p.stop(ig, "idle for "+p.opts.Igors.IdleTimeout.String())
 	}
 	for _, ig := range live {
-		if time.Since(time.Unix(0, ig.lastPong.Load())) > p.opts.Igors.HeartbeatInterval/2 {
-			ig.pingsMissed.Add(1)
-		}
+		ig.pongs.Tick(p.opts.Igors.HeartbeatInterval)
 		_ = ig.enc.Encode(wire.Ping{Type: wire.TypePing}) // a dead Igor is handled by its exit
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -224,21 +225,33 @@ func TestIgorKilledWhileStartingIsReplaced(t *testing.T) {
 
 func TestBackoffGrowsAndResets(t *testing.T) {
 	t.Parallel()
-	p := NewPool(PoolOptions{Command: []string{bin, "igor"}, Igors: igorsConfig(func(c *config.Igors) { c.SpawnDelay = 100 * time.Millisecond; c.BackoffMax = 350 * time.Millisecond })})
+	p := newPool(t, nil, func(c *config.Igors) { c.SpawnDelay = 100 * time.Millisecond; c.BackoffMax = 350 * time.Millisecond })
 	var delays []time.Duration
+	p.mu.Lock()
 	for range 4 {
-		p.mu.Lock()
-		p.backoffLocked()
-		delays = append(delays, time.Until(p.nextSpwn).Round(50*time.Millisecond))
-		p.mu.Unlock()
+		delays = append(delays, p.backoff.Fail())
 	}
+	p.mu.Unlock()
 	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 350 * time.Millisecond, 350 * time.Millisecond}
-	for i := range want {
-		if delays[i] != want[i] {
-			t.Fatalf("backoff delays %v, want %v", delays, want)
-		}
+	if !slices.Equal(delays, want) {
+		t.Fatalf("backoff delays %v, want %v", delays, want)
 	}
-	p.Close()
+	if n := p.Status().CrashesInARow; n != 4 {
+		t.Fatalf("crashesInARow %d, want 4", n)
+	}
+	// The call waits out the backoff for its Igor; its success ends the run.
+	if _, err := call(t, p, "hash_text", `{"text":"a"}`); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Status().CrashesInARow; n != 0 {
+		t.Fatalf("crashesInARow %d after a successful task, want 0", n)
+	}
+	p.mu.Lock()
+	next := p.backoff.Next()
+	p.mu.Unlock()
+	if !next.IsZero() {
+		t.Fatalf("a spawn is still held back until %v after a successful task", next)
+	}
 }
 
 func TestRequestRestartReplacesIgor(t *testing.T) {

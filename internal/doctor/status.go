@@ -48,7 +48,7 @@ type PoolStatus struct {
 // Status reports the pool and each Igor.
 func (p *Pool) Status() PoolStatus {
 	p.mu.Lock()
-	st := PoolStatus{Strategy: p.opts.Igors.Strategy, MaxWorkers: p.opts.Igors.MaxWorkers, MaxTasksPerIgor: p.opts.Igors.MaxTasksPerIgor, CrashesInARow: p.crashes, Igors: []IgorStatus{}}
+	st := PoolStatus{Strategy: p.opts.Igors.Strategy, MaxWorkers: p.opts.Igors.MaxWorkers, MaxTasksPerIgor: p.opts.Igors.MaxTasksPerIgor, CrashesInARow: p.backoff.Fails(), Igors: []IgorStatus{}}
 	restarts := map[string]int{}
 	for _, s := range p.slots {
 		st.Restarts += s.restarts
@@ -67,8 +67,8 @@ func (p *Pool) Status() PoolStatus {
 			TasksDone: ig.done.Load(), TasksFailed: ig.failed.Load(), ToolsLoaded: ig.toolsLoaded,
 			StartedAt: ig.startedAt.UTC().Format(time.RFC3339Nano), UptimeMs: time.Since(ig.startedAt).Milliseconds(),
 		}
-		if ig.p != nil {
-			is.PID = ig.p.PID()
+		if ig.child != nil {
+			is.PID = ig.child.Proc.PID()
 		}
 		if u := ig.usage.Load(); u != nil {
 			is.BrowserPages, is.BrowserMemory, is.DBConnections = u.BrowserPages, u.BrowserMemory, u.DBConnections
