@@ -26,7 +26,7 @@ func (b *adminBackend) Health() admin.Health {
 func (b *adminBackend) Tools() []admin.ToolInfo {
 	var out []admin.ToolInfo
 	for _, t := range b.d.Registry().List() {
-		schema, _ := json.Marshal(t.Input) // validated at registration
+		schema, _ := t.InputJSON() // validated at registration
 		out = append(out, admin.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
 	return out

@@ -44,6 +44,9 @@ type Config struct {
 	Spawn Spawn `koanf:"spawn"`
 	// Workers configures the worker pool and its job queue (task_*).
 	Workers Workers `koanf:"workers"`
+	// Gateway configures the MCP gateway (mcp_*): other MCP servers behind
+	// the front.
+	Gateway Gateway `koanf:"gateway"`
 	// Home is where persistent state lives (default ~/.barrhawk).
 	Home string `koanf:"home"`
 
@@ -325,6 +328,7 @@ func Default() Config {
 		Intent:  Intent{Enabled: true, CacheResults: true},
 		Log:     Log{Level: "info", Format: "text"},
 		Workers: defaultWorkers(),
+		Gateway: defaultGateway(),
 		Spawn:   Spawn{IdleTimeout: 120 * time.Second, TotalTimeout: 30 * time.Minute, Recovery: "moderate", GitHubAPI: "https://api.github.com"},
 		Home:    filepath.Join(home, ".barrhawk"),
 	}
@@ -401,11 +405,14 @@ func Load(path string, flags map[string]any) (Config, error) {
 		// State paths not set explicitly follow a changed home.
 		for key, p := range map[string]*string{"tools.dynamicDir": &cfg.Tools.DynamicDir, "tools.snapshotsDir": &cfg.Tools.SnapshotsDir, "tools.fsRoot": &cfg.Tools.FSRoot, "tools.screenshotDir": &cfg.Tools.ScreenshotDir,
 			"workers.db": &cfg.Workers.DB, "workers.logDir": &cfg.Workers.LogDir, "workers.artifactDir": &cfg.Workers.ArtifactDir,
-			"spawn.dir": &cfg.Spawn.Dir, "spawn.secretsDir": &cfg.Spawn.SecretsDir} {
+			"spawn.dir": &cfg.Spawn.Dir, "spawn.secretsDir": &cfg.Spawn.SecretsDir, "gateway.stateFile": &cfg.Gateway.StateFile} {
 			if !k.Exists(key) {
 				*p = ""
 			}
 		}
+	}
+	if !k.Exists("gateway.callTimeout") {
+		cfg.Gateway.CallTimeout = 0 // follows tools.defaultTimeout
 	}
 	cfg.fillPaths()
 	if err := cfg.Validate(); err != nil {
@@ -491,6 +498,7 @@ func (c *Config) fillPaths() {
 	if c.Spawn.Dir == "" {
 		c.Spawn.Dir = filepath.Join(c.Home, "spawns")
 	}
+	c.fillGateway()
 	if c.Spawn.SecretsDir == "" {
 		c.Spawn.SecretsDir = filepath.Join(c.Home, "secrets")
 	}
@@ -618,6 +626,7 @@ func (c *Config) Validate() error {
 		bad("tools.recoveryCrashes", "%d must be at least 1", c.Tools.RecoveryCrashes)
 	}
 	c.validateWorkers(bad)
+	c.validateGateway(bad)
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
 		bad("log.level", "%q is not a level; use debug, info, warn or error", c.Log.Level)
 	}

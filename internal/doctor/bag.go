@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/barrhawk/barrhawk/internal/gateway"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/toolbag"
@@ -62,16 +63,18 @@ func (d *Doctor) bagTools() []tool.Tool {
 		cats = append(cats, string(c))
 	}
 	return []tool.Tool{{
-		Def: mgmt("tool_bag", "Show or change which tools this session's tools/list shows (its list bag; every tool stays callable and tool_search finds all). show: the listed tools, their token cost and the profiles; load/unload: add or remove tools (names or globs), a category or a profile, then tools/list_changed is sent.",
+		Def: mgmt("tool_bag", "Show or change which tools this session's tools/list shows (its list bag; every tool stays callable and tool_search finds all). show: the listed tools, their token cost and the profiles; load/unload: add or remove tools (names or globs), a category, a profile or a hosted MCP server's tools, then tools/list_changed is sent.",
 			schema.String("action", "show, load or unload").Required().Enum("show", "load", "unload"),
 			schema.Array("tools", "Tool names or globs such as assert_*", schema.StringItems()),
 			schema.String("category", "A whole category").Enum(cats...),
-			schema.String("profile", "A profile: all, core, qa, data, text, browser, or one of tools.profiles")),
+			schema.String("profile", "A profile: all, core, qa, data, text, browser, or one of tools.profiles"),
+			schema.String("server", "A hosted MCP server (mcp_list): all its tools")),
 		Run: tool.Typed(func(ctx context.Context, in struct {
 			Action   string   `json:"action"`
 			Tools    []string `json:"tools"`
 			Category string   `json:"category"`
 			Profile  string   `json:"profile"`
+			Server   string   `json:"server"`
 		}, _ *tool.Call) (any, error) {
 			s := toolbag.From(ctx)
 			if s == nil {
@@ -82,6 +85,15 @@ func (d *Doctor) bagTools() []tool.Tool {
 			members = append(members, in.Tools...)
 			if in.Category != "" {
 				members = append(members, "category:"+in.Category)
+			}
+			if in.Server != "" {
+				if d.gateway == nil {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "server: the MCP gateway is off (gateway.enabled)")
+				}
+				if _, ok := d.gateway.Get(in.Server); !ok {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "server: no hosted MCP server %q; mcp_list lists them", in.Server)
+				}
+				members = append(members, in.Server+gateway.Separator+"*")
 			}
 			profiles := d.Profiles()
 			if in.Profile != "" && in.Profile != toolbag.All {

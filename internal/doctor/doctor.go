@@ -10,13 +10,16 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/closest"
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/dynamic"
+	"github.com/barrhawk/barrhawk/internal/gateway"
 	"github.com/barrhawk/barrhawk/internal/intent"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/search"
@@ -52,6 +55,30 @@ type Doctor struct {
 	lanes   *lanes
 	// swarmSeq numbers swarms for their events.
 	swarmSeq atomic.Uint64
+	gateway  *gateway.Hub // nil when gateway.enabled is off
+
+	changeMu sync.Mutex
+	onChange []func(added []*tool.Tool, removed []string)
+}
+
+// OnToolsChanged registers fn to hear of tools added (or replaced) and
+// removed at run time (dynamic tools, gateway upstreams' tools); the front
+// uses it to update the MCP server, which then sends
+// notifications/tools/list_changed.
+func (d *Doctor) OnToolsChanged(fn func(added []*tool.Tool, removed []string)) {
+	d.changeMu.Lock()
+	d.onChange = append(d.onChange, fn)
+	d.changeMu.Unlock()
+}
+
+// toolsChanged tells the listeners of OnToolsChanged.
+func (d *Doctor) toolsChanged(added []*tool.Tool, removed []string) {
+	d.changeMu.Lock()
+	listeners := slices.Clone(d.onChange)
+	d.changeMu.Unlock()
+	for _, fn := range listeners {
+		fn(added, removed)
+	}
 }
 
 // New builds a Doctor: its registry holds the management tools and opts.Tools.
@@ -77,6 +104,10 @@ func New(opts Options) (*Doctor, error) {
 		d.dyn = newDynamicTools(d)
 		popts.OnCrash = func() { d.dyn.crashed(context.Background()) }
 		tools = append(tools, d.dynamicManagementTools()...)
+	}
+	if opts.Config.Gateway.Enabled {
+		d.gateway = d.newGateway()
+		tools = append(tools, d.gateway.Tools(d.searchGateway)...)
 	}
 	d.pool = NewPool(popts)
 	for _, t := range append(tools, opts.Tools...) {
@@ -117,6 +148,9 @@ const watchDebounce = 25 * time.Millisecond
 // Start loads the dynamic tools (taking the initial snapshot on first
 // start). A broken tool is reported, not fatal; an unusable directory is.
 func (d *Doctor) Start(ctx context.Context) error {
+	if d.gateway != nil {
+		d.gateway.Start()
+	}
 	if d.dyn == nil {
 		return nil
 	}
@@ -139,6 +173,9 @@ func (d *Doctor) Serve(ctx context.Context) error {
 			}
 		}()
 	}
+	if d.gateway != nil {
+		go d.gateway.Serve(ctx)
+	}
 	return d.pool.Serve(ctx)
 }
 
@@ -159,8 +196,15 @@ func (d *Doctor) DeleteTool(ctx context.Context, name string) error {
 	return err
 }
 
-// Close stops every Igor.
-func (d *Doctor) Close() { d.pool.Close() }
+// Close stops every Igor and every gateway upstream.
+func (d *Doctor) Close() {
+	var wg sync.WaitGroup
+	if d.gateway != nil {
+		wg.Go(d.gateway.Close)
+	}
+	d.pool.Close()
+	wg.Wait()
+}
 
 // Result is the outcome of one call: a JSON value or an error.
 type Result struct {
@@ -174,6 +218,9 @@ type Result struct {
 // here, every other tool in an Igor.
 func (d *Doctor) Call(ctx context.Context, name string, args json.RawMessage) Result {
 	t, ok := d.reg.Get(name)
+	if !ok && d.AwaitTool(ctx, name) {
+		t, ok = d.reg.Get(name)
+	}
 	if !ok {
 		return Result{Err: d.UnknownTool(name)}
 	}
@@ -225,6 +272,11 @@ func (d *Doctor) UnknownTool(name string) *tool.Error {
 		known[i] = t.Name
 	}
 	msg := fmt.Sprintf("no tool named %q", name)
+	if d.gateway != nil {
+		if why := d.gateway.Explain(name); why != "" {
+			msg += " (" + why + ")"
+		}
+	}
 	if names := closest.Names(name, known, 3); len(names) > 0 {
 		msg += "; did you mean " + strings.Join(names, ", ") + "?"
 	} else if hits := d.Search(strings.ReplaceAll(name, "_", " "), 3, ""); len(hits) > 0 {

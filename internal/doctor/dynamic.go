@@ -50,7 +50,6 @@ type dynamicTools struct {
 	names    []string          // registered dynamic tool names
 	broken   map[string]string // file → why it is not loaded
 	crashes  []time.Time       // Igor crashes, for auto-recovery
-	onChange []func(added []*tool.Tool, removed []string)
 }
 
 func newDynamicTools(d *Doctor) *dynamicTools {
@@ -61,18 +60,6 @@ func newDynamicTools(d *Doctor) *dynamicTools {
 		snaps:  &dynamic.Snapshots{Dir: t.SnapshotsDir, ToolsDir: t.DynamicDir, Keep: t.SnapshotKeep},
 		broken: map[string]string{},
 	}
-}
-
-// OnToolsChanged registers fn to hear of dynamic tools added (or replaced)
-// and removed; the front uses it to update the MCP server, which then sends
-// notifications/tools/list_changed.
-func (d *Doctor) OnToolsChanged(fn func(added []*tool.Tool, removed []string)) {
-	if d.dyn == nil {
-		return
-	}
-	d.dyn.mu.Lock()
-	d.dyn.onChange = append(d.dyn.onChange, fn)
-	d.dyn.mu.Unlock()
 }
 
 // DynamicToolFiles lists the dynamic tools' source files (none when
@@ -265,12 +252,9 @@ func (x *dynamicTools) apply(tools []*tool.Tool, broken map[string]string) []str
 		}
 	}
 	x.names, x.broken = names, broken
-	listeners := x.onChange
 	x.mu.Unlock()
 	x.d.events.Emit(Event{Type: EventToolsReloaded, Reason: fmt.Sprintf("%d dynamic tools loaded, %d broken", len(names), len(broken))})
-	for _, fn := range listeners {
-		fn(added, removed)
-	}
+	x.d.toolsChanged(added, removed)
 	slices.Sort(names)
 	return names
 }

@@ -34,7 +34,7 @@ func (d *Doctor) Search(query string, limit int, category tool.Category) []searc
 }
 
 // searchCategories are the categories a search or a list bag can name.
-var searchCategories = []tool.Category{tool.CategoryUtility, tool.CategoryMeta, tool.CategoryOrchestration, tool.CategoryBrowser, tool.CategoryDatabase, tool.CategoryFilesystem, tool.CategoryGitHub, tool.CategoryDocker}
+var searchCategories = []tool.Category{tool.CategoryUtility, tool.CategoryMeta, tool.CategoryOrchestration, tool.CategoryBrowser, tool.CategoryDatabase, tool.CategoryFilesystem, tool.CategoryGitHub, tool.CategoryDocker, tool.CategoryGateway}
 
 // searchLimit bounds tool_search's answer.
 const searchLimit = 20
@@ -61,7 +61,7 @@ func (d *Doctor) searchTools() []tool.Tool {
 				hits := d.Search(in.Query, in.Limit, tool.Category(in.Category))
 				results := make([]map[string]any, 0, len(hits))
 				for _, h := range hits {
-					input, _ := json.Marshal(h.Tool.Input) // a registered schema always marshals
+					input, _ := h.Tool.InputJSON() // a registered schema always marshals
 					results = append(results, map[string]any{
 						"name": h.Tool.Name, "description": h.Tool.Description, "category": h.Tool.Category,
 						"score": math.Round(h.Score*100) / 100, "inputSchema": json.RawMessage(input),

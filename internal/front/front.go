@@ -104,7 +104,7 @@ func capabilities(d *doctor.Doctor) *mcp.ServerCapabilities {
 // marshalling *jsonschema.Schema on every tools/list made it take
 // milliseconds.
 func (s *Server) addTool(t *tool.Tool) {
-	input, err := json.Marshal(t.Input)
+	input, err := t.InputJSON()
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema does not marshal: %v", t.Name, err)) // caught by any test
 	}
@@ -223,9 +223,12 @@ func ToResult(r doctor.Result, withStructured bool) *mcp.CallToolResult {
 	if c, ok := tool.AsContent(r.Value); ok {
 		res := &mcp.CallToolResult{Content: make([]mcp.Content, 0, len(c.Parts))}
 		for _, p := range c.Parts {
-			if p.Type == "image" {
+			switch p.Type {
+			case "image":
 				res.Content = append(res.Content, &mcp.ImageContent{Data: p.Data, MIMEType: p.MIMEType})
-			} else {
+			case "audio":
+				res.Content = append(res.Content, &mcp.AudioContent{Data: p.Data, MIMEType: p.MIMEType})
+			default:
 				res.Content = append(res.Content, &mcp.TextContent{Text: p.Text})
 			}
 		}
@@ -251,7 +254,7 @@ func (s *Server) suggestTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
-				if _, known := s.doctor.Registry().Get(p.Name); !known {
+				if _, known := s.doctor.Registry().Get(p.Name); !known && !s.doctor.AwaitTool(ctx, p.Name) {
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: s.doctor.UnknownTool(p.Name).Error()}
 				}
 			}

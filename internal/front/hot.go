@@ -44,6 +44,9 @@ func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame) [
 		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: `tools/call needs "name": the tool to call (tools/list names them)`})
 	}
 	h := s.toolHandler(p.Name)
+	if h == nil && s.doctor.AwaitTool(ctx, p.Name) {
+		h = s.toolHandler(p.Name)
+	}
 	if h == nil {
 		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: s.doctor.UnknownTool(p.Name).Error()})
 	}

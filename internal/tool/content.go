@@ -13,10 +13,10 @@ type Content struct {
 	Parts []Part `json:"$content"`
 }
 
-// Part is one content part: text, or an image (Data is its bytes, sent
-// base64 as MCP says).
+// Part is one content part: text, or an image or audio (Data is its
+// bytes, sent base64 as MCP says).
 type Part struct {
-	Type     string `json:"type"` // "text" or "image"
+	Type     string `json:"type"` // "text", "image" or "audio"
 	Text     string `json:"text,omitempty"`
 	Data     []byte `json:"data,omitempty"`
 	MIMEType string `json:"mimeType,omitempty"`

@@ -18,7 +18,9 @@ const (
 	// CodeTimeout: the call ran past its timeout.
 	CodeTimeout = "TIMEOUT"
 	// CodeWorkerDied: the Igor running the call died, and so did the retry
-	// (or the tool is not safe to run twice, and was not retried).
+	// (or the tool is not safe to run twice, and was not retried); or the
+	// upstream MCP server running a gateway call died during it (not
+	// retried: the next call goes to its restarted process).
 	CodeWorkerDied = "WORKER_DIED"
 	// CodeWorkerUnavailable: no Igor could be started, or none became free
 	// in time.
@@ -54,6 +56,10 @@ const (
 	// table, a constraint); the message gives its error code and, for a
 	// syntax error, the line and column with the text around them.
 	CodeQueryError = "QUERY_ERROR"
+	// CodeUpstreamError: another MCP server hosted by the gateway (mcp_*)
+	// could not be started, or answered a JSON-RPC error; the message says
+	// which server and what it said, with its secrets masked.
+	CodeUpstreamError = "UPSTREAM_ERROR"
 	// CodeInternal: a fault of BarrHawk itself; please report it.
 	CodeInternal = "INTERNAL"
 )

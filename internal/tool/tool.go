@@ -20,10 +20,13 @@ type Category string
 
 // The tool categories.
 const (
-	CategoryBrowser       Category = "browser"
-	CategoryDatabase      Category = "database"
-	CategoryGitHub        Category = "github"
-	CategoryDocker        Category = "docker"
+	CategoryBrowser  Category = "browser"
+	CategoryDatabase Category = "database"
+	CategoryGitHub   Category = "github"
+	CategoryDocker   Category = "docker"
+	// CategoryGateway holds the tools of other MCP servers hosted behind
+	// the front (package gateway), named <server>__<tool>.
+	CategoryGateway       Category = "gateway"
 	CategoryFilesystem    Category = "filesystem"
 	CategoryOrchestration Category = "orchestration"
 	CategoryMeta          Category = "meta"
@@ -46,6 +49,10 @@ type Def struct {
 	Category Category
 	// Input is the JSON Schema of the arguments; always of type object.
 	Input *jsonschema.Schema
+	// RawInput, when set, is the input schema as listed, exactly as another
+	// MCP server gave it (a gateway tool's); Input is then what it parsed
+	// to, used to validate.
+	RawInput json.RawMessage
 	// RequiresWorker is true when the handler runs in an Igor. Only the
 	// front's own management tools set it false.
 	RequiresWorker bool
@@ -69,8 +76,20 @@ func (d *Def) MaxRetries() int {
 	return d.Retries
 }
 
-// NamePattern is what every tool name must match.
+// NamePattern is what every tool name must match, but a gateway tool's.
 var NamePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// GatewayNamePattern is what a gateway tool's name matches: what the
+// strictest mainstream clients accept.
+var GatewayNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// InputJSON is the input schema as tools/list shows it.
+func (d *Def) InputJSON() (json.RawMessage, error) {
+	if d.RawInput != nil {
+		return d.RawInput, nil
+	}
+	return json.Marshal(d.Input)
+}
 
 // Handler runs one call. It returns a JSON-marshalable result, or an error;
 // an *Error keeps its code, any other error becomes TOOL_ERROR. A handler
@@ -172,6 +191,15 @@ func Typed[In any](f func(ctx context.Context, in In, call *Call) (any, error)) 
 
 // Validate reports what is wrong with a definition, or nil.
 func (d *Def) Validate() error {
+	if d.RawInput != nil { // another server's tool, passed through as it is
+		if !GatewayNamePattern.MatchString(d.Name) {
+			return fmt.Errorf("gateway tool name %q must match %s", d.Name, GatewayNamePattern)
+		}
+		if d.Input == nil || d.Input.Type != "object" {
+			return fmt.Errorf("tool %s: input schema must be of type object", d.Name)
+		}
+		return nil
+	}
 	switch {
 	case !NamePattern.MatchString(d.Name):
 		return fmt.Errorf("tool name %q must match %s", d.Name, NamePattern)

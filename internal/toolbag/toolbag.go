@@ -183,11 +183,12 @@ func (b *Bag) Listed(tools []*tool.Tool, isDynamic func(*tool.Tool) bool) []stri
 func Tokens(tools []*tool.Tool) int {
 	n := 0
 	for _, t := range tools {
+		input, _ := t.InputJSON()
 		b, _ := json.Marshal(struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
-			Input       any    `json:"inputSchema"`
-		}{t.Name, t.Description, t.Input})
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Input       json.RawMessage `json:"inputSchema"`
+		}{t.Name, t.Description, input})
 		n += len(b) + 1
 	}
 	return n / 4
