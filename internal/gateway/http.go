@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -65,6 +64,3 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitedBody) Close() error { return b.r.Close() }
-
-// httpPingTimeout bounds one health ping over HTTP.
-const httpPingTimeout = 10 * time.Second

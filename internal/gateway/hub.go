@@ -243,7 +243,7 @@ func (h *Hub) Register(ctx context.Context, spec Spec, replace bool) (*Upstream,
 	if !spec.Disabled {
 		ctx, cancel := context.WithTimeout(ctx, h.cfg.StartTimeout+time.Second)
 		defer cancel()
-		if _, _, err := u.session(ctx); err != nil {
+		if _, _, _, err := u.session(ctx); err != nil {
 			h.drop(u)
 			u.stop()
 			return nil, err

@@ -10,8 +10,11 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,6 +50,10 @@ type stdioConn struct {
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]struct{} // requests sent and not yet answered
 	skipped int                     // lines that were not messages
+	// own are the calls made with Call, bypassing the SDK, by id.
+	own   map[jsonrpc.ID]chan *jsonrpc.Response
+	seq   uint64
+	ended bool // the upstream's output has ended: Call fails at once
 }
 
 // codeTooLarge is the JSON-RPC error code of an answer read past because
@@ -61,7 +68,7 @@ func newStdioConn(in io.Reader, out io.Writer, maxLine int, log *slog.Logger) *s
 	c := &stdioConn{
 		in: bufio.NewReaderSize(in, 64<<10), out: out, maxLine: maxLine, log: log,
 		incoming: make(chan jsonrpc.Message), readDone: make(chan struct{}), queue: make(chan []byte, 64), closed: make(chan struct{}),
-		pending: map[jsonrpc.ID]struct{}{},
+		pending: map[jsonrpc.ID]struct{}{}, own: map[jsonrpc.ID]chan *jsonrpc.Response{},
 	}
 	go c.readLoop()
 	go c.writeLoop()
@@ -136,6 +143,7 @@ func (c *stdioConn) writeLoop() {
 func (c *stdioConn) readLoop() {
 	defer close(c.readDone)
 	defer close(c.incoming)
+	defer c.endOwn()
 	for {
 		line, size, tail, err := readBounded(c.in, c.maxLine)
 		if size > c.maxLine {
@@ -153,6 +161,9 @@ func (c *stdioConn) readLoop() {
 }
 
 func (c *stdioConn) handle(line []byte) {
+	if c.answerOwn(line) {
+		return
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		c.mu.Lock()
@@ -167,7 +178,13 @@ func (c *stdioConn) handle(line []byte) {
 	if r, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
 		delete(c.pending, r.ID)
+		ch := c.own[r.ID]
+		delete(c.own, r.ID)
 		c.mu.Unlock()
+		if ch != nil {
+			ch <- r
+			return
+		}
 	}
 	c.deliver(msg)
 }
@@ -200,8 +217,125 @@ func (c *stdioConn) tooLong(head, tail []byte, size int) {
 		c.log.Warn("the upstream wrote a line too long to read, answering no request of ours; skipped", "bytes", size, "limit", c.maxLine)
 		return
 	}
-	c.deliver(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: codeTooLarge,
-		Message: fmt.Sprintf("the upstream's answer was %d bytes, over the %d the gateway reads (tools.maxResultHardBytes and 1 MiB for the message)", size, c.maxLine)}})
+	r := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: codeTooLarge,
+		Message: fmt.Sprintf("the upstream's answer was %d bytes, over the %d the gateway reads (tools.maxResultHardBytes and 1 MiB for the message)", size, c.maxLine)}}
+	c.mu.Lock()
+	ch := c.own[id]
+	delete(c.own, id)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- r
+		return
+	}
+	c.deliver(r)
+}
+
+// Call sends one request of its own and waits for its answer, past the
+// SDK's client: for tools/call, the gateway's hot path, it costs a
+// marshal and an unmarshal instead of the SDK's generic machinery (whose
+// decoder allocates a large buffer per answer). Its ids are strings
+// ("bh-1", ...), which the SDK's integer ids never are. When ctx ends
+// first, the upstream is told with notifications/cancelled.
+func (c *stdioConn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return nil, io.EOF
+	}
+	c.seq++
+	id, _ := jsonrpc.MakeID("bh-" + strconv.FormatUint(c.seq, 10))
+	ch := make(chan *jsonrpc.Response, 1)
+	c.own[id] = ch
+	c.pending[id] = struct{}{}
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.own, id)
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		forget()
+		return nil, fmt.Errorf("encoding %s: %w", method, err)
+	}
+	if err := c.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
+		forget()
+		return nil, err
+	}
+	select {
+	case r, ok := <-ch:
+		if !ok {
+			return nil, io.EOF
+		}
+		if r.Error != nil {
+			return nil, r.Error
+		}
+		return r.Result, nil
+	case <-ctx.Done():
+		forget()
+		cancelled, _ := json.Marshal(map[string]any{"requestId": id.Raw(), "reason": context.Cause(ctx).Error()})
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		_ = c.Write(wctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: cancelled})
+		cancel()
+		return nil, ctx.Err()
+	}
+}
+
+// ownAnswer is an answer to one of Call's requests as it travels.
+type ownAnswer struct {
+	ID     string          `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  *jsonrpc.Error  `json:"error"`
+}
+
+// answerOwn hands an answer to one of Call's requests to its caller,
+// decoded with the standard library alone; it reports whether line was
+// one. (The SDK's decoder allocates a buffer of tens of kilobytes per
+// message; this is Call's hot path.)
+func (c *stdioConn) answerOwn(line []byte) bool {
+	c.mu.Lock()
+	mine := len(c.own) > 0
+	c.mu.Unlock()
+	if !mine || !bytes.Contains(line, []byte(`"bh-`)) {
+		return false
+	}
+	var a ownAnswer
+	if json.Unmarshal(line, &a) != nil || a.Method != "" || !strings.HasPrefix(a.ID, "bh-") {
+		return false
+	}
+	id, err := jsonrpc.MakeID(a.ID)
+	if err != nil {
+		return false
+	}
+	c.mu.Lock()
+	ch := c.own[id]
+	delete(c.own, id)
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if ch == nil {
+		return false
+	}
+	r := &jsonrpc.Response{ID: id, Result: a.Result}
+	if a.Error != nil {
+		r.Error = a.Error
+	}
+	ch <- r
+	return true
+}
+
+// endOwn fails the calls of its own still waiting when the upstream's
+// output ends.
+func (c *stdioConn) endOwn() {
+	c.mu.Lock()
+	c.ended = true
+	own := c.own
+	c.own = map[jsonrpc.ID]chan *jsonrpc.Response{}
+	c.mu.Unlock()
+	for _, ch := range own {
+		close(ch)
+	}
 }
 
 // idAtStart and idAtEnd find a response's id where JSON-RPC libraries put

@@ -48,6 +48,7 @@ type Upstream struct {
 	state     string
 	sess      *mcp.ClientSession
 	child     *supervise.Child // stdio only
+	conn      *stdioConn       // stdio only: tools/call goes straight to it
 	gen       int              // counts sessions; a call knows which one it used
 	dead      chan struct{}    // closed when the current session ends
 	starting  chan struct{}    // closed when the start under way ends
@@ -88,34 +89,34 @@ func (u *Upstream) Name() string { return u.spec.Name }
 
 // session returns a ready session, starting the upstream (or waiting for
 // the start under way, or for its backoff to end) if need be.
-func (u *Upstream) session(ctx context.Context) (*mcp.ClientSession, <-chan struct{}, error) {
+func (u *Upstream) session(ctx context.Context) (*mcp.ClientSession, *stdioConn, <-chan struct{}, error) {
 	for {
 		u.mu.Lock()
 		switch {
 		case u.removed:
 			u.mu.Unlock()
-			return nil, nil, tool.Errorf(tool.CodeNotFound, "upstream %s was unregistered", u.spec.Name)
+			return nil, nil, nil, tool.Errorf(tool.CodeNotFound, "upstream %s was unregistered", u.spec.Name)
 		case u.spec.Disabled:
 			u.mu.Unlock()
-			return nil, nil, tool.Errorf(tool.CodeUpstreamError, "upstream %s is disabled (disabled: true); enable it to call it", u.spec.Name)
+			return nil, nil, nil, tool.Errorf(tool.CodeUpstreamError, "upstream %s is disabled (disabled: true); enable it to call it", u.spec.Name)
 		case u.state == StateReady:
-			s, dead := u.sess, u.dead
+			s, conn, dead := u.sess, u.conn, u.dead
 			u.mu.Unlock()
-			return s, dead, nil
+			return s, conn, dead, nil
 		case u.starting != nil:
 			ch := u.starting
 			u.mu.Unlock()
 			select {
 			case <-ch:
 			case <-ctx.Done():
-				return nil, nil, u.startTimeout(ctx)
+				return nil, nil, nil, u.startTimeout(ctx)
 			}
 			u.mu.Lock()
 			err := u.startErr
 			ready := u.state == StateReady
 			u.mu.Unlock()
 			if !ready && err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			continue
 		}
@@ -127,7 +128,7 @@ func (u *Upstream) session(ctx context.Context) (*mcp.ClientSession, <-chan stru
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return nil, nil, u.startTimeout(ctx)
+				return nil, nil, nil, u.startTimeout(ctx)
 			}
 		}
 		u.ensure()
@@ -170,7 +171,7 @@ func (u *Upstream) start(done chan struct{}) {
 	ctx, cancel := context.WithTimeout(context.Background(), u.hub.cfg.StartTimeout)
 	defer cancel()
 	began := time.Now()
-	sess, child, gone, err := u.connect(ctx)
+	sess, child, conn, gone, err := u.connect(ctx)
 	var tools []*mcp.Tool
 	if err == nil {
 		tools, err = listTools(ctx, sess)
@@ -213,7 +214,7 @@ func (u *Upstream) start(done chan struct{}) {
 	}
 	u.gen++
 	dead := make(chan struct{})
-	u.sess, u.child, u.dead = sess, child, dead
+	u.sess, u.child, u.conn, u.dead = sess, child, conn, dead
 	u.state = StateReady
 	u.startedAt, u.lastUse = time.Now(), time.Now()
 	u.misses = 0
@@ -229,7 +230,7 @@ func (u *Upstream) start(done chan struct{}) {
 
 // connect starts the process (stdio) and the client session. gone is
 // closed when the session ends.
-func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, *supervise.Child, chan struct{}, error) {
+func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, *supervise.Child, *stdioConn, chan struct{}, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "barrhawk-gateway", Version: version.Version}, &mcp.ClientOptions{
 		Capabilities:                &mcp.ClientCapabilities{},
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { go u.refreshTools() },
@@ -239,16 +240,16 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, *supervise.
 	gone := make(chan struct{})
 	spec, err := u.spec.expand(os.LookupEnv)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	u.red.Add(spec.secrets()...) // the secrets the variables stood for
 	if spec.Type == "http" {
 		sess, err := client.Connect(ctx, httpTransport(spec.URL, spec.Headers, u.hub.lineLimit()), opts)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		go func() { _ = sess.Wait(); close(gone) }()
-		return sess, nil, gone, nil
+		return sess, nil, nil, gone, nil
 	}
 	cmd := exec.Command(spec.Command, spec.Args...)
 	cmd.Env = spec.environ(os.LookupEnv)
@@ -257,7 +258,7 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, *supervise.
 		u.log.Info("upstream stderr: " + u.red.String(line))
 	}})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("starting %s: %w", spec.Command, err)
+		return nil, nil, nil, nil, fmt.Errorf("starting %s: %w", spec.Command, err)
 	}
 	conn := newStdioConn(child.Stdout, child.Stdin, u.hub.lineLimit(), u.log)
 	go func() {
@@ -272,9 +273,9 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, *supervise.
 			err = fmt.Errorf("it exited (%s) before it answered initialize: %w", child.Proc.ExitStatus(), err)
 		default:
 		}
-		return nil, child, gone, err
+		return nil, child, conn, gone, err
 	}
-	return sess, child, gone, nil
+	return sess, child, conn, gone, nil
 }
 
 // listTools lists every page of the upstream's tools.
@@ -328,7 +329,7 @@ func (u *Upstream) watch(gen int, sess *mcp.ClientSession, child *supervise.Chil
 		return
 	}
 	onPurpose := u.stopping || u.removed || u.hub.isClosed()
-	u.sess, u.child = nil, nil
+	u.sess, u.child, u.conn = nil, nil, nil
 	u.stopping = false
 	u.lastExit = status
 	if onPurpose {
@@ -364,7 +365,7 @@ func (u *Upstream) Call(ctx context.Context, name string, args json.RawMessage) 
 		timeout = u.hub.cfg.CallTimeout
 	}
 	sctx, scancel := context.WithTimeout(ctx, u.hub.cfg.StartTimeout+timeout) // it may have to start first
-	sess, dead, err := u.session(sctx)
+	sess, conn, dead, err := u.session(sctx)
 	scancel()
 	if err != nil {
 		u.failures.Add(1)
@@ -373,26 +374,62 @@ func (u *Upstream) Call(ctx context.Context, name string, args json.RawMessage) 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	u.begin()
-	params := &mcp.CallToolParams{Name: name, Arguments: args}
 	if len(args) == 0 {
-		params.Arguments = map[string]any{}
+		args = json.RawMessage("{}")
 	}
+	var token string
 	if p := tool.ProgressFrom(ctx); p != nil {
-		token := "bh-" + strconv.FormatUint(u.seq.Add(1), 10)
-		params.SetProgressToken(token)
+		token = "bh-" + strconv.FormatUint(u.seq.Add(1), 10)
 		u.progress.Store(token, p)
 		defer u.progress.Delete(token)
 	}
 	began := time.Now()
-	res, err := sess.CallTool(ctx, params)
+	var v any
+	if conn != nil { // stdio: past the SDK (stdioConn.Call)
+		params := callParams{Name: name, Arguments: args}
+		if token != "" {
+			params.Meta = &progressMeta{ProgressToken: token}
+		}
+		var raw json.RawMessage
+		if raw, err = conn.Call(ctx, "tools/call", params); err == nil {
+			v, err = decodeResult(raw)
+		}
+	} else {
+		params := &mcp.CallToolParams{Name: name, Arguments: args}
+		if token != "" {
+			params.SetProgressToken(token)
+		}
+		var res *mcp.CallToolResult
+		if res, err = sess.CallTool(ctx, params); err == nil {
+			v, err = toContent(res)
+		}
+	}
 	u.callNs.Store(int64(time.Since(began)))
+	var te *tool.Error
+	if errors.As(err, &te) { // the tool's own failure: the upstream is well
+		err = nil
+	}
 	u.finish(err == nil)
 	if err != nil {
 		u.failures.Add(1)
 		return nil, u.callError(ctx, name, timeout, dead, err)
 	}
 	u.calls.Add(1)
-	return toContent(res)
+	if te != nil {
+		return nil, te
+	}
+	return v, nil
+}
+
+// callParams are a tools/call's params as they travel.
+type callParams struct {
+	Meta      *progressMeta   `json:"_meta,omitempty"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+type progressMeta struct {
+	ProgressToken string `json:"progressToken"`
 }
 
 // callError says why a call failed.
@@ -558,10 +595,11 @@ type Health struct {
 
 // Health reports the upstream's state.
 func (u *Upstream) Health() Health {
+	tools := len(u.hub.cachedTools(u.spec.Name))
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	h := Health{Name: u.spec.Name, State: u.state, Restarts: u.restarts, InFlight: u.inFlight, LastError: u.lastErr, LastExit: u.lastExit,
-		Calls: u.calls.Load(), Failures: u.failures.Load(), Tools: len(u.hub.cached[u.spec.Name])}
+		Calls: u.calls.Load(), Failures: u.failures.Load(), Tools: tools}
 	if u.child != nil {
 		h.PID = u.child.Proc.PID()
 	}
