@@ -36,6 +36,8 @@ type Event struct {
 	Task   string    `json:"taskId,omitempty"`
 	Tool   string    `json:"tool,omitempty"`
 	Reason string    `json:"reason,omitempty"`
+	// Server is the hosted MCP server of a gateway event (upstream:*).
+	Server string `json:"server,omitempty"`
 	// DurationMs is a task's or a swarm's run time.
 	DurationMs float64 `json:"durationMs,omitempty"`
 }
@@ -99,6 +101,10 @@ func LogEvents(log *slog.Logger) func(Event) {
 		level := slog.LevelInfo
 		if ev.Type == EventIgorCrashed || ev.Type == EventTaskFailed {
 			level = slog.LevelWarn
+		}
+		if ev.Server != "" { // a gateway event: the pool's fields are empty
+			log.Log(context.Background(), level, ev.Type, "upstream", ev.Server, "reason", ev.Reason)
+			return
 		}
 		log.Log(context.Background(), level, ev.Type, "igor", ev.Igor, "task", ev.Task, "tool", ev.Tool, "reason", ev.Reason)
 	}

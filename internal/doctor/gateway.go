@@ -17,7 +17,7 @@ func (d *Doctor) newGateway() *gateway.Hub {
 	return gateway.New(gateway.Options{
 		Config: d.cfg.Gateway, Results: d.results, Log: d.log,
 		Emit: func(typ, server, reason string) {
-			d.events.Emit(Event{Type: typ, Tool: server, Reason: reason})
+			d.events.Emit(Event{Type: typ, Server: server, Reason: reason})
 		},
 		OnTools: func(remove []string, add []tool.Tool) {
 			if err := d.reg.Swap(remove, add); err != nil {

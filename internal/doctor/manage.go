@@ -31,7 +31,7 @@ func mgmt(name, desc string, props ...schema.Prop) tool.Def {
 func (d *Doctor) managementTools() []tool.Tool {
 	return []tool.Tool{
 		{
-			Def: mgmt("worker_status", "Health of the front and the Igor worker pool: pool settings, and per Igor its pid, status (starting, idle, busy, draining), memory (RSS bytes), uptime, restarts and tasks done/failed."),
+			Def: mgmt("worker_status", "Health of the front and the Igor worker pool: pool settings, and per Igor its pid, status (starting, idle, busy, draining), memory (RSS bytes), uptime, restarts and tasks done/failed; and the state of each hosted MCP server (gateway)."),
 			Run: func(context.Context, *tool.Call) (any, error) { return d.Status(), nil },
 		},
 		{
@@ -126,6 +126,14 @@ func (d *Doctor) Status() map[string]any {
 	}
 	if d.dyn != nil {
 		st["dynamicTools"] = d.dyn.status()
+	}
+	if d.gateway != nil {
+		var ups []map[string]any
+		for _, u := range d.gateway.List() {
+			h := u.Health()
+			ups = append(ups, map[string]any{"name": h.Name, "state": h.State, "tools": h.Tools, "restarts": h.Restarts, "lastError": h.LastError})
+		}
+		st["gateway"] = map[string]any{"upstreams": ups, "note": "mcp_health has the details"}
 	}
 	return st
 }

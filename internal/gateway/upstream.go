@@ -271,7 +271,8 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, *supervise.
 		select { // a process that exited says why better than the client can
 		case <-gone:
 			err = fmt.Errorf("it exited (%s) before it answered initialize: %w", child.Proc.ExitStatus(), err)
-		default:
+		case <-time.After(time.Second):
+		case <-ctx.Done():
 		}
 		return nil, child, conn, gone, err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -143,6 +144,12 @@ func TestGatewayUpstreamKilledMidCall(t *testing.T) {
 	if processAlive(pid) {
 		t.Errorf("the killed upstream %d is still there", pid)
 	}
+	if out, _ := s.call("events_recent", map[string]any{"types": []string{"upstream:*"}}); !strings.Contains(out, `"type":"upstream:crashed","reason":"killed by signal SIGKILL (exit code 137)","server":"everything"`) {
+		t.Errorf("events: %s", out)
+	}
+	if st := fmt.Sprint(s.mustCall("worker_status", map[string]any{})["gateway"]); !strings.Contains(st, "name:everything") || !strings.Contains(st, "restarts:1") {
+		t.Errorf("worker_status's gateway: %s", st)
+	}
 }
 
 // rogue is the command of a misbehaving upstream (testdata/upstreams).
@@ -258,8 +265,19 @@ func TestGatewayRegister(t *testing.T) {
 	if out := fmt.Sprint(again.mustCall("mcp_list", map[string]any{})); !strings.Contains(out, "playwright") || !strings.Contains(out, "inner") {
 		t.Errorf("mcp_list after a restart: %s", out)
 	}
+	if out, isErr := again.call("playwright__browser_navigate", map[string]any{"url": page}); isErr {
+		t.Errorf("playwright after a restart: %.300s", out)
+	}
+	pwPID := int(again.health("playwright")["pid"].(float64))
+	tree := proc.Descendants(pwPID) // node, and the chromium it drives
+	if len(tree) == 0 {
+		t.Errorf("playwright-mcp %d has no browser under it", pwPID)
+	}
 	if out, isErr := again.call("mcp_unregister", map[string]any{"id": "playwright"}); isErr {
 		t.Errorf("unregister: %s", out)
+	}
+	for _, p := range append(tree, proc.Info{PID: pwPID}) {
+		waitGone(t, p.PID) // its whole tree
 	}
 	if _, err := again.session.CallTool(context.Background(), callParams("playwright__browser_navigate", map[string]any{"url": page})); err == nil || !strings.Contains(err.Error(), "UNKNOWN_TOOL") {
 		t.Errorf("a tool of an unregistered server: %v", err)
