@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/lines"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,22 +39,22 @@ func TestToolName(t *testing.T) {
 	}
 }
 
-func TestReadBounded(t *testing.T) {
+func TestReadEndsFindsTheID(t *testing.T) {
 	big := `{"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 300<<10) + `"}]},"jsonrpc":"2.0","id":42}`
 	in := "short line\r\n" + big + "\n" + "last"
 	r := bufio.NewReaderSize(strings.NewReader(in), 4096)
-	line, size, tail, err := readBounded(r, 1000)
+	line, size, tail, err := lines.ReadEnds(r, 1000, keepEnds)
 	if string(line) != "short line" || size != 10 || tail != nil || err != nil {
 		t.Errorf("short: %q %d %q %v", line, size, tail, err)
 	}
-	line, size, tail, err = readBounded(r, 1000)
+	line, size, tail, err = lines.ReadEnds(r, 1000, keepEnds)
 	if size != len(big)+1 || len(line) > keepEnds || !strings.HasPrefix(big, string(line)) || !strings.HasSuffix(big, string(tail)) || err != nil {
 		t.Errorf("long: size %d (want %d), head %d bytes, tail %.40q, %v", size, len(big)+1, len(line), tail, err)
 	}
 	if id, ok := answerID(line, tail); !ok || id != mustID(t, float64(42)) {
 		t.Errorf("id of a TypeScript answer: %v %v", id, ok)
 	}
-	line, _, _, err = readBounded(r, 1000)
+	line, _, _, err = lines.ReadEnds(r, 1000, keepEnds)
 	if string(line) != "last" || err != io.EOF {
 		t.Errorf("last: %q %v", line, err)
 	}

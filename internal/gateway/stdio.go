@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/lines"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -145,7 +146,7 @@ func (c *stdioConn) readLoop() {
 	defer close(c.incoming)
 	defer c.endOwn()
 	for {
-		line, size, tail, err := readBounded(c.in, c.maxLine)
+		line, size, tail, err := lines.ReadEnds(c.in, c.maxLine, keepEnds)
 		if size > c.maxLine {
 			c.tooLong(line, tail, size)
 		} else if len(bytes.TrimSpace(line)) > 0 {
@@ -361,41 +362,9 @@ func answerID(head, tail []byte) (jsonrpc.ID, bool) {
 	return jsonrpc.ID{}, false
 }
 
-// keepEnds is how much of each end of a line too long is kept.
+// keepEnds is how much of each end of a line too long is kept, to find
+// its id.
 const keepEnds = 4 << 10
-
-// readBounded reads one line. A line of up to limit bytes is returned
-// whole (without its line ending); a longer one is read to its end but
-// only its first and last keepEnds bytes are kept (line and tail), and
-// size says how long it was.
-func readBounded(r *bufio.Reader, limit int) (line []byte, size int, tail []byte, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		size += len(chunk)
-		if size <= limit+2 {
-			line = append(line, chunk...)
-		} else {
-			if len(line) > keepEnds {
-				line = bytes.Clone(line[:keepEnds])
-			}
-			tail = append(tail, chunk...)
-			if len(tail) > 2*keepEnds {
-				tail = append(tail[:0], tail[len(tail)-keepEnds:]...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if size <= limit+2 {
-			line = bytes.TrimRight(line, "\r\n")
-			if len(line) <= limit {
-				return line, len(line), nil, err
-			}
-			return line[:min(len(line), keepEnds)], len(line), line[max(0, len(line)-keepEnds):], err
-		}
-		return line, size, bytes.TrimRight(tail, "\r\n"), err
-	}
-}
 
 // cut shortens s to at most n bytes, marking the cut.
 func cut(s string, n int) string {

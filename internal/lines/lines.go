@@ -1,7 +1,8 @@
 // Package lines carries newline-delimited messages over a byte stream: a
 // reader that bounds how much of one line it keeps, and a writer that
-// gathers lines written at the same moment into one system call. Both the
-// MCP stdio transport (front) and the Doctor↔Igor protocol (wire) use it.
+// gathers lines written at the same moment into one system call. The MCP
+// stdio transport (front), the Doctor↔Igor protocol (wire) and the
+// gateway's client side of an upstream's stdio use it.
 package lines
 
 import (
@@ -41,6 +42,42 @@ func Read(r *bufio.Reader, limit, keep int) (line []byte, size int, err error) {
 			size = len(line)
 		}
 		return line, size, err
+	}
+}
+
+// ReadEnds is Read for a reader that wants both ends of a line too long:
+// a line of up to limit bytes is returned whole (without its line
+// ending) with size len(line); a longer one is read to its end, and only
+// its first and last keep bytes are kept (head and tail), size saying how
+// long it was. (An MCP answer names its request by an id that one
+// library writes first and another last.)
+func ReadEnds(r *bufio.Reader, limit, keep int) (head []byte, size int, tail []byte, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		size += len(chunk)
+		if size <= limit+2 { // room for "\r\n"
+			head = append(head, chunk...)
+		} else {
+			if len(head) > keep {
+				head = bytes.Clone(head[:keep])
+			}
+			tail = append(tail, chunk...)
+			if len(tail) > 2*keep+2 {
+				tail = append(tail[:0], tail[len(tail)-keep-2:]...) // and room for "\r\n"
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if size <= limit+2 {
+			head = bytes.TrimRight(head, "\r\n")
+			if len(head) <= limit {
+				return head, len(head), nil, err
+			}
+			return head[:min(len(head), keep)], len(head), head[max(0, len(head)-keep):], err
+		}
+		tail = bytes.TrimRight(tail, "\r\n")
+		return head, size, tail[max(0, len(tail)-keep):], err
 	}
 }
 

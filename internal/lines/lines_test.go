@@ -29,6 +29,23 @@ func TestReadBoundsLongLines(t *testing.T) {
 	}
 }
 
+func TestReadEndsKeepsBothEnds(t *testing.T) {
+	t.Parallel()
+	long := `{"pad":"` + strings.Repeat("x", 300<<10) + `","id":7}`
+	r := bufio.NewReaderSize(strings.NewReader("short\r\n"+long+"\r\n"+"last"), 64<<10)
+	head, size, tail, err := ReadEnds(r, 100<<10, 16)
+	if string(head) != "short" || size != 5 || tail != nil || err != nil {
+		t.Fatalf("first: %q %d %q %v", head, size, tail, err)
+	}
+	head, size, tail, err = ReadEnds(r, 100<<10, 16)
+	if size != len(long)+2 || string(head) != long[:16] || string(tail) != long[len(long)-16:] || err != nil {
+		t.Fatalf("long: head %q, tail %q, size %d, %v", head, tail, size, err)
+	}
+	if head, _, _, err = ReadEnds(r, 100<<10, 16); string(head) != "last" || err == nil {
+		t.Fatalf("last line without newline: %q %v", head, err)
+	}
+}
+
 // countingWriter counts the writes that reach it.
 type countingWriter struct {
 	mu     sync.Mutex
