@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -63,9 +64,17 @@ type GatewayServer struct {
 	Timeout time.Duration `koanf:"timeout"`
 }
 
-// ServerName is what an upstream may be called: its tools are named
-// <name>__<tool>, which clients want within ^[a-zA-Z0-9_-]{1,64}$.
-var ServerName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9-]{0,23}$`)
+// serverName is what an upstream may be called: its tools are named
+// <name>__<tool>, which clients want within ^[a-zA-Z0-9_-]{1,64}$; and
+// "__" stays the separator (ValidServerName).
+var serverName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,23}$`)
+
+// ValidServerName reports whether an upstream may be called name: 1 to 24
+// letters, digits, '-' or '_', starting with a letter or digit, without
+// "__" and not ending in '_'.
+func ValidServerName(name string) bool {
+	return serverName.MatchString(name) && !strings.Contains(name, "__") && !strings.HasSuffix(name, "_")
+}
 
 func defaultGateway() Gateway {
 	return Gateway{Enabled: true, StartTimeout: time.Minute, HealthInterval: 15 * time.Second, IdleTimeout: 10 * time.Minute,
@@ -103,8 +112,8 @@ func (c *Config) validateGateway(bad func(key, format string, a ...any)) {
 
 // Check reports what is wrong with the server called name, or nil.
 func (s GatewayServer) Check(name string) error {
-	if !ServerName.MatchString(name) {
-		return fmt.Errorf("the name %q is not one an upstream can have: use 1 to 24 letters, digits or '-', starting with a letter or digit (its tools are named <name>__<tool>)", name)
+	if !ValidServerName(name) {
+		return fmt.Errorf("the name %q is not one an upstream can have: use 1 to 24 letters, digits, '-' or '_', starting with a letter or digit, without \"__\" and not ending in '_' (its tools are named <name>__<tool>)", name)
 	}
 	typ := s.Type
 	if typ == "" {

@@ -125,3 +125,14 @@ func TestToContent(t *testing.T) {
 		t.Errorf("structured: %s %v", v, err)
 	}
 }
+
+func TestServerNameFor(t *testing.T) {
+	for in, want := range map[string]string{
+		"everything": "everything", "my_server": "my_server", "github.com": "github-com", "a__b": "a--b",
+		"Files (local)": "Files--local", "_x_": "x", "": "server", strings.Repeat("long", 10): "longlonglonglonglonglong",
+	} {
+		if got := ServerNameFor(in); got != want {
+			t.Errorf("ServerNameFor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

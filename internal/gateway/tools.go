@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/mcpconfig"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -35,7 +36,7 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 	return []tool.Tool{
 		{
 			Def: def("mcp_register", "Host another MCP server behind BarrHawk: a command run over stdio (command, args, env, cwd) or a streamable HTTP endpoint (url, headers). It is started, initialized and its tools listed before this answers; they join ours as <name>__<tool> (tool_search finds them; tool_bag load with server: <name> lists them). Kept across restarts. Env and header values are never shown.", h.cfg.StartTimeout+10*time.Second,
-				schema.String("name", "Its name: 1 to 24 letters, digits or '-'; its tools are named <name>__<tool>").Required(),
+				schema.String("name", "Its name: 1 to 24 letters, digits, '-' or '_' (no \"__\"); its tools are named <name>__<tool>").Required(),
 				schema.String("command", "The program of a stdio server, such as npx"),
 				schema.Array("args", "Its arguments, such as [-y, @modelcontextprotocol/server-everything]", schema.StringItems()),
 				schema.Map("env", "Environment variables it gets besides HOME, PATH, USER, LOGNAME, SHELL, TERM, LANG and TMPDIR (values may be secrets: they are masked everywhere)"),
@@ -513,27 +514,30 @@ func (h *Hub) discover(ctx context.Context, paths []string, file string, registe
 	var servers []map[string]any
 	var registered, failed []string
 	for _, s := range found.Servers {
-		spec := Spec{Name: s.Name, Type: transportType(s.Transport, s.Command, s.URL), Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+		spec := Spec{Name: ServerNameFor(s.Name), Type: transportType(s.Transport, s.Command, s.URL), Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 			URL: s.URL, Headers: s.Headers, Disabled: s.Disabled, Source: s.Source, Origin: OriginRegistered}
 		m := spec.Public()
 		m["client"] = s.Client
-		_, hosted := h.Get(s.Name)
+		if spec.Name != s.Name {
+			m["nameInFile"] = s.Name // hosted under spec.Name
+		}
+		_, hosted := h.Get(spec.Name)
 		m["hosted"] = hosted
 		if err := spec.Check(); err != nil {
 			m["problem"] = err.Error()
-		} else if register && !hosted && !spec.Disabled && (len(names) == 0 || slices.Contains(names, s.Name)) {
+		} else if register && !hosted && !spec.Disabled && (len(names) == 0 || slices.Contains(names, s.Name) || slices.Contains(names, spec.Name)) {
 			expanded, missing := s.Expand(os.LookupEnv)
 			if len(missing) > 0 {
 				m["problem"] = "unresolved variables: " + strings.Join(missing, ", ")
-				failed = append(failed, s.Name)
+				failed = append(failed, spec.Name)
 			} else {
 				spec.Command, spec.Args, spec.Env, spec.Cwd, spec.URL, spec.Headers = expanded.Command, expanded.Args, expanded.Env, expanded.Cwd, expanded.URL, expanded.Headers
 				if _, err := h.Register(ctx, spec, false); err != nil {
 					m["problem"] = tool.AsError(err).Text()
-					failed = append(failed, s.Name)
+					failed = append(failed, spec.Name)
 				} else {
 					m["hosted"] = true
-					registered = append(registered, s.Name)
+					registered = append(registered, spec.Name)
 				}
 			}
 		}
@@ -548,4 +552,31 @@ func (h *Hub) discover(ctx context.Context, paths []string, file string, registe
 		out["registered"], out["failed"] = nonNil(registered), nonNil(failed)
 	}
 	return out, nil
+}
+
+// ServerNameFor is the name a server called name in a client's file is
+// hosted under: itself when valid, else with every character other than
+// letters, digits, '-' and '_' (and runs of '_') turned into '-', cut to
+// 24.
+func ServerNameFor(name string) string {
+	if config.ValidServerName(name) {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-'):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if len(out) > 24 {
+		out = strings.TrimRight(out[:24], "-")
+	}
+	if out == "" {
+		out = "server"
+	}
+	return out
 }

@@ -304,7 +304,7 @@ func TestGatewayDiscover(t *testing.T) {
       "args": ["stdio"],
       "env": {"EVERYTHING_KEY": "${HOME}"}
     },
-    "remote": {
+    "remote.api": {
       "type": "http",
       "url": "https://mcp.example.com/mcp",
       "headers": {"Authorization": "Bearer ${NO_SUCH_TOKEN_VAR}"}
@@ -316,7 +316,7 @@ func TestGatewayDiscover(t *testing.T) {
 	}
 	found := s.mustCall("mcp_discover", map[string]any{})
 	out := fmt.Sprint(found)
-	if !strings.Contains(out, "claude-code") || !strings.Contains(out, "name:everything") || !strings.Contains(out, "name:remote") {
+	if !strings.Contains(out, "claude-code") || !strings.Contains(out, "name:everything") || !strings.Contains(out, "name:remote-api") || !strings.Contains(out, "nameInFile:remote.api") {
 		t.Fatalf("discover: %s", out)
 	}
 	reg := s.mustCall("mcp_discover", map[string]any{"register": true, "names": []string{"everything"}})
