@@ -126,7 +126,7 @@ func TestWaitIsNotHeldByABackgroundProcess(t *testing.T) {
 func TestWaitUnblocksTheReaderOfAnEscapedProcess(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid")
+		t.Fatalf("setsid (Debian's util-linux, which scripts/test installs) is needed to start a process outside the group: %v", err)
 	}
 	// The sleep leaves the group (setsid), so it outlives the sweep and
 	// holds stdout open: the reader would block for as long as it runs.
