@@ -626,20 +626,10 @@ func (p *Pool) setStopReason(ig *igorConn, reason string) {
 	p.mu.Unlock()
 }
 
-// lineSlack is how much longer than tools.maxResultHardBytes a line from
-// an Igor may be: room for the rest of a result's message, and for a
-// tools_loaded answer when the hard bound is set low.
-const lineSlack = 1 << 20
-
 // lineLimit is the longest line the front reads from an Igor. The Igor
 // keeps every answer within tools.maxResultHardBytes; the front holds it to
-// that too, so that a faulty Igor cannot make it buffer more.
-func (p *Pool) lineLimit() int {
-	if h := p.opts.Results.Hard; h > 0 && h < wire.MaxLine-lineSlack {
-		return int(h) + lineSlack
-	}
-	return wire.MaxLine
-}
+// that too.
+func (p *Pool) lineLimit() int { return p.opts.Results.MessageLimit(wire.MaxLine) }
 
 // read handles everything the Igor writes on stdout.
 func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {

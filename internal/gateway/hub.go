@@ -118,19 +118,14 @@ func (h *Hub) Start() {
 	ups := slices.Collect(maps.Values(h.ups))
 	h.mu.Unlock()
 	for _, u := range ups {
-		if tools := h.cachedTools(u.Name()); tools != nil {
+		tools := h.ToolsOf(u.Name())
+		if tools != nil {
 			h.toolsChanged(u, tools)
 		}
-		if u.spec.AutoStart || h.cachedTools(u.Name()) == nil {
+		if u.spec.AutoStart || tools == nil {
 			u.ensure()
 		}
 	}
-}
-
-func (h *Hub) cachedTools(name string) []*mcp.Tool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.cached[name]
 }
 
 // Serve pings the running upstreams every gateway.healthInterval and
@@ -180,17 +175,12 @@ func (h *Hub) emit(typ, server, reason string) {
 	}
 }
 
-// lineSlack is room beyond the hard result bound for the rest of a
-// message.
-const lineSlack = 1 << 20
+// maxMessage is the longest message read from an upstream when no hard
+// result bound is set, as from an Igor (wire.MaxLine).
+const maxMessage = 64 << 20
 
 // lineLimit is the longest message read from an upstream.
-func (h *Hub) lineLimit() int {
-	if h.results.Hard > 0 {
-		return int(h.results.Hard) + lineSlack
-	}
-	return 64 << 20
-}
+func (h *Hub) lineLimit() int { return h.results.MessageLimit(maxMessage) }
 
 // Get returns the upstream called name.
 func (h *Hub) Get(name string) (*Upstream, bool) {
@@ -355,9 +345,12 @@ func (h *Hub) Route(name string) (server, upstreamTool string, ok bool) {
 	return r.server, r.tool, ok
 }
 
-// ToolsOf returns the tools an upstream offers (as last listed).
+// ToolsOf returns the tools an upstream offers (as last listed, in this
+// run or the one before).
 func (h *Hub) ToolsOf(server string) []*mcp.Tool {
-	return h.cachedTools(server)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cached[server]
 }
 
 // toolDef is the registry definition of an upstream's tool: named
@@ -479,7 +472,7 @@ func (h *Hub) AwaitTools(ctx context.Context, name string) bool {
 		return false
 	}
 	u, ok := h.Get(server)
-	if !ok || h.cachedTools(server) != nil {
+	if !ok || h.ToolsOf(server) != nil {
 		return false
 	}
 	u.mu.Lock()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/lines"
+	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -172,7 +173,7 @@ func (c *stdioConn) handle(line []byte) {
 		n := c.skipped
 		c.mu.Unlock()
 		if n <= loggedGarbage {
-			c.log.Warn("the upstream wrote a line that is not a JSON-RPC message; skipped", "line", cut(string(line), 200), "err", err)
+			c.log.Warn("the upstream wrote a line that is not a JSON-RPC message; skipped", "line", tool.CutText(string(line), 200), "bytes", len(line), "err", err)
 		}
 		return
 	}
@@ -365,11 +366,3 @@ func answerID(head, tail []byte) (jsonrpc.ID, bool) {
 // keepEnds is how much of each end of a line too long is kept, to find
 // its id.
 const keepEnds = 4 << 10
-
-// cut shortens s to at most n bytes, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

@@ -63,7 +63,6 @@ type Upstream struct {
 	startedAt time.Time
 	lastUse   time.Time
 	inFlight  int
-	tools     []*mcp.Tool
 	misses    int // pings unanswered in a row
 	pinging   bool
 
@@ -218,7 +217,6 @@ func (u *Upstream) start(done chan struct{}) {
 	u.state = StateReady
 	u.startedAt, u.lastUse = time.Now(), time.Now()
 	u.misses = 0
-	u.tools = tools
 	gen := u.gen
 	u.mu.Unlock()
 	u.hub.toolsChanged(u, tools) // registered before the callers waiting for the start look for them
@@ -306,9 +304,6 @@ func (u *Upstream) refreshTools() {
 		u.log.Warn("listing the upstream's tools after list_changed", "err", u.red.String(err.Error()))
 		return
 	}
-	u.mu.Lock()
-	u.tools = tools
-	u.mu.Unlock()
 	u.hub.toolsChanged(u, tools)
 }
 
@@ -379,7 +374,7 @@ func (u *Upstream) Call(ctx context.Context, name string, args json.RawMessage) 
 		args = json.RawMessage("{}")
 	}
 	var token string
-	if p := tool.ProgressFrom(ctx); p != nil {
+	if p, ok := tool.ProgressAsked(ctx); ok { // only then is a token sent
 		token = "bh-" + strconv.FormatUint(u.seq.Add(1), 10)
 		u.progress.Store(token, p)
 		defer u.progress.Delete(token)
@@ -596,7 +591,7 @@ type Health struct {
 
 // Health reports the upstream's state.
 func (u *Upstream) Health() Health {
-	tools := len(u.hub.cachedTools(u.spec.Name))
+	tools := len(u.hub.ToolsOf(u.spec.Name))
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	h := Health{Name: u.spec.Name, State: u.state, Restarts: u.restarts, InFlight: u.inFlight, LastError: u.lastErr, LastExit: u.lastExit,

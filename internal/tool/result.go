@@ -6,6 +6,22 @@ import (
 	"unicode/utf8"
 )
 
+// messageSlack is how much longer than the hard bound a message read from
+// a worker or an upstream may be: room for the rest of a result's message
+// (and for an Igor's tools_loaded answer when the hard bound is set low).
+const messageSlack = 1 << 20
+
+// MessageLimit is the longest message the front reads from a process that
+// answers calls (an Igor, a gateway upstream): the hard bound and
+// messageSlack, at most ceiling. A faulty process cannot make the front
+// buffer more.
+func (l ResultLimits) MessageLimit(ceiling int) int {
+	if l.Hard > 0 && l.Hard < int64(ceiling-messageSlack) {
+		return int(l.Hard) + messageSlack
+	}
+	return ceiling
+}
+
 // ResultLimits bound what one call returns, so that a result an agent
 // cannot use costs neither a worker nor the agent's context: a result
 // larger than Cut bytes is cut, with a note saying how much was cut and how

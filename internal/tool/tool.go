@@ -142,10 +142,17 @@ func WithProgress(ctx context.Context, p Progress) context.Context {
 // ProgressFrom returns how to report progress: a no-op when the caller
 // asked for none.
 func ProgressFrom(ctx context.Context) Progress {
-	if p, ok := ctx.Value(progressKey{}).(Progress); ok && p != nil {
+	if p, ok := ProgressAsked(ctx); ok {
 		return p
 	}
 	return func(float64, float64, string) {}
+}
+
+// ProgressAsked returns how to report progress and true when the caller
+// asked for it; nil and false otherwise (no progress need be gathered).
+func ProgressAsked(ctx context.Context) (Progress, bool) {
+	p, ok := ctx.Value(progressKey{}).(Progress)
+	return p, ok && p != nil
 }
 
 type execContextKey struct{}
