@@ -38,8 +38,10 @@ type PoolOptions struct {
 	// OwnAddrs are the front's listen addresses, which dynamic tools'
 	// ctx.fetch refuses; sent to each Igor.
 	OwnAddrs []string
-	Log      *slog.Logger
-	Events   *Events
+	// Docker is the docker.* configuration; sent to each Igor.
+	Docker *wire.DockerConfig
+	Log    *slog.Logger
+	Events *Events
 	// TaskEvents emits task:started and task:completed for every call
 	// (events.tasks); task:queued and task:failed are always emitted.
 	TaskEvents bool
@@ -597,6 +599,7 @@ func (p *Pool) launch(ig *igorConn) {
 			BrowserTestIDAttribute: p.opts.Igors.BrowserTestIDAttribute,
 			MemoryLimit:            p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
 			MaxResultBytes: p.opts.Results.Cut, MaxResultHardBytes: p.opts.Results.Hard, OwnAddrs: p.opts.OwnAddrs,
+			Docker: p.opts.Docker,
 		},
 	})
 	spawnTimer := time.NewTimer(p.opts.Igors.SpawnTimeout)
@@ -846,6 +849,7 @@ func (p *Pool) runOn(ctx context.Context, ig *igorConn, task wire.Task, timeout 
 		return r
 	case <-ctx.Done():
 		forget()
+		_ = ig.enc.Encode(wire.Cancel{Type: wire.TypeCancel, ID: task.ID}) // best effort: a dying Igor's exit ends the task anyway
 		return reply{env: &wire.Envelope{ID: task.ID, Status: wire.StatusError, Error: tool.Errorf(tool.CodeCancelled, "%s cancelled by the caller", task.Tool)}}
 	case <-backstop.C:
 		forget()

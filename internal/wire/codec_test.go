@@ -31,6 +31,7 @@ func TestRoundTrip(t *testing.T) {
 		{Fatal{Type: TypeFatal, Reason: "bad bag"}, KindFatal},
 		{ToolsUpdate{Type: TypeToolsUpdate, ID: "u1", DynamicTools: []DynamicTool{{File: "a.ts", JS: "x", Hash: "h"}}}, KindToolsUpdate},
 		{ToolsLoaded{Type: TypeToolsLoaded, ID: "u1", Loaded: []LoadedTool{{File: "a.ts", Name: "a", Schema: json.RawMessage(`{"type":"object"}`)}}}, KindToolsLoaded},
+		{Cancel{Type: TypeCancel, ID: "t7"}, KindCancel},
 	}
 	var buf bytes.Buffer
 	enc := NewEncoder(&buf)

@@ -33,6 +33,9 @@ const (
 	// TypeToolsLoaded answers tools_update (and init's dynamic tools):
 	// each tool's metadata, or why it failed to load.
 	TypeToolsLoaded = "tools_loaded"
+	// TypeCancel asks the Igor to cancel a running task: its caller went
+	// away (the client's notifications/cancelled).
+	TypeCancel = "cancel"
 )
 
 // MemoryLimitExit begins the line an Igor writes to its stderr just before
@@ -155,6 +158,16 @@ type InitConfig struct {
 	// OwnAddrs are the front's listen addresses (MCP over HTTP, admin API),
 	// which ctx.fetch refuses.
 	OwnAddrs []string `json:"ownAddrs,omitempty"`
+	// Docker is the docker.* configuration.
+	Docker *DockerConfig `json:"docker,omitempty"`
+}
+
+// DockerConfig is the docker.* configuration an Igor's Docker tools use.
+type DockerConfig struct {
+	Host            string   `json:"host,omitempty"`
+	AllowPrivileged bool     `json:"allowPrivileged,omitempty"`
+	AllowedMounts   []string `json:"allowedMounts,omitempty"`
+	Compose         string   `json:"compose,omitempty"`
 }
 
 // Ready answers Init.
@@ -175,7 +188,7 @@ type Task struct {
 	Timeout int64             `json:"timeout,omitempty"`
 	Context *tool.ExecContext `json:"context,omitempty"`
 	// Roots are the directories a filesystem tool may touch (ours): set by
-	// the Doctor for tools of CategoryFilesystem only; see tool.WithRoots.
+	// the Doctor for tools of CategoryFilesystem and those with UsesRoots; see tool.WithRoots.
 	Roots []string `json:"roots,omitempty"`
 }
 
@@ -262,7 +275,15 @@ const (
 	KindFatal
 	KindToolsUpdate
 	KindToolsLoaded
+	KindCancel
 )
+
+// Cancel asks the Igor to cancel the running task ID; the task's answer
+// is then not awaited.
+type Cancel struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
 
 // Envelope is any message, decoded. Only the fields of its kind are set.
 type Envelope struct {
@@ -332,6 +353,8 @@ func (e *Envelope) Kind() Kind {
 		return KindToolsUpdate
 	case TypeToolsLoaded:
 		return KindToolsLoaded
+	case TypeCancel:
+		return KindCancel
 	}
 	return KindUnknown
 }
