@@ -192,7 +192,7 @@ func (p *Page) settle(ctx context.Context, bound time.Duration) error {
 // started: as long as browser_navigate waits for a page (NavigateTimeout),
 // ending a moment before the call does, to say so.
 func settleBound(ctx context.Context) time.Duration {
-	d, _ := WithinCall(ctx, NavigateTimeout)
+	d, _ := tool.WithinCall(ctx, NavigateTimeout)
 	return d
 }
 

@@ -407,7 +407,7 @@ func (p *Page) Find(ctx context.Context, sel string, o FindOptions) (*Probe, err
 		o.State = "visible"
 	}
 	// When the call ends first, stop looking in time to say what was found.
-	o.Timeout, o.cut = WithinCall(ctx, Bound(o.Timeout, DefaultTimeout))
+	o.Timeout, o.cut = tool.WithinCall(ctx, Bound(o.Timeout, DefaultTimeout))
 	o.Timeout = o.Timeout.Round(time.Millisecond)
 	deadline := time.Now().Add(o.Timeout)
 	call := fmt.Sprintf("probe(%s, {heal: %v, scroll: %v, field: %v})", jsString(sel), o.Heal, o.Actionable, o.Field)

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"time"
 )
 
@@ -43,19 +42,4 @@ func Bound(d, def time.Duration) time.Duration {
 		return unbounded
 	}
 	return d
-}
-
-// answerMargin is how long before the call's own deadline a wait ends, to
-// answer with what it found instead of being cut off.
-const answerMargin = time.Second
-
-// WithinCall is a wait of d cut to end answerMargin before ctx's
-// deadline, and whether it was cut.
-func WithinCall(ctx context.Context, d time.Duration) (time.Duration, bool) {
-	if dl, ok := ctx.Deadline(); ok {
-		if left := time.Until(dl) - answerMargin; left < d {
-			return max(0, left), true
-		}
-	}
-	return d, false
 }

@@ -47,6 +47,8 @@ type Config struct {
 	// Gateway configures the MCP gateway (mcp_*): other MCP servers behind
 	// the front.
 	Gateway Gateway `koanf:"gateway"`
+	// Docker configures the Docker and Compose tools.
+	Docker Docker `koanf:"docker"`
 	// Home is where persistent state lives (default ~/.barrhawk).
 	Home string `koanf:"home"`
 
@@ -627,6 +629,7 @@ func (c *Config) Validate() error {
 	}
 	c.validateWorkers(bad)
 	c.validateGateway(bad)
+	c.validateDocker(bad)
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
 		bad("log.level", "%q is not a level; use debug, info, warn or error", c.Log.Level)
 	}

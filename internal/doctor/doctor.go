@@ -25,6 +25,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/search"
 	"github.com/barrhawk/barrhawk/internal/squad"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/wire"
 )
 
 // Options configure a Doctor.
@@ -95,6 +96,8 @@ func New(opts Options) (*Doctor, error) {
 		Command: opts.IgorCommand, Env: opts.IgorEnv, Igors: opts.Config.Igors,
 		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, ScreenshotDir: opts.Config.Tools.ScreenshotDir, Log: opts.Log, Events: events,
 		Results: d.results, TaskEvents: opts.Config.Events.Tasks,
+		Docker: &wire.DockerConfig{Host: opts.Config.Docker.Host, AllowPrivileged: opts.Config.Docker.AllowPrivileged,
+			AllowedMounts: opts.Config.Docker.AllowedMounts, Compose: opts.Config.Docker.Compose},
 	}
 	var tools []tool.Tool
 	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools(), d.swarmTools(), d.squadTools(), d.intentTools()} {
@@ -234,7 +237,7 @@ func (d *Doctor) Call(ctx context.Context, name string, args json.RawMessage) Re
 	if !t.RequiresWorker {
 		return d.runLocal(ctx, t, args, timeout)
 	}
-	if t.Category == tool.CategoryFilesystem || t.Name == "db_sqlite_open" { // a database file is a file
+	if t.Category == tool.CategoryFilesystem || t.UsesRoots {
 		ctx = tool.WithRoots(ctx, d.AllowedRoots(ctx)) // sent with the task; see wire.Task.Roots
 	}
 	v, igor, terr := d.pool.CallWhere(d.lanes.forCall(ctx, t), name, args, timeout, t.MaxRetries())

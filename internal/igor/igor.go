@@ -30,6 +30,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/logging"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	dockertools "github.com/barrhawk/barrhawk/internal/tools/docker"
 	"github.com/barrhawk/barrhawk/internal/wire"
 )
 
@@ -91,6 +92,7 @@ type runningTask struct {
 	tool     string
 	answered *atomic.Bool
 	began    time.Time
+	cancel   context.CancelFunc
 }
 
 // Run serves the protocol until stdin ends, a shutdown message arrives, or
@@ -142,6 +144,8 @@ func Run(ctx context.Context, opts Options) error {
 				w.start(env)
 			case wire.KindPing:
 				w.pong()
+			case wire.KindCancel:
+				w.cancelTask(env.ID)
 			case wire.KindInit:
 				if err := w.init(env); err != nil {
 					_ = w.enc.Encode(wire.Fatal{Type: wire.TypeFatal, Reason: err.Error()})
@@ -203,6 +207,11 @@ func (w *worker) init(env *wire.Envelope) error {
 		w.limits = tool.ResultLimits{Cut: c.MaxResultBytes, Hard: c.MaxResultHardBytes}
 		w.jsOpts.Results = w.limits
 		w.jsOpts.OwnAddrs = c.OwnAddrs
+		if d := c.Docker; d != nil {
+			dockertools.Configure(dockertools.Settings{Host: d.Host, AllowPrivileged: d.AllowPrivileged, AllowedMounts: d.AllowedMounts, Compose: d.Compose})
+		}
+		// An Igor killed mid-exec left its command running; this one ends it.
+		go dockertools.SweepOrphanExecs()
 		w.applyMemoryLimit(c.MemoryLimit)
 	}
 	if len(env.DynamicTools) > 0 {
@@ -269,7 +278,7 @@ func (w *worker) run(env *wire.Envelope) {
 	// it has still not returned a grace period later the Igor asks to be
 	// replaced.
 	var answered atomic.Bool
-	w.track(env.ID, &runningTask{tool: t.Name, answered: &answered, began: began})
+	w.track(env.ID, &runningTask{tool: t.Name, answered: &answered, began: began, cancel: cancel})
 	defer w.untrack(env.ID)
 	finished := make(chan struct{})
 	defer close(finished)
@@ -337,6 +346,17 @@ func (w *worker) track(id string, r *runningTask) {
 	}
 	w.running[id] = r
 	w.runMu.Unlock()
+}
+
+// cancelTask cancels the running task id, if it still runs; its caller
+// has stopped waiting for it.
+func (w *worker) cancelTask(id string) {
+	w.runMu.Lock()
+	r := w.running[id]
+	w.runMu.Unlock()
+	if r != nil && r.cancel != nil {
+		r.cancel()
+	}
 }
 
 func (w *worker) untrack(id string) {

@@ -2,7 +2,8 @@
 // reader that bounds how much of one line it keeps, and a writer that
 // gathers lines written at the same moment into one system call. The MCP
 // stdio transport (front), the Doctor↔Igor protocol (wire) and the
-// gateway's client side of an upstream's stdio use it.
+// gateway's client side of an upstream's stdio use it. Capture bounds a
+// command's output to its first and last bytes.
 package lines
 
 import (

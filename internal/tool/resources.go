@@ -194,4 +194,7 @@ const (
 	KindRedis    = "db_redis"
 	// KindWatch is fs_watch's watchers, by id.
 	KindWatch = "fs_watch"
+	// KindDocker is the Igor's Docker Engine client (internal/tools/docker),
+	// under key "default".
+	KindDocker = "docker"
 )

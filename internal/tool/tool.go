@@ -56,6 +56,9 @@ type Def struct {
 	// RequiresWorker is true when the handler runs in an Igor. Only the
 	// front's own management tools set it false.
 	RequiresWorker bool
+	// UsesRoots says the handler reads host paths: each call is sent the
+	// allowed roots (tool.RootsFrom), as every filesystem tool is.
+	UsesRoots bool
 	// Timeout bounds one call; 0 means the configured default
 	// (tools.defaultTimeout, DOCTOR_TOOL_TIMEOUT).
 	Timeout time.Duration
@@ -241,4 +244,19 @@ func WithAsk(ctx context.Context, a Ask) context.Context { return context.WithVa
 func AskFrom(ctx context.Context) Ask {
 	a, _ := ctx.Value(askKey{}).(Ask)
 	return a
+}
+
+// AnswerMargin is how long before the call's own deadline a wait ends, to
+// answer with what it found instead of being cut off.
+const AnswerMargin = time.Second
+
+// WithinCall is a wait of d cut to end AnswerMargin before ctx's
+// deadline, and whether it was cut.
+func WithinCall(ctx context.Context, d time.Duration) (time.Duration, bool) {
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl) - AnswerMargin; left < d {
+			return max(0, left), true
+		}
+	}
+	return d, false
 }

@@ -417,7 +417,7 @@ func wait() tool.Tool {
 			t0 := time.Now()
 			if in.Selector == "" {
 				// Answer before the call ends (timeout 0 waits this long).
-				d, _ := browser.WithinCall(ctx, browser.Bound(browser.TimeoutArg(in.Timeout), browser.DefaultTimeout))
+				d, _ := tool.WithinCall(ctx, browser.Bound(browser.TimeoutArg(in.Timeout), browser.DefaultTimeout))
 				select {
 				case <-time.After(d):
 				case <-ctx.Done():

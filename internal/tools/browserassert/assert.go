@@ -53,7 +53,7 @@ type outcome struct {
 // once.
 func until(ctx context.Context, timeoutMs *int64, check func() (outcome, error)) (outcome, time.Duration, error) {
 	// When the call ends first, answer with what was found before it does.
-	d, _ := browser.WithinCall(ctx, browser.Bound(browser.TimeoutArg(timeoutMs), defaultTimeout))
+	d, _ := tool.WithinCall(ctx, browser.Bound(browser.TimeoutArg(timeoutMs), defaultTimeout))
 	t0 := time.Now()
 	deadline := t0.Add(d)
 	for {

@@ -9,6 +9,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tools/browserassert"
 	"github.com/barrhawk/barrhawk/internal/tools/data"
 	"github.com/barrhawk/barrhawk/internal/tools/db"
+	"github.com/barrhawk/barrhawk/internal/tools/docker"
 	"github.com/barrhawk/barrhawk/internal/tools/fault"
 	"github.com/barrhawk/barrhawk/internal/tools/fs"
 	"github.com/barrhawk/barrhawk/internal/tools/report"
@@ -36,6 +37,7 @@ func Tools() []tool.Tool {
 		db.Tools(),
 		browsertools.Tools(),
 		browserassert.Tools(),
+		docker.Tools(),
 	} {
 		out = append(out, family...)
 	}

@@ -37,7 +37,7 @@ func sqliteOpen() tool.Tool {
 		Readonly bool   `json:"readonly"`
 		Alias    string `json:"alias"`
 	}
-	return tool.Tool{
+	open := tool.Tool{
 		Def: def("db_sqlite_open", sqliteGroup, "Open an SQLite database file (created if missing, unless readonly) or \":memory:\", under an alias. "+
 			"Returns {alias, path, readonly, tables}.", false,
 			schema.Object(
@@ -99,6 +99,8 @@ func sqliteOpen() tool.Tool {
 			return out, nil
 		}),
 	}
+	open.UsesRoots = true // a database file is a file
+	return open
 }
 
 // sqlitePath places a database file inside the allowed roots, as the

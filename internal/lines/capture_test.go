@@ -1,0 +1,31 @@
+package lines
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCaptureKeepsHeadAndTail(t *testing.T) {
+	c := NewCapture(4, 6)
+	for _, s := range []string{"ab", "cdef", "ghij", "klmnop"} {
+		c.Write([]byte(s))
+	}
+	if got := c.Dropped(); got != 6 {
+		t.Errorf("dropped %d, want 6 (efghij)", got)
+	}
+	got := c.String()
+	if !strings.HasPrefix(got, "abcd\n") || !strings.HasSuffix(got, "klmnop") || !strings.Contains(got, "6 bytes left out") {
+		t.Errorf("String() = %q", got)
+	}
+	small := NewCapture(10, 10)
+	small.Write([]byte("hello\n"))
+	if small.String() != "hello\n" || small.Dropped() != 0 {
+		t.Errorf("under the bounds: %q, dropped %d", small.String(), small.Dropped())
+	}
+	// A cut inside a character moves to the next whole one.
+	u := NewCapture(0, 5)
+	u.Write([]byte("ééé")) // 6 bytes
+	if s := u.String(); strings.ContainsRune(s, '\uFFFD') || !strings.HasSuffix(s, "éé") {
+		t.Errorf("cut inside a character: %q", s)
+	}
+}
