@@ -283,3 +283,30 @@ func staticBusybox(path string) error {
 	}
 	return nil
 }
+
+// dockerTestsLock is held by every test that uses the tests' daemon:
+// shared by those that touch only what they made, exclusive by those that
+// act on what other tests made too (docker_cleanup, prunes), which run
+// while no other test of any package uses the daemon.
+const dockerTestsLock = "/tmp/barrhawk-docker-tests.lock"
+
+// DockerLock holds the tests' daemon for the rest of t: shared, or
+// exclusive for a test that removes what it did not make. Take it before
+// creating anything, and once per test (a test holding the shared lock
+// that asks for the exclusive one waits for itself).
+func DockerLock(t testing.TB, exclusive bool) {
+	t.Helper()
+	f, err := os.OpenFile(dockerTestsLock, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatalf("the Docker tests' lock: %v", err)
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		t.Fatalf("locking %s: %v", dockerTestsLock, err)
+	}
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
+}

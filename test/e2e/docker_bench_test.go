@@ -18,6 +18,7 @@ import (
 // machine. Reports the medians and their ratio (BarrHawk / CLI). Figures
 // and commands: docs/PERFORMANCE.md.
 func BenchmarkDocker(b *testing.B) {
+	testbin.DockerLock(b, false)
 	host := testbin.DockerHost(b)
 	testbin.BusyboxImage(b, host, dockerImage)
 	s := startConfigured(b, "", "DOCKER_HOST="+host)

@@ -21,9 +21,18 @@ import (
 // dockerImage is the e2e tests' image: busybox on scratch (testbin).
 const dockerImage = "barrhawk-test/busybox:1"
 
-// startDocker starts the server against the tests' Docker daemon.
+// startDocker starts the server against the tests' Docker daemon, shared
+// with the other tests of every package.
 func startDocker(t testing.TB, yaml string) *server {
 	t.Helper()
+	return startDockerLocked(t, yaml, false)
+}
+
+// startDockerLocked is startDocker, the daemon held exclusive for a test
+// that removes what other tests made (docker_cleanup).
+func startDockerLocked(t testing.TB, yaml string, exclusive bool) *server {
+	t.Helper()
+	testbin.DockerLock(t, exclusive)
 	host := testbin.DockerHost(t)
 	testbin.BusyboxImage(t, host, dockerImage)
 	return startConfigured(t, yaml, "DOCKER_HOST="+host)
@@ -33,7 +42,7 @@ func startDocker(t testing.TB, yaml string) *server {
 // a client meets them: build, run with a port and env, logs, exec, stop,
 // remove; a container BarrHawk did not make survives docker_cleanup.
 func TestDockerOverMCP(t *testing.T) {
-	s := startDocker(t, "")
+	s := startDockerLocked(t, "", true)
 	dir := s.home
 	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
 		t.Fatal(err)

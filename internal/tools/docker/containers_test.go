@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/client"
 )
 
 // rootedSession is a session whose calls carry dir as their allowed root,
@@ -56,7 +59,7 @@ func TestBuildRunLogsExecStopRemove(t *testing.T) {
 	if built["imageId"] == "" || built["steps"].(float64) < 4 {
 		t.Fatalf("build: %v", built)
 	}
-	t.Cleanup(func() { s.Run("docker_cleanup", `{"images":true}`) })
+	t.Cleanup(func() { removeImage(t, tag) })
 
 	port := freePort(t)
 	name := uniq("bh-web")
@@ -258,6 +261,20 @@ func TestExecPastItsTimeIsKilled(t *testing.T) {
 	ps := tooltest.Object(t, s.MustRun("docker_exec", fmt.Sprintf(`{"container":%q,"command":"ps"}`, name)))
 	if strings.Contains(ps["stdout"].(string), "sleep 321") {
 		t.Errorf("the exec still runs: %s", ps["stdout"])
+	}
+}
+
+// removeImage removes the image a test built (docker_cleanup would remove
+// what other tests built too).
+func removeImage(t *testing.T, ref string) {
+	cli, err := client.NewClientWithOpts(client.WithHost(testbin.DockerHost(t)), client.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer cli.Close()
+	if _, err := cli.ImageRemove(context.Background(), ref, image.RemoveOptions{Force: true}); err != nil {
+		t.Errorf("removing %s: %v", ref, err)
 	}
 }
 

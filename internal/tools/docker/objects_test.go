@@ -327,7 +327,7 @@ func TestVolumeLifecycle(t *testing.T) {
 // label, and only that, lists what it could not remove, and refuses all
 // without confirm.
 func TestCleanupManaged(t *testing.T) {
-	s := session(t)
+	s := exclusiveSession(t)
 	cli := objAPI(t)
 	ctx := objCtx(t)
 
@@ -476,7 +476,7 @@ func TestCleanupManaged(t *testing.T) {
 // stopped container not ours goes, a running one stays. It must not run in
 // parallel with tests that keep stopped containers.
 func TestCleanupAllContainers(t *testing.T) {
-	s := session(t)
+	s := exclusiveSession(t)
 	cli := objAPI(t)
 	stopped := objStopped(t, cli, objName("bhtest-stopped"))
 	running := objStart(t, cli, objName("bhtest-running"), nil, "", "", "sleep", "600")
