@@ -59,10 +59,8 @@ const (
 	composeStopGrace = 5 * time.Second
 	// composeWaitPoll is how often compose_up's emulated wait looks.
 	composeWaitPoll = 250 * time.Millisecond
-	// composeDefaultLogBytes bounds compose_logs' text unless maxBytes says
-	// otherwise.
-	composeDefaultLogBytes = 100_000
-	// composeMaxLogBytes is the most maxBytes may ask for.
+	// composeMaxLogBytes is the most compose_logs' maxBytes may ask for
+	// (its default is defaultOutputBytes, as docker_logs').
 	composeMaxLogBytes = 1_000_000
 )
 

@@ -2,12 +2,7 @@ package docker
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,12 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/client"
 )
 
 // TestComposeToolDefs checks the definitions of the compose tools: every
@@ -43,21 +36,7 @@ func TestComposeToolDefs(t *testing.T) {
 
 // composeProjectName is a project name of this test's own.
 func composeProjectName(t *testing.T) string {
-	b := make([]byte, 4)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	return "bhtest" + hex.EncodeToString(b)
-}
-
-// composeFreePort is a TCP port nothing listens on now.
-func composeFreePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return strings.ReplaceAll(uniq("bhtest"), "-", "")
 }
 
 // composeWrite writes a file in dir.
@@ -93,24 +72,6 @@ services:
 `, testImage, port)
 }
 
-// composeSession is a session whose calls carry dir as their allowed root.
-func composeSession(t *testing.T, dir string) *tooltest.Session {
-	s := session(t)
-	s.Ctx = tool.WithRoots(context.Background(), []string{dir})
-	return s
-}
-
-// composeClient is a client of the tests' daemon, closed when the test
-// ends.
-func composeClient(t *testing.T) *client.Client {
-	cli, err := client.NewClientWithOpts(client.WithHost(testbin.DockerHost(t)), client.WithAPIVersionNegotiation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return cli
-}
-
 // composeRowsOf is the table of a compose_ps or compose_up answer.
 func composeRowsOf(t *testing.T, answer map[string]any) []map[string]any {
 	t.Helper()
@@ -130,9 +91,9 @@ func composeRowsOf(t *testing.T, answer map[string]any) []map[string]any {
 // environment, down; and nothing of the project is left.
 func TestComposeFlow(t *testing.T) {
 	dir := t.TempDir()
-	s := composeSession(t, dir)
+	s := rootedSession(t, dir)
 	project := composeProjectName(t)
-	port := composeFreePort(t)
+	port := freePort(t)
 	composeWrite(t, dir, "docker-compose.yml", composeTwoServices(port))
 	common := fmt.Sprintf(`"file":"docker-compose.yml","project":%q`, project)
 	t.Cleanup(func() { s.Run("compose_down", fmt.Sprintf(`{%s,"volumes":true,"timeout":1}`, common)) })
@@ -197,13 +158,7 @@ func TestComposeFlow(t *testing.T) {
 		t.Errorf("ps of worker: %v", only)
 	}
 
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/index.html", port))
-	if err != nil {
-		t.Fatalf("GET the published port: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(body) != "ok\n" {
+	if body := httpGet(t, fmt.Sprintf("http://127.0.0.1:%d/index.html", port)); body != "ok\n" {
 		t.Errorf("the published port answered %q", body)
 	}
 
@@ -249,7 +204,7 @@ func TestComposeFlow(t *testing.T) {
 	if rows := composeRowsOf(t, after); len(rows) != 0 {
 		t.Errorf("ps after down: %v", after)
 	}
-	left, err := composeClient(t).ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", composeProjectLabel+"="+project))})
+	left, err := apiClient(t).ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", composeProjectLabel+"="+project))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +217,7 @@ func TestComposeFlow(t *testing.T) {
 // service that is not there names it; exec in a stopped container says so.
 func TestComposeErrors(t *testing.T) {
 	dir := t.TempDir()
-	s := composeSession(t, dir)
+	s := rootedSession(t, dir)
 	missing := filepath.Join(dir, "missing.yml")
 	tooltest.MustFailWith(t, Tools(), "compose_ps", fmt.Sprintf(`{"file":%q}`, missing), tool.CodeInvalidArgs, `"file"`, missing)
 	tooltest.MustFailWith(t, Tools(), "compose_up", `{"files":["/nonexistent/override.yml"]}`, tool.CodeInvalidArgs, `"files"`, "/nonexistent/override.yml")
@@ -312,7 +267,7 @@ services:
 
 	ps := tooltest.Object(t, s.MustRun("compose_ps", fmt.Sprintf(`{%s}`, common)))
 	id := composeRowsOf(t, ps)[0]["id"].(string)
-	if err := composeClient(t).ContainerStop(context.Background(), id, container.StopOptions{}); err != nil {
+	if err := apiClient(t).ContainerStop(context.Background(), id, container.StopOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e = s.MustFail("compose_exec", fmt.Sprintf(`{%s,"service":"one","command":["true"]}`, common), tool.CodeToolError)
@@ -328,7 +283,7 @@ services:
 // Attached, up runs until a container exits and answers its output.
 func TestComposeUpAttached(t *testing.T) {
 	dir := t.TempDir()
-	s := composeSession(t, dir)
+	s := rootedSession(t, dir)
 	project := composeProjectName(t)
 	composeWrite(t, dir, "job.yml", fmt.Sprintf(`version: "2.4"
 services:
@@ -389,7 +344,7 @@ services:
 // A docker.compose setting that does not answer is NOT_FOUND naming it.
 func TestComposeBadSetting(t *testing.T) {
 	dir := t.TempDir()
-	s := composeSession(t, dir)
+	s := rootedSession(t, dir)
 	composeWrite(t, dir, "docker-compose.yml", "services: {}\n")
 	host := currentSettings().Host
 	t.Cleanup(func() { Configure(Settings{Host: host}) })

@@ -314,7 +314,7 @@ func composeLogsTool() tool.Tool {
 		composeServicesArg("Only these services' logs (default: all)"),
 		schema.Integer("tail", "Only the last lines of each container (default: all)").Min(0),
 		schema.String("since", "Only what was logged since then: a duration back from now (\"10m\", \"1h30m\") or a timestamp (RFC 3339, \"2024-05-01T10:00:00Z\", or Unix seconds), as docker logs --since takes it"),
-		schema.Integer("maxBytes", "Bound of the text: past it, the earliest lines of each container are left out, with a note").Default(composeDefaultLogBytes).Min(1000).Max(composeMaxLogBytes),
+		schema.Integer("maxBytes", "Bound of the text: past it, the earliest lines of each container are left out, with a note").Default(defaultOutputBytes).Min(1000).Max(composeMaxLogBytes),
 	)
 	return tool.Tool{
 		Def: def("compose_logs", groupCompose, "Read the logs (stdout and stderr) of a Compose project's containers, each line prefixed by its container (\"web-1 | ...\"), one container after another. "+
@@ -342,7 +342,7 @@ func composeLogs(ctx context.Context, in composeLogsIn, call *tool.Call) (any, e
 	}
 	limit := in.MaxBytes
 	if limit <= 0 {
-		limit = composeDefaultLogBytes
+		limit = defaultOutputBytes
 	}
 	r, err := prepareCompose(ctx, call, in.composeCommon)
 	if err != nil {

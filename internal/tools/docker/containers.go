@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -43,7 +44,7 @@ type words []string
 // UnmarshalJSON takes ["a","b"] or "a b".
 func (w *words) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := jsonUnmarshal(b, &s); err == nil {
+	if err := json.Unmarshal(b, &s); err == nil {
 		if s == "" {
 			*w = nil
 			return nil
@@ -52,7 +53,7 @@ func (w *words) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var a []string
-	if err := jsonUnmarshal(b, &a); err != nil {
+	if err := json.Unmarshal(b, &a); err != nil {
 		return fmt.Errorf("expected an array of strings or one string")
 	}
 	*w = a
@@ -70,7 +71,7 @@ type envList []string
 // UnmarshalJSON takes an object or an array of K=V.
 func (e *envList) UnmarshalJSON(b []byte) error {
 	var m map[string]any
-	if err := jsonUnmarshal(b, &m); err == nil {
+	if err := json.Unmarshal(b, &m); err == nil {
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)
@@ -90,7 +91,7 @@ func (e *envList) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var a []string
-	if err := jsonUnmarshal(b, &a); err != nil {
+	if err := json.Unmarshal(b, &a); err != nil {
 		return fmt.Errorf(`expected an object {"KEY":"value"} or an array ["KEY=value"]`)
 	}
 	*e = a
@@ -136,19 +137,19 @@ type filterV []string
 // UnmarshalJSON takes "k=v", ["k=v"], or {"k":"v"} / {"k":["v1","v2"]}.
 func (f *filterV) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := jsonUnmarshal(b, &s); err == nil {
+	if err := json.Unmarshal(b, &s); err == nil {
 		if s != "" {
 			*f = filterV{s}
 		}
 		return nil
 	}
 	var a []string
-	if err := jsonUnmarshal(b, &a); err == nil {
+	if err := json.Unmarshal(b, &a); err == nil {
 		*f = a
 		return nil
 	}
 	var m map[string]any
-	if err := jsonUnmarshal(b, &m); err != nil {
+	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf(`expected "key=value", an array of them, or an object {"key":"value"}`)
 	}
 	for k, v := range m {
@@ -223,12 +224,8 @@ func psTool() tool.Tool {
 
 // psRow is one container as docker ps shows it.
 func psRow(c container.Summary) map[string]any {
-	name := ""
-	if len(c.Names) > 0 {
-		name = strings.TrimPrefix(c.Names[0], "/")
-	}
 	row := map[string]any{
-		"id": shortID(c.ID), "name": name, "image": c.Image, "state": c.State, "status": c.Status,
+		"id": shortID(c.ID), "name": objContainerName(c), "image": c.Image, "state": c.State, "status": c.Status,
 		"ports": summaryPorts(c.Ports), "created": ago(time.Unix(c.Created, 0)),
 	}
 	if h := healthOf(c.Status); h != "" {

@@ -3,44 +3,16 @@ package docker
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/client"
 )
-
-// rootedSession is a session whose calls carry dir as their allowed root,
-// as the front sends it.
-func rootedSession(t *testing.T, dir string) *tooltest.Session {
-	s := session(t)
-	s.Ctx = tool.WithRoots(context.Background(), []string{dir})
-	return s
-}
-
-// freePort is a TCP port nothing listens on now.
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// uniq is a name of this test's own.
-func uniq(prefix string) string {
-	return fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), time.Now().UnixNano()%1e9)
-}
 
 // The flow, as a new user meets it: build an image, run it with a
 // port and env, read its logs, exec in it, stop and remove it.
@@ -267,37 +239,7 @@ func TestExecPastItsTimeIsKilled(t *testing.T) {
 // removeImage removes the image a test built (docker_cleanup would remove
 // what other tests built too).
 func removeImage(t *testing.T, ref string) {
-	cli, err := client.NewClientWithOpts(client.WithHost(testbin.DockerHost(t)), client.WithAPIVersionNegotiation())
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	defer cli.Close()
-	if _, err := cli.ImageRemove(context.Background(), ref, image.RemoveOptions{Force: true}); err != nil {
+	if _, err := apiClient(t).ImageRemove(context.Background(), ref, image.RemoveOptions{Force: true}); err != nil {
 		t.Errorf("removing %s: %v", ref, err)
-	}
-}
-
-func httpGet(t *testing.T, url string) string {
-	t.Helper()
-	var last error
-	for range 50 {
-		resp, err := http.Get(url)
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			return string(b)
-		}
-		last = err
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("GET %s: %v", url, last)
-	return ""
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }

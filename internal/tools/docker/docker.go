@@ -145,12 +145,7 @@ func engineOf(ctx context.Context, call *tool.Call) (*engine, error) {
 		return e, e.close, nil
 	}
 	if call == nil || call.Resources == nil {
-		v, closeFn, err := open()
-		if err != nil {
-			return nil, err
-		}
-		_ = closeFn // a call outside an Igor (a test) keeps it for the process
-		return v.(*engine), nil
+		return nil, tool.Errorf(tool.CodeInternal, "the Docker tools need a worker's resources")
 	}
 	v, err := call.Resources.GetOrCreate(tool.KindDocker, "default", open)
 	if err != nil {

@@ -2,7 +2,6 @@ package docker
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -12,9 +11,6 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/errdefs"
 )
-
-// jsonUnmarshal is encoding/json's, named for the argument types' decoders.
-var jsonUnmarshal = json.Unmarshal
 
 type execIn struct {
 	Container  string  `json:"container"`

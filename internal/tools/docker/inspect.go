@@ -122,7 +122,7 @@ func (e *engine) inspectAs(ctx context.Context, target, kind string) ([]byte, ma
 		if err != nil {
 			return nil, nil, err
 		}
-		return raw, map[string]any{"name": v.Name, "driver": v.Driver, "mountpoint": v.Mountpoint, "createdAt": v.CreatedAt, "labels": v.Labels, "scope": v.Scope}, nil
+		return raw, volInfo(ctx, e, v), nil
 	}
 }
 

@@ -46,6 +46,21 @@ func managedOnly() filters.Args {
 	return filters.NewArgs(filters.Arg("label", Label+"="+labelValue))
 }
 
+// objEngine checks the arguments of docker_networks or docker_volumes (tl)
+// for action (every action but list needs a name of the kind; only create
+// takes the arguments given marks) and returns the engine.
+func objEngine(ctx context.Context, call *tool.Call, tl, kind, action, name string, given map[string]bool) (*engine, error) {
+	if err := objCreateOnly(action, given); err != nil {
+		return nil, err
+	}
+	if action != "list" {
+		if err := objNeedName(tl, action, name, kind); err != nil {
+			return nil, err
+		}
+	}
+	return engineOf(ctx, call)
+}
+
 // objNeedName refuses an action of tl that needs a name when none was given.
 func objNeedName(tl, action, name, kind string) error {
 	if strings.TrimSpace(name) != "" {
@@ -114,15 +129,7 @@ func networksTool() tool.Tool {
 				schema.Boolean("internal", "create: an internal network, with no route outside (default false)"),
 			)),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
-			if err := objCreateOnly(in.Action, map[string]bool{"driver": in.Driver != "", "labels": in.Labels != nil, "internal": in.Internal != nil}); err != nil {
-				return nil, err
-			}
-			if in.Action != "list" {
-				if err := objNeedName(name, in.Action, in.Name, "network"); err != nil {
-					return nil, err
-				}
-			}
-			e, err := engineOf(ctx, call)
+			e, err := objEngine(ctx, call, name, "network", in.Action, in.Name, map[string]bool{"driver": in.Driver != "", "labels": in.Labels != nil, "internal": in.Internal != nil})
 			if err != nil {
 				return nil, err
 			}
@@ -241,15 +248,7 @@ func volumesTool() tool.Tool {
 				objLabelsArg("volume"),
 			)),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
-			if err := objCreateOnly(in.Action, map[string]bool{"driver": in.Driver != "", "labels": in.Labels != nil}); err != nil {
-				return nil, err
-			}
-			if in.Action != "list" {
-				if err := objNeedName(name, in.Action, in.Name, "volume"); err != nil {
-					return nil, err
-				}
-			}
-			e, err := engineOf(ctx, call)
+			e, err := objEngine(ctx, call, name, "volume", in.Action, in.Name, map[string]bool{"driver": in.Driver != "", "labels": in.Labels != nil})
 			if err != nil {
 				return nil, err
 			}

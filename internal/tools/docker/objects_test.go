@@ -2,14 +2,11 @@ package docker
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 	"github.com/docker/docker/api/types/container"
@@ -50,25 +47,6 @@ func TestCleanupKinds(t *testing.T) {
 			t.Errorf("kindsAsked(%v) = %v, want %v", c.given, got, c.want)
 		}
 	}
-}
-
-// objName is a name no other test run uses: prefix and random hex.
-func objName(prefix string) string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return prefix + "-" + hex.EncodeToString(b)
-}
-
-// objAPI is an Engine API client of the tests' daemon, for making and
-// checking what the tools must see or leave alone.
-func objAPI(t *testing.T) *client.Client {
-	t.Helper()
-	cli, err := client.NewClientWithOpts(client.WithHost(testbin.DockerHost(t)), client.WithAPIVersionNegotiation())
-	if err != nil {
-		t.Fatalf("docker client: %v", err)
-	}
-	t.Cleanup(func() { _ = cli.Close() })
-	return cli
 }
 
 // objCtx is the context of the tests' own Engine API calls.
@@ -193,8 +171,8 @@ func objRow(rows any, name string) map[string]any {
 // through docker_networks, and checks its refusals.
 func TestNetworkLifecycle(t *testing.T) {
 	s := session(t)
-	cli := objAPI(t)
-	name := objName("bhtest-net")
+	cli := apiClient(t)
+	name := uniq("bhtest-net")
 	objRemoveLater(t, cli, name, "")
 
 	for _, action := range []string{"create", "remove", "inspect"} {
@@ -230,7 +208,7 @@ func TestNetworkLifecycle(t *testing.T) {
 		t.Errorf("list filtered by name: %v, want only %s", filtered, name)
 	}
 
-	id := objStart(t, cli, objName("bhtest-member"), nil, name, "", "sleep", "600")
+	id := objStart(t, cli, uniq("bhtest-member"), nil, name, "", "sleep", "600")
 	insp := tooltest.Object(t, s.MustRun("docker_networks", `{"action":"inspect","name":"`+name+`"}`))
 	if insp["name"] != name || insp["managed"] != true || insp["internal"] != true || insp["subnet"] == nil || insp["subnet"] == "" {
 		t.Errorf("inspect: %v", insp)
@@ -272,8 +250,8 @@ func TestNetworkLifecycle(t *testing.T) {
 // through docker_volumes, and checks its refusals.
 func TestVolumeLifecycle(t *testing.T) {
 	s := session(t)
-	cli := objAPI(t)
-	name := objName("bhtest-vol")
+	cli := apiClient(t)
+	name := uniq("bhtest-vol")
 	objRemoveLater(t, cli, "", name)
 
 	for _, action := range []string{"create", "remove", "inspect"} {
@@ -328,11 +306,11 @@ func TestVolumeLifecycle(t *testing.T) {
 // without confirm.
 func TestCleanupManaged(t *testing.T) {
 	s := exclusiveSession(t)
-	cli := objAPI(t)
+	cli := apiClient(t)
 	ctx := objCtx(t)
 
-	ourNet, ourVol, busyNet := objName("bhtest-ournet"), objName("bhtest-ourvol"), objName("bhtest-busynet")
-	theirNet, theirVol := objName("bhtest-theirnet"), objName("bhtest-theirvol")
+	ourNet, ourVol, busyNet := uniq("bhtest-ournet"), uniq("bhtest-ourvol"), uniq("bhtest-busynet")
+	theirNet, theirVol := uniq("bhtest-theirnet"), uniq("bhtest-theirvol")
 	objRemoveLater(t, cli, ourNet, ourVol)
 	objRemoveLater(t, cli, busyNet, theirVol)
 	objRemoveLater(t, cli, theirNet, "")
@@ -346,8 +324,8 @@ func TestCleanupManaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Theirs runs on our busy network: that network cannot go.
-	theirs := objStart(t, cli, objName("bhtest-theirs"), nil, busyNet, "", "sleep", "600")
-	ours := objStart(t, cli, objName("bhtest-ours"), map[string]string{Label: labelValue}, "", "/data", "sleep", "600")
+	theirs := objStart(t, cli, uniq("bhtest-theirs"), nil, busyNet, "", "sleep", "600")
+	ours := objStart(t, cli, uniq("bhtest-ours"), map[string]string{Label: labelValue}, "", "/data", "sleep", "600")
 	ourInfo, err := cli.ContainerInspect(ctx, ours)
 	if err != nil {
 		t.Fatal(err)
@@ -364,7 +342,7 @@ func TestCleanupManaged(t *testing.T) {
 
 	// Two images as docker_build makes them (labelled): one, with two
 	// tags, that nothing uses; one a stopped container not ours uses.
-	freeImg, freeTag2, heldImg := objName("bhtest-free")+":1", objName("bhtest-free")+":2", objName("bhtest-held")+":1"
+	freeImg, freeTag2, heldImg := uniq("bhtest-free")+":1", uniq("bhtest-free")+":2", uniq("bhtest-held")+":1"
 	objLabelledImage(t, cli, theirs, freeImg)
 	if err := cli.ImageTag(ctx, freeImg, freeTag2); err != nil {
 		t.Fatal(err)
@@ -372,7 +350,7 @@ func TestCleanupManaged(t *testing.T) {
 	objLabelledImage(t, cli, theirs, heldImg)
 	// A container inherits its image's labels: images carry BuiltLabel,
 	// not Label, so the holder is not ours though its image is.
-	holder, err := cli.ContainerCreate(ctx, &container.Config{Image: heldImg, Cmd: []string{"true"}}, nil, nil, nil, objName("bhtest-holder"))
+	holder, err := cli.ContainerCreate(ctx, &container.Config{Image: heldImg, Cmd: []string{"true"}}, nil, nil, nil, uniq("bhtest-holder"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,9 +455,9 @@ func TestCleanupManaged(t *testing.T) {
 // parallel with tests that keep stopped containers.
 func TestCleanupAllContainers(t *testing.T) {
 	s := exclusiveSession(t)
-	cli := objAPI(t)
-	stopped := objStopped(t, cli, objName("bhtest-stopped"))
-	running := objStart(t, cli, objName("bhtest-running"), nil, "", "", "sleep", "600")
+	cli := apiClient(t)
+	stopped := objStopped(t, cli, uniq("bhtest-stopped"))
+	running := objStart(t, cli, uniq("bhtest-running"), nil, "", "", "sleep", "600")
 	stoppedName := objContainerNameOf(t, cli, stopped)
 
 	out := tooltest.Object(t, s.MustRun("docker_cleanup", `{"all":true,"confirm":true,"containers":true}`))
