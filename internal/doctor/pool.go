@@ -177,7 +177,8 @@ func (p *Pool) Call(ctx context.Context, name string, args json.RawMessage, time
 func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage, timeout time.Duration, retries int) (json.RawMessage, string, *tool.Error) {
 	var avoid *igorConn
 	var deaths []string
-	for attempt := 0; ; attempt++ {
+	handedBack := 0
+	for {
 		ig, terr := p.acquire(ctx, name, laneFrom(ctx), avoid, timeout)
 		if terr != nil {
 			if len(deaths) > 0 {
@@ -199,7 +200,7 @@ func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage,
 		}
 		if r.died {
 			deaths = append(deaths, ig.id+": "+r.reason)
-			if attempt < retries && !p.isClosed() {
+			if len(deaths) <= retries && !p.isClosed() {
 				avoid = ig
 				p.log.Warn("retrying a call whose Igor died", "tool", name, "igor", ig.id, "reason", r.reason)
 				continue
@@ -209,11 +210,19 @@ func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage,
 			}
 			msg := fmt.Sprintf("the worker process (Igor) running %s died before answering: %s", name, strings.Join(deaths, "; then "))
 			if retries > 0 {
-				msg += fmt.Sprintf(" (tried %d times)", attempt+1)
+				msg += fmt.Sprintf(" (tried %d times)", len(deaths))
 			} else {
 				msg += " (not retried: this tool is not safe to run twice)"
 			}
 			return nil, ig.id, &tool.Error{Code: tool.CodeWorkerDied, Message: msg}
+		}
+		if r.env != nil && r.env.Status == wire.StatusNotRun && handedBack < maxHandedBack {
+			// The Igor is leaving and did not start it: send it elsewhere,
+			// and nothing more to that Igor, whose slot gets a new one.
+			ig.dying.Store(true)
+			go p.drain(ig, "it was leaving: it handed task "+task.ID+" back unrun")
+			avoid, handedBack = ig, handedBack+1
+			continue
 		}
 		if r.env == nil { // cancelled, or the Igor stopped answering
 			return nil, ig.id, tool.Errorf(tool.CodeInternal, "%s: no result", name)
@@ -229,6 +238,8 @@ func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage,
 				return nil, ig.id, &tool.Error{Code: tool.CodeTimeout, Message: r.env.Error.Message}
 			}
 			return nil, ig.id, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s", name, timeout)
+		case wire.StatusNotRun:
+			return nil, ig.id, tool.Errorf(tool.CodeWorkerUnavailable, "%s was not run: %d Igors in a row were leaving when it reached them", name, handedBack+1)
 		default:
 			if r.env.Error == nil {
 				return nil, ig.id, tool.Errorf(tool.CodeToolError, "%s failed without saying why", name)
@@ -248,7 +259,10 @@ func (p *Pool) taskEvent(id, name, igor string, began time.Time, r reply) {
 	case r.env == nil:
 	case r.env.Status != wire.StatusSuccess:
 		why := r.env.Status
-		if r.env.Error != nil {
+		switch {
+		case r.env.Status == wire.StatusNotRun:
+			why = "not run: its Igor was leaving; handed to another"
+		case r.env.Error != nil:
 			why = r.env.Error.Code + ": " + r.env.Error.Message
 		}
 		if len(why) > 300 {
@@ -809,6 +823,10 @@ func (p *Pool) exited(ig *igorConn) {
 	}
 	p.opts.Events.Emit(Event{Type: typ, Igor: ig.id, Reason: reason + " (" + status + ")"})
 }
+
+// maxHandedBack bounds how often one call may be handed back unrun by
+// Igors that are leaving before it answers WORKER_UNAVAILABLE.
+const maxHandedBack = 3
 
 // maxStartDeaths is how many Igors in a row may die before they are ready
 // until the calls waiting for one answer WORKER_UNAVAILABLE.

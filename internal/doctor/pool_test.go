@@ -223,6 +223,28 @@ func TestIgorKilledWhileStartingIsReplaced(t *testing.T) {
 	}
 }
 
+// TestTaskHandedBackRunsElsewhere: a task an Igor hands back unrun (it
+// was signalled and is leaving) runs on another Igor, even with one slot
+// and a tool that is not retried after a death.
+func TestTaskHandedBackRunsElsewhere(t *testing.T) {
+	t.Parallel()
+	mark := filepath.Join(t.TempDir(), "handed-back")
+	script := `if [ -e "$1" ]; then exec "$2" igor; fi; : > "$1"
+read init; echo '{"type":"ready","id":"leaving","toolsLoaded":1,"pid":'$$'}'; read task
+id=$(printf '%s' "$task" | sed 's/^{"id":"\([^"]*\)".*/\1/')
+echo '{"id":"'$id'","status":"not_run"}'; exec sleep 600`
+	p := newPool(t, []string{"sh", "-c", script, "sh", mark, bin}, func(c *config.Igors) { c.MaxWorkers = 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	v, _, err := p.CallWhere(ctx, "hash_text", json.RawMessage(`{"text":"a"}`), 10*time.Second, 0)
+	if err != nil || !strings.Contains(string(v), "ca978112") {
+		t.Fatalf("a task handed back unrun, then run elsewhere: %s, %v", v, err)
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Fatalf("the first Igor did not take the task: %v", err)
+	}
+}
+
 func TestBackoffGrowsAndResets(t *testing.T) {
 	t.Parallel()
 	p := newPool(t, nil, func(c *config.Igors) { c.SpawnDelay = 100 * time.Millisecond; c.BackoffMax = 350 * time.Millisecond })

@@ -243,6 +243,13 @@ func (w *worker) start(env *wire.Envelope) {
 		w.send(env.ID, time.Now(), outcome{err: tool.Errorf(tool.CodeInternal, "task %s arrived before init", env.ID)})
 		return
 	}
+	if w.base.Err() != nil {
+		// Leaving (SIGTERM): the task goes back to the front unrun.
+		if err := w.enc.Encode(wire.TaskResult{ID: env.ID, Status: wire.StatusNotRun}); err != nil {
+			w.log.Warn("handing back a task", "task", env.ID, "err", err)
+		}
+		return
+	}
 	w.tasks.Add(1)
 	w.inFlight.Add(1)
 	taskRunners.Go(func() {

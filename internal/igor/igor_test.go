@@ -47,7 +47,22 @@ var tools = []tool.Tool{
 		c.Resources.Put(tool.KindBrowserPage, key, nil, func() error { closed.Store(key, true); return nil })
 		return "opened", nil
 	}),
+	// open_held opens a resource whose close waits until the test
+	// releases it (heldClose): the Igor stays in its shutdown meanwhile.
+	testTool("open_held", func(_ context.Context, c *tool.Call) (any, error) {
+		h := heldClose
+		c.Resources.Put(tool.KindBrowserPage, "held", nil, func() error {
+			h.closing <- struct{}{}
+			<-h.release
+			return nil
+		})
+		return "opened", nil
+	}),
 }
+
+// heldClose is where open_held's resource says it is closing, and waits
+// (set by the one test that uses it).
+var heldClose struct{ closing, release chan struct{} }
 
 // bigTool returns something of about args.bytes bytes, of args.shape:
 // a string, an object, an error message, or squad values beside a result.
@@ -276,6 +291,27 @@ func TestStdinEOFAndSignalEndRun(t *testing.T) {
 	_, err := v.dec.Decode()
 	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
 		t.Fatalf("after exit: %v", err)
+	}
+}
+
+// TestLeavingIgorHandsTasksBack: a task that reaches an Igor after it was
+// signalled, while it closes its resources, is answered not_run (the front
+// sends it elsewhere), not run into a cancelled context.
+func TestLeavingIgorHandsTasksBack(t *testing.T) {
+	heldClose.closing, heldClose.release = make(chan struct{}, 1), make(chan struct{})
+	u := run(t)
+	u.init(t, nil, wire.InitConfig{})
+	u.send(t, wire.Task{ID: "h", Tool: "open_held"})
+	u.recv(t)
+	u.cancel() // SIGTERM
+	<-heldClose.closing
+	u.send(t, wire.Task{ID: "late", Tool: "echo_args", Args: json.RawMessage(`1`)})
+	if r := u.recv(t); r.ID != "late" || r.Status != wire.StatusNotRun || r.Error != nil {
+		t.Fatalf("a task reaching a leaving Igor: %+v", r)
+	}
+	close(heldClose.release)
+	if err := <-u.done; err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -77,6 +77,10 @@ const (
 	StatusSuccess = "success"
 	StatusError   = "error"
 	StatusTimeout = "timeout"
+	// StatusNotRun is ours: the Igor did not start the task because it is
+	// leaving (signalled, or shutting down). Nothing ran, so the front
+	// sends it to another Igor whatever the tool.
+	StatusNotRun = "not_run"
 )
 
 // Init is the first message an Igor receives.
