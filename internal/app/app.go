@@ -21,6 +21,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/doctor"
 	"github.com/barrhawk/barrhawk/internal/front"
+	"github.com/barrhawk/barrhawk/internal/githubapi"
 	"github.com/barrhawk/barrhawk/internal/igor"
 	"github.com/barrhawk/barrhawk/internal/jobs"
 	"github.com/barrhawk/barrhawk/internal/logging"
@@ -61,6 +62,9 @@ func SpawnService(cfg config.Config) *spawn.Service {
 // through the spawn service.
 func Services(cfg config.Config) (*queue.Service, *spawn.Service) {
 	s := cfg.Spawn
+	if s.GitHubAPI == "" {
+		s.GitHubAPI, _ = githubapi.FindAPI(cfg.GitHub.API)
+	}
 	ss := spawn.NewService(spawn.Config{Dir: s.Dir, ClaudePath: s.ClaudePath, GeminiPath: s.GeminiPath, IdleTimeout: s.IdleTimeout,
 		TotalTimeout: s.TotalTimeout, Recovery: s.Recovery, GitHubAPI: s.GitHubAPI, SecretsDir: s.SecretsDir})
 	w := cfg.Workers

@@ -49,6 +49,8 @@ type Config struct {
 	Gateway Gateway `koanf:"gateway"`
 	// Docker configures the Docker and Compose tools.
 	Docker Docker `koanf:"docker"`
+	// GitHub configures the GitHub tools and spawn's pull requests.
+	GitHub GitHub `koanf:"github"`
 	// Home is where persistent state lives (default ~/.barrhawk).
 	Home string `koanf:"home"`
 
@@ -248,8 +250,8 @@ type Spawn struct {
 	// Recovery is how denials are fixed: moderate (one retry), aggressive
 	// (while fixes help) or interactive (asking). Default moderate.
 	Recovery string `koanf:"recovery"`
-	// GitHubAPI is the REST API for pull requests. Default
-	// https://api.github.com (Enterprise: https://HOST/api/v3).
+	// GitHubAPI is the REST API for pull requests, when it is not
+	// github.api's. Empty: github.api (GITHUB_API_URL, api.github.com).
 	GitHubAPI string `koanf:"githubApi"`
 	// SecretsDir holds secrets as files named after them. Default
 	// <home>/secrets.
@@ -331,7 +333,7 @@ func Default() Config {
 		Log:     Log{Level: "info", Format: "text"},
 		Workers: defaultWorkers(),
 		Gateway: defaultGateway(),
-		Spawn:   Spawn{IdleTimeout: 120 * time.Second, TotalTimeout: 30 * time.Minute, Recovery: "moderate", GitHubAPI: "https://api.github.com"},
+		Spawn:   Spawn{IdleTimeout: 120 * time.Second, TotalTimeout: 30 * time.Minute, Recovery: "moderate"},
 		Home:    filepath.Join(home, ".barrhawk"),
 	}
 	c.fillPaths()
@@ -630,6 +632,7 @@ func (c *Config) Validate() error {
 	c.validateWorkers(bad)
 	c.validateGateway(bad)
 	c.validateDocker(bad)
+	c.validateGitHub(bad)
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
 		bad("log.level", "%q is not a level; use debug, info, warn or error", c.Log.Level)
 	}

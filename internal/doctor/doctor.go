@@ -98,6 +98,7 @@ func New(opts Options) (*Doctor, error) {
 		Results: d.results, TaskEvents: opts.Config.Events.Tasks,
 		Docker: &wire.DockerConfig{Host: opts.Config.Docker.Host, AllowPrivileged: opts.Config.Docker.AllowPrivileged,
 			AllowedMounts: opts.Config.Docker.AllowedMounts, Compose: opts.Config.Docker.Compose},
+		GitHubAPI: opts.Config.GitHub.API,
 	}
 	var tools []tool.Tool
 	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools(), d.swarmTools(), d.squadTools(), d.intentTools()} {

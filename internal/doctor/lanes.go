@@ -60,7 +60,7 @@ var specializedDomains = []tool.Category{tool.CategoryBrowser, tool.CategoryData
 
 type laneKey struct{}
 
-// Affinity: the database tools keep connections under aliases in their
+// Affinity: the database and GitHub tools keep connections under aliases in their
 // Igor (db_pg_connect {alias: "prod"}, then db_pg_query {alias: "prod"}),
 // and fs_watch keeps its watchers there, read back by id. Such a call must
 // reach the Igor that holds that state, whatever the strategy: every call
@@ -74,6 +74,10 @@ func affinityOf(t *tool.Tool) string {
 	switch {
 	case t.Category == tool.CategoryDatabase && t.Group != DynamicGroup:
 		return string(tool.CategoryDatabase)
+	case t.Category == tool.CategoryGitHub && t.Group != DynamicGroup:
+		// gh_connect's connections, and each client's kept answers
+		// (conditional requests).
+		return string(tool.CategoryGitHub)
 	case t.Name == "fs_watch":
 		return "fs_watch"
 	}

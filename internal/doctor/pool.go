@@ -40,8 +40,10 @@ type PoolOptions struct {
 	OwnAddrs []string
 	// Docker is the docker.* configuration; sent to each Igor.
 	Docker *wire.DockerConfig
-	Log    *slog.Logger
-	Events *Events
+	// GitHubAPI is the github.api setting; sent to each Igor.
+	GitHubAPI string
+	Log       *slog.Logger
+	Events    *Events
 	// TaskEvents emits task:started and task:completed for every call
 	// (events.tasks); task:queued and task:failed are always emitted.
 	TaskEvents bool
@@ -389,10 +391,11 @@ func (p *Pool) pickHolderLocked(key string, lane *Lane, avoid *igorConn) (*igorC
 
 // holdsStateLocked reports whether ig holds state that would be lost if it
 // were stopped for idleness or to give its slot up: open database
-// connections or fs_watch watchers (from its last pong).
+// connections, gh_connect connections or fs_watch watchers (from its
+// last pong).
 func (p *Pool) holdsStateLocked(ig *igorConn) bool {
 	u := ig.usage.Load()
-	return u != nil && (u.DBConnections > 0 || u.Watchers > 0)
+	return u != nil && (u.DBConnections > 0 || u.Watchers > 0 || u.GitHubConnections > 0)
 }
 
 // pickLocked chooses an Igor of lane by strategy. When none can take the
@@ -613,7 +616,7 @@ func (p *Pool) launch(ig *igorConn) {
 			BrowserTestIDAttribute: p.opts.Igors.BrowserTestIDAttribute,
 			MemoryLimit:            p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
 			MaxResultBytes: p.opts.Results.Cut, MaxResultHardBytes: p.opts.Results.Hard, OwnAddrs: p.opts.OwnAddrs,
-			Docker: p.opts.Docker,
+			Docker: p.opts.Docker, GitHubAPI: p.opts.GitHubAPI,
 		},
 	})
 	spawnTimer := time.NewTimer(p.opts.Igors.SpawnTimeout)

@@ -31,6 +31,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	dockertools "github.com/barrhawk/barrhawk/internal/tools/docker"
+	githubtools "github.com/barrhawk/barrhawk/internal/tools/github"
 	"github.com/barrhawk/barrhawk/internal/wire"
 )
 
@@ -210,6 +211,7 @@ func (w *worker) init(env *wire.Envelope) error {
 		if d := c.Docker; d != nil {
 			dockertools.Configure(dockertools.Settings{Host: d.Host, AllowPrivileged: d.AllowPrivileged, AllowedMounts: d.AllowedMounts, Compose: d.Compose})
 		}
+		githubtools.Configure(githubtools.Settings{API: c.GitHubAPI})
 		// An Igor killed mid-exec left its command running; this one ends it.
 		go dockertools.SweepOrphanExecs()
 		w.applyMemoryLimit(c.MemoryLimit)
@@ -510,8 +512,10 @@ func (w *worker) usage() wire.ResourceUsage {
 		BrowserMemory: browserMem,
 		DBConnections: w.res.Count(tool.KindPostgres) + w.res.Count(tool.KindSQLite) + w.res.Count(tool.KindRedis),
 		Watchers:      w.res.Count(tool.KindWatch),
-		TasksInFlight: int(w.inFlight.Load()),
-		Goroutines:    runtime.NumGoroutine(),
+		// The client the environment's token makes is not one to keep.
+		GitHubConnections: w.res.Count(tool.KindGitHub) - githubtools.DefaultConnections(w.res),
+		TasksInFlight:     int(w.inFlight.Load()),
+		Goroutines:        runtime.NumGoroutine(),
 	}
 }
 

@@ -3,17 +3,15 @@ package spawn
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
+
+	"github.com/barrhawk/barrhawk/internal/githubapi"
+	"github.com/google/go-github/v75/github"
 )
 
 // PROptions say how a run's branch reaches its reviewers.
@@ -24,13 +22,14 @@ type PROptions struct {
 	// Base is the branch to merge into (default: the repository's current
 	// branch).
 	Base string
-	// APIBase is GitHub's REST API (default https://api.github.com; GitHub
-	// Enterprise: https://HOST/api/v3).
+	// APIBase is GitHub's REST API ("": as githubapi.FindAPI finds it:
+	// GITHUB_API_URL, else https://api.github.com; GitHub Enterprise:
+	// https://HOST/api/v3).
 	APIBase string
 	// Host is the origin's host that counts as GitHub (default github.com).
 	Host string
-	// Token authenticates to GitHub (default: $GITHUB_TOKEN, then gh's
-	// hosts.yml).
+	// Token authenticates to GitHub ("": as gh finds it, see
+	// githubapi.FindToken).
 	Token string
 	// Redact removes secrets from the pull request's title and body.
 	Redact func(string) string
@@ -137,54 +136,29 @@ func Integrate(ctx context.Context, repo, branch, title, body, dir string, o PRO
 	in.Pushed, in.Step = true, ""
 	progress()
 	token := o.Token
-	if token == "" {
-		token = githubToken()
+	if token == "" { // the token for the origin's host, as gh keeps it
+		host := o.Host
+		if host == "" {
+			host = "github.com"
+		}
+		token, _ = githubapi.TokenForHost(host)
 	}
-	if token == "" {
-		in.Note = "pushed; no GitHub token (set GITHUB_TOKEN or log in with gh) to open the pull request"
+	gh, err := githubapi.New(githubapi.Options{API: o.APIBase, Token: token})
+	if err != nil {
+		return in, err
+	}
+	if !gh.Authenticated() {
+		in.Note = "pushed; no GitHub token (set GH_TOKEN or GITHUB_TOKEN, or log in with gh) to open the pull request"
 		return in, nil
 	}
-	api := strings.TrimSuffix(o.APIBase, "/")
-	if api == "" {
-		api = "https://api.github.com"
-	}
-	payload, _ := json.Marshal(map[string]string{"title": red(title), "head": branch, "base": in.Base, "body": red(body)})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/repos/"+url.PathEscape(owner)+"/"+url.PathEscape(name)+"/pulls", bytes.NewReader(payload))
+	pr, existing, err := gh.OpenPR(ctx, owner, name, &github.NewPullRequest{Title: github.Ptr(red(title)), Head: github.Ptr(branch), Base: github.Ptr(in.Base), Body: github.Ptr(red(body))})
 	if err != nil {
-		return nil, err
+		return in, fmt.Errorf("open the pull request: %w", gh.Err("GitHub refused the pull request", err))
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Accept", "application/vnd.github+json")
-	req.Header.Set("X-GitHub-Api-Version", "2022-11-28")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("open the pull request: %w", err)
+	if existing {
+		in.Note = "the branch already had an open pull request; the push updated it"
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusCreated {
-		var e struct {
-			Message string `json:"message"`
-			Errors  []struct {
-				Message string `json:"message"`
-			} `json:"errors"`
-		}
-		_ = json.Unmarshal(b, &e)
-		msg := e.Message
-		for _, x := range e.Errors {
-			msg += "; " + x.Message
-		}
-		return in, fmt.Errorf("GitHub refused the pull request (%s): %s", resp.Status, msg)
-	}
-	var pr struct {
-		HTMLURL string `json:"html_url"`
-		Number  int    `json:"number"`
-	}
-	if err := json.Unmarshal(b, &pr); err != nil {
-		return in, fmt.Errorf("GitHub's answer: %w", err)
-	}
-	in.PRURL, in.PRNumber = pr.HTMLURL, pr.Number
+	in.PRURL, in.PRNumber = pr.GetHTMLURL(), pr.GetNumber()
 	progress()
 	return in, nil
 }
@@ -205,26 +179,4 @@ func githubRepo(remote, host string) (owner, name string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-// githubToken is $GITHUB_TOKEN, else the oauth_token in gh's hosts.yml.
-func githubToken() string {
-	if t := os.Getenv("GITHUB_TOKEN"); t != "" {
-		return t
-	}
-	dir := os.Getenv("GH_CONFIG_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".config", "gh")
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "hosts.yml"))
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "oauth_token:"); ok {
-			return strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	return ""
 }

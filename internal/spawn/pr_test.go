@@ -2,15 +2,16 @@ package spawn
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/githubfake"
 )
 
 func gitC(t *testing.T, dir string, args ...string) string {
@@ -40,7 +41,9 @@ func repoWithBranch(t *testing.T) string {
 }
 
 // A pull request against a GitHub origin: the branch is pushed and the
-// REST API called as GitHub documents it (a local server stands in).
+// pull request opened through GitHub's REST API (the fake GitHub stands
+// in, checking each request against GitHub's description); opening it
+// again finds the one open, and GitHub's refusal says why.
 func TestIntegrateOpensAPullRequest(t *testing.T) {
 	t.Parallel()
 	repo := repoWithBranch(t)
@@ -48,41 +51,37 @@ func TestIntegrateOpensAPullRequest(t *testing.T) {
 	gitC(t, bare, "init", "-q", "--bare")
 	gitC(t, repo, "remote", "add", "origin", "https://github.com/acme/app.git")
 	gitC(t, repo, "config", "url."+bare+".insteadOf", "https://github.com/acme/app.git")
-	var got map[string]string
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/repos/acme/app/pulls" || r.Header.Get("Authorization") != "Bearer tok-123" ||
-			r.Header.Get("Accept") != "application/vnd.github+json" || r.Header.Get("X-GitHub-Api-Version") == "" {
-			http.Error(w, `{"message":"bad request"}`, http.StatusBadRequest)
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		json.Unmarshal(b, &got)
-		w.WriteHeader(http.StatusCreated)
-		io.WriteString(w, `{"number":7,"html_url":"https://github.com/acme/app/pull/7"}`)
-	}))
-	defer api.Close()
-	in, err := Integrate(context.Background(), repo, "spawn/x", "Add b", "Body with sk-secret-1234", t.TempDir(),
-		PROptions{Open: true, APIBase: api.URL, Token: "tok-123", Redact: func(s string) string { return strings.ReplaceAll(s, "sk-secret-1234", "[REDACTED]") }})
+	gh := githubfake.Start(t, githubfake.Options{Orgs: []string{"acme"}})
+	gh.AddRepo("acme", "app", githubfake.Repo{Files: map[string]string{"a.txt": "a\n"}})
+	// What the push makes on GitHub.
+	gh.CommitFiles("acme", "app", "spawn/x", "b", gh.Login(), map[string]string{"b.txt": "b\n"})
+	opts := PROptions{Open: true, APIBase: gh.URL(), Token: gh.Token(), Redact: func(s string) string { return strings.ReplaceAll(s, "sk-secret-1234", "[REDACTED]") }}
+	in, err := Integrate(context.Background(), repo, "spawn/x", "Add b", "Body with sk-secret-1234", t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !in.Pushed || in.PRURL != "https://github.com/acme/app/pull/7" || in.PRNumber != 7 || in.Base != "main" {
+	if !in.Pushed || in.PRNumber == 0 || !strings.HasSuffix(in.PRURL, "/acme/app/pull/"+strconv.Itoa(in.PRNumber)) || in.Base != "main" {
 		t.Errorf("integration: %+v", in)
 	}
-	if got["head"] != "spawn/x" || got["base"] != "main" || got["title"] != "Add b" || got["body"] != "Body with [REDACTED]" {
-		t.Errorf("payload: %v", got)
+	pr, ok := gh.PullRequest("acme", "app", in.PRNumber)
+	if !ok || pr.Head != "spawn/x" || pr.Base != "main" || pr.Title != "Add b" || pr.Body != "Body with [REDACTED]" {
+		t.Errorf("the pull request GitHub has: %+v", pr)
 	}
 	if out := gitC(t, bare, "branch", "--list", "spawn/x"); !strings.Contains(out, "spawn/x") {
 		t.Errorf("not pushed: %q", out)
 	}
-	// GitHub refusing says why.
-	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusUnprocessableEntity)
-		io.WriteString(w, `{"message":"Validation Failed","errors":[{"message":"A pull request already exists for acme:spawn/x."}]}`)
-	}))
-	defer refuse.Close()
-	if _, err := Integrate(context.Background(), repo, "spawn/x", "t", "b", t.TempDir(), PROptions{Open: true, APIBase: refuse.URL, Token: "t"}); err == nil || !strings.Contains(err.Error(), "already exists") {
+	again, err := Integrate(context.Background(), repo, "spawn/x", "Add b", "b", t.TempDir(), opts)
+	if err != nil || again.PRNumber != in.PRNumber || !strings.Contains(again.Note, "already had an open pull request") {
+		t.Errorf("integrating again: %+v, %v", again, err)
+	}
+	// GitHub refusing says why: a base it does not have.
+	gitC(t, repo, "branch", "-q", "release", "main")
+	opts.Base = "release"
+	if _, err := Integrate(context.Background(), repo, "spawn/x", "t", "b", t.TempDir(), opts); err == nil || !strings.Contains(err.Error(), "422") {
 		t.Errorf("refused: %v", err)
+	}
+	for _, v := range gh.Violations() {
+		t.Errorf("a request GitHub's description does not allow: %s", v)
 	}
 }
 

@@ -60,6 +60,10 @@ const (
 	// could not be started, or answered a JSON-RPC error; the message says
 	// which server and what it said, with its secrets masked.
 	CodeUpstreamError = "UPSTREAM_ERROR"
+	// CodeRateLimited: a service's rate limit is spent (GitHub's, for the
+	// gh_* tools); the message says when it resets or how long to wait,
+	// and a secondary limit that named a short wait was retried once.
+	CodeRateLimited = "RATE_LIMITED"
 	// CodeInternal: a fault of BarrHawk itself; please report it.
 	CodeInternal = "INTERNAL"
 )

@@ -197,4 +197,7 @@ const (
 	// KindDocker is the Igor's Docker Engine client (internal/tools/docker),
 	// under key "default".
 	KindDocker = "docker"
+	// KindGitHub is the GitHub tools' clients (internal/tools/github), by
+	// connection alias.
+	KindGitHub = "github"
 )

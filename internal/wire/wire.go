@@ -164,6 +164,8 @@ type InitConfig struct {
 	OwnAddrs []string `json:"ownAddrs,omitempty"`
 	// Docker is the docker.* configuration.
 	Docker *DockerConfig `json:"docker,omitempty"`
+	// GitHubAPI is the github.api setting (the GitHub tools' REST API).
+	GitHubAPI string `json:"githubApi,omitempty"`
 }
 
 // DockerConfig is the docker.* configuration an Igor's Docker tools use.
@@ -232,9 +234,11 @@ type ResourceUsage struct {
 	BrowserMemory int64 `json:"browserMemory,omitempty"`
 	DBConnections int   `json:"dbConnections"`
 	// Watchers are the fs_watch watchers the Igor holds.
-	Watchers      int `json:"watchers,omitempty"`
-	TasksInFlight int `json:"tasksInFlight"`
-	Goroutines    int `json:"goroutines,omitempty"`
+	Watchers int `json:"watchers,omitempty"`
+	// GitHubConnections are the gh_connect connections the Igor holds.
+	GitHubConnections int `json:"githubConnections,omitempty"`
+	TasksInFlight     int `json:"tasksInFlight"`
+	Goroutines        int `json:"goroutines,omitempty"`
 }
 
 // Shutdown asks an Igor to clean up and exit.

@@ -12,6 +12,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tools/docker"
 	"github.com/barrhawk/barrhawk/internal/tools/fault"
 	"github.com/barrhawk/barrhawk/internal/tools/fs"
+	githubtools "github.com/barrhawk/barrhawk/internal/tools/github"
 	"github.com/barrhawk/barrhawk/internal/tools/report"
 	"github.com/barrhawk/barrhawk/internal/tools/testanalysis"
 	"github.com/barrhawk/barrhawk/internal/tools/text"
@@ -38,6 +39,7 @@ func Tools() []tool.Tool {
 		browsertools.Tools(),
 		browserassert.Tools(),
 		docker.Tools(),
+		githubtools.Tools(),
 	} {
 		out = append(out, family...)
 	}

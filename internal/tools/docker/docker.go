@@ -67,23 +67,12 @@ type Settings struct {
 	Compose string
 }
 
-var (
-	settingsMu sync.RWMutex
-	settings   Settings
-)
+var settings tool.Setting[Settings]
 
 // Configure sets the family's settings (the Igor calls it at init).
-func Configure(s Settings) {
-	settingsMu.Lock()
-	defer settingsMu.Unlock()
-	settings = s
-}
+func Configure(s Settings) { settings.Set(s) }
 
-func currentSettings() Settings {
-	settingsMu.RLock()
-	defer settingsMu.RUnlock()
-	return settings
-}
+func currentSettings() Settings { return settings.Get() }
 
 // Groups of the family in tool_search and the README.
 const (
