@@ -23,6 +23,9 @@ import (
 type Options struct {
 	// API is the REST API's base URL; "" finds it (FindAPI).
 	API string
+	// APIFrom says where API came from, for messages (default "the
+	// connection").
+	APIFrom string
 	// Token authenticates; "" finds it as gh does (FindToken).
 	Token string
 	// Timeout bounds each request (default 60 s); a call's context bounds
@@ -47,7 +50,10 @@ type Client struct {
 // o.Token (or the one found); without a token it makes anonymous requests,
 // which GitHub allows for public data at a lower rate limit.
 func New(o Options) (*Client, error) {
-	api, apiFrom := o.API, "the connection"
+	api, apiFrom := o.API, o.APIFrom
+	if apiFrom == "" {
+		apiFrom = "the connection"
+	}
 	if api == "" {
 		api, apiFrom = FindAPI("")
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/barrhawk/barrhawk/internal/githubfake"
@@ -27,7 +28,9 @@ func TestGitHubFlow(t *testing.T) {
 		gh.CommitFiles("octocat", "shop", branch, "Change "+branch, "hubot", map[string]string{branch + ".txt": "x\n"})
 		gh.OpenPR("octocat", "shop", branch, "main", "Change "+branch, "hubot")
 	}
-	s := start(t, "GITHUB_API_URL="+gh.URL(), "GITHUB_TOKEN="+gh.Token(), "GH_TOKEN=", "GH_CONFIG_DIR="+t.TempDir(), "BARRHAWK_LOG_LEVEL=debug")
+	// Two warm Igors, one call each at a time, least loaded first: calls
+	// at once spread over both.
+	s := startConfigured(t, "igors:\n  strategy: swarm\n  maxWorkers: 2\n  maxTasksPerIgor: 1\n", "GITHUB_API_URL="+gh.URL(), "GITHUB_TOKEN="+gh.Token(), "GH_TOKEN=", "GH_CONFIG_DIR="+t.TempDir(), "BARRHAWK_LOG_LEVEL=debug")
 	var outputs []string
 	call := func(name string, args map[string]any) map[string]any {
 		t.Helper()
@@ -112,6 +115,19 @@ func TestGitHubFlow(t *testing.T) {
 	if runs := call("gh_workflow_runs", repo(map[string]any{"workflowId": "ci.yml"})); runs["total"] != float64(1) {
 		t.Errorf("gh_workflow_runs: %v", runs)
 	}
+
+	// A connection lives in the Igor that runs the GitHub tools: calls at
+	// once, which would spread over Igors, all find it.
+	call("gh_connect", map[string]any{"token": gh.Token(), "alias": "work"})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if out, isErr := s.call("gh_repo_info", repo(map[string]any{"alias": "work"})); isErr {
+				t.Errorf("gh_repo_info on the connection made by gh_connect: %s", out)
+			}
+		})
+	}
+	wg.Wait()
 
 	fail("gh_repo_info", map[string]any{"owner": "octocat", "repo": "nope"}, "NOT_FOUND", "octocat/nope", "no access")
 	fail("gh_pr_create", repo(map[string]any{"title": "t", "head": "main", "base": "main"}), "INVALID_ARGS", "422")

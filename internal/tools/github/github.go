@@ -120,11 +120,10 @@ func connOf(call *tool.Call, alias string) (*conn, error) {
 	}
 	v, err := call.Resources.GetOrCreate(tool.KindGitHub, alias, func() (any, func() error, error) {
 		api, from := githubapi.FindAPI(currentSettings().API)
-		c, err := githubapi.New(githubapi.Options{API: api})
+		c, err := githubapi.New(githubapi.Options{API: api, APIFrom: from})
 		if err != nil {
 			return nil, nil, tool.Errorf(tool.CodeInvalidArgs, "%v", err)
 		}
-		c.APIFrom = from
 		return &conn{Client: c}, func() error { return nil }, nil
 	})
 	if err != nil {

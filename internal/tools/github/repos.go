@@ -55,11 +55,11 @@ func connectTool() tool.Tool {
 			if strings.TrimSpace(in.Token) == "" {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"token\" is empty; give a personal access token (or leave gh_connect out to use GH_TOKEN, GITHUB_TOKEN or gh's login)")
 			}
-			c, err := githubapi.New(githubapi.Options{API: api, Token: in.Token})
+			c, err := githubapi.New(githubapi.Options{API: api, APIFrom: from, Token: in.Token})
 			if err != nil {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "%v", err)
 			}
-			c.APIFrom, c.TokenFrom = from, "gh_connect"
+			c.TokenFrom = "gh_connect"
 			user, resp, err := c.Users.Get(ctx, "")
 			if err != nil {
 				return nil, c.Err("check the token (GET /user)", err)
