@@ -260,3 +260,13 @@ func WithinCall(ctx context.Context, d time.Duration) (time.Duration, bool) {
 	}
 	return d, false
 }
+
+// NeedResources is the error of a call without a worker's Resources (a
+// tool that keeps state, run anywhere but in an Igor), naming who needs
+// them; nil when the call has them.
+func (c *Call) NeedResources(who string) error {
+	if c == nil || c.Resources == nil {
+		return Errorf(CodeInternal, "%s need a worker's resources (they run in an Igor)", who)
+	}
+	return nil
+}

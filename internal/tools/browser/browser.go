@@ -193,8 +193,8 @@ func launch() tool.Tool {
 				schema.Integer("height", "Viewport height").Default(browser.DefaultHeight).Min(100).Max(4320),
 			)),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
-			if call.Resources == nil {
-				return nil, tool.Errorf(tool.CodeInternal, "browser tools need a worker's resources")
+			if err := call.NeedResources("browser tools"); err != nil {
+				return nil, err
 			}
 			opts := browser.Options{Headless: browser.Headless(), Width: in.Width, Height: in.Height}
 			if in.Headless != nil {
@@ -234,8 +234,8 @@ func closeBrowser() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_close", "Close the browser: every session and tab, and the Chromium processes. Returns {closed}.", true, schema.Object()),
 		Run: tool.Typed(func(_ context.Context, _ struct{}, call *tool.Call) (any, error) {
-			if call.Resources == nil {
-				return nil, tool.Errorf(tool.CodeInternal, "browser tools need a worker's resources")
+			if err := call.NeedResources("browser tools"); err != nil {
+				return nil, err
 			}
 			ok, err := call.Resources.Close(tool.KindBrowser, "browser")
 			if err != nil {

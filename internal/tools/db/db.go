@@ -76,8 +76,8 @@ type conn[T any] struct {
 // lookup returns the open connection of kind under alias, or NOT_FOUND
 // listing the open ones and how to open one.
 func lookup[T any](call *tool.Call, kind, alias, connectTool string) (*conn[T], error) {
-	if call.Resources == nil {
-		return nil, tool.Errorf(tool.CodeInternal, "database tools need a worker's resources")
+	if err := call.NeedResources("database tools"); err != nil {
+		return nil, err
 	}
 	alias = aliasOf(alias)
 	if c, ok := tool.Lookup[*conn[T]](call.Resources, kind, alias); ok {
@@ -93,8 +93,8 @@ func lookup[T any](call *tool.Call, kind, alias, connectTool string) (*conn[T], 
 // disconnect closes the connection of kind under alias.
 func disconnect(call *tool.Call, kind, alias, connectTool string) (any, error) {
 	alias = aliasOf(alias)
-	if call.Resources == nil {
-		return nil, tool.Errorf(tool.CodeInternal, "database tools need a worker's resources")
+	if err := call.NeedResources("database tools"); err != nil {
+		return nil, err
 	}
 	ok, err := call.Resources.Close(kind, alias)
 	if !ok {

@@ -81,8 +81,8 @@ func redisConnect() tool.Tool {
 				aliasArg("Redis"),
 			)),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
-			if call.Resources == nil {
-				return nil, tool.Errorf(tool.CodeInternal, "database tools need a worker's resources")
+			if err := call.NeedResources("database tools"); err != nil {
+				return nil, err
 			}
 			alias := aliasOf(in.Alias)
 			red := redact.New(in.Password)

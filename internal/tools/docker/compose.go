@@ -382,7 +382,7 @@ func prepareCompose(ctx context.Context, call *tool.Call, in composeCommon) (*co
 		return nil, err
 	}
 	r.e = e
-	if r.cli, err = findCompose(ctx, currentSettings().Compose); err != nil {
+	if r.cli, err = findCompose(ctx, settings.Get().Compose); err != nil {
 		return nil, err
 	}
 	r.env = composeEnviron(e.at, in.Env)

@@ -346,7 +346,7 @@ func TestComposeBadSetting(t *testing.T) {
 	dir := t.TempDir()
 	s := rootedSession(t, dir)
 	composeWrite(t, dir, "docker-compose.yml", "services: {}\n")
-	host := currentSettings().Host
+	host := settings.Get().Host
 	t.Cleanup(func() { Configure(Settings{Host: host}) })
 	Configure(Settings{Host: host, Compose: "nonexistent-compose"})
 	e := s.MustFail("compose_ps", `{}`, tool.CodeNotFound)

@@ -327,7 +327,7 @@ func runTool() tool.Tool {
 }
 
 func runContainer(ctx context.Context, in runIn, call *tool.Call) (any, error) {
-	s := currentSettings()
+	s := settings.Get()
 	if err := checkRisks(runRisks{Privileged: in.Privileged, Network: in.Network, PID: in.PID, IPC: in.IPC, CapAdd: in.CapAdd, Devices: in.Devices}, s); err != nil {
 		return nil, err
 	}

@@ -146,8 +146,8 @@ func TestRunRefusesWhatReachesTheHost(t *testing.T) {
 	}
 	other := t.TempDir()
 	s.MustFail("docker_run", fmt.Sprintf(`{"image":%q,"volumes":["%s:/o"],"rm":true}`, testImage, other), tool.CodeForbidden)
-	Configure(Settings{Host: currentSettings().Host, AllowedMounts: []string{other}})
-	defer Configure(Settings{Host: currentSettings().Host})
+	Configure(Settings{Host: settings.Get().Host, AllowedMounts: []string{other}})
+	defer Configure(Settings{Host: settings.Get().Host})
 	s.MustRun("docker_run", fmt.Sprintf(`{"image":%q,"volumes":["%s:/o"],"command":"true","rm":true}`, testImage, other))
 }
 
@@ -205,7 +205,7 @@ func TestPullWithoutNetwork(t *testing.T) {
 
 // No daemon: one clear error saying how to start one.
 func TestNoDaemon(t *testing.T) {
-	host := currentSettings().Host
+	host := settings.Get().Host
 	defer Configure(Settings{Host: host})
 	Configure(Settings{Host: "unix://" + filepath.Join(t.TempDir(), "nothing.sock")})
 	e := tooltest.MustFail(t, Tools(), "docker_ps", `{}`, tool.CodeConnectionFailed)

@@ -72,8 +72,6 @@ var settings tool.Setting[Settings]
 // Configure sets the family's settings (the Igor calls it at init).
 func Configure(s Settings) { settings.Set(s) }
 
-func currentSettings() Settings { return settings.Get() }
-
 // Groups of the family in tool_search and the README.
 const (
 	groupContainers = "Docker containers"
@@ -116,7 +114,7 @@ const pingTimeout = 5 * time.Second
 // start one.
 func engineOf(ctx context.Context, call *tool.Call) (*engine, error) {
 	open := func() (any, func() error, error) {
-		at, err := findDaemon(currentSettings().Host)
+		at, err := findDaemon(settings.Get().Host)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -133,8 +131,8 @@ func engineOf(ctx context.Context, call *tool.Call) (*engine, error) {
 		e := &engine{cli: cli, at: at, active: map[*trackedExec]struct{}{}}
 		return e, e.close, nil
 	}
-	if call == nil || call.Resources == nil {
-		return nil, tool.Errorf(tool.CodeInternal, "the Docker tools need a worker's resources")
+	if err := call.NeedResources("Docker tools"); err != nil {
+		return nil, err
 	}
 	v, err := call.Resources.GetOrCreate(tool.KindDocker, "default", open)
 	if err != nil {

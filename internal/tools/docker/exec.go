@@ -40,7 +40,7 @@ func execCommand(ctx context.Context, in execIn, call *tool.Call) (any, error) {
 	if len(in.Command) == 0 {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"command\": empty; give the command, such as [\"ls\",\"-l\",\"/\"] or \"ls -l /\"")
 	}
-	if err := checkRisks(runRisks{Privileged: in.Privileged}, currentSettings()); err != nil {
+	if err := checkRisks(runRisks{Privileged: in.Privileged}, settings.Get()); err != nil {
 		return nil, err
 	}
 	e, err := engineOf(ctx, call)

@@ -86,7 +86,7 @@ func buildImage(ctx context.Context, in buildIn, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := currentSettings()
+	s := settings.Get()
 	dir := in.Path
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(firstOr(rootsOf(ctx), "."), dir)

@@ -172,8 +172,8 @@ func fsWatch() tool.Tool {
 				schema.Boolean("clear", "Remove the returned events from the buffer (events)").Default(false),
 			)),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, call *tool.Call) (any, error) {
-			if call.Resources == nil {
-				return nil, tool.Errorf(tool.CodeInternal, "fs_watch needs a worker's resources")
+			if err := call.NeedResources("fs_watch and its watchers"); err != nil {
+				return nil, err
 			}
 			switch in.Action {
 			case "start":

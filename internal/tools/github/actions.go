@@ -36,7 +36,7 @@ func workflowListTool() tool.Tool {
 	return tool.Tool{
 		Def: def("gh_workflow_list", groupActions, "List a repository's GitHub Actions workflows: {workflows: [{id, name, path, state, url}], count, total}. gh_workflow_run and gh_workflow_runs take the id or the file name (ci.yml).", false,
 			repoProps(limitProp("workflows"))),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			l, err := githubapi.List(ctx, in.Limit, func(ctx context.Context, o github.ListOptions) ([]row, *github.Response, error) {
 				ws, resp, err := c.Actions.ListWorkflows(ctx, in.Owner, in.Repo, &o)
 				var rows []row
@@ -129,7 +129,7 @@ func workflowRunTool() tool.Tool {
 				schema.String("ref", "The branch or tag to run it on").Required(),
 				schema.Map("inputs", "The workflow_dispatch inputs, by name"),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			what := fmt.Sprintf("workflow %s of %s on %s", in.WorkflowID, in.full(), in.Ref)
 			since := time.Now().Add(-5 * time.Second).UTC()
 			ev := github.CreateWorkflowDispatchEventRequest{Ref: in.Ref, Inputs: in.Inputs}
@@ -178,7 +178,7 @@ func workflowRunsTool() tool.Tool {
 				schema.String("branch", "Only runs on this branch"),
 				limitProp("runs"),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			total := -1
 			l, err := githubapi.List(ctx, in.Limit, func(ctx context.Context, o github.ListOptions) ([]runRow, *github.Response, error) {
 				runs, resp, err := runsOf(ctx, c, in.Owner, in.Repo, in.WorkflowID, &github.ListWorkflowRunsOptions{Status: in.Status, Branch: in.Branch, ListOptions: o})

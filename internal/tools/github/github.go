@@ -46,8 +46,6 @@ var settings tool.Setting[Settings]
 // Configure sets the family's settings (the Igor calls it at init).
 func Configure(s Settings) { settings.Set(s) }
 
-func currentSettings() Settings { return settings.Get() }
-
 // Groups of the family in tool_search and the README.
 const (
 	groupRepos   = "GitHub repositories"
@@ -75,6 +73,9 @@ type repoArgs struct {
 	Repo  string `json:"repo"`
 	Alias string `json:"alias"`
 }
+
+// connAlias is the connection a call names.
+func (r repoArgs) connAlias() string { return r.Alias }
 
 // full is owner/repo.
 func (r repoArgs) full() string { return r.Owner + "/" + r.Repo }
@@ -106,8 +107,8 @@ type conn struct {
 // connOf returns the connection alias names: the default one is made on
 // first use from the environment and the configuration.
 func connOf(call *tool.Call, alias string) (*conn, error) {
-	if call == nil || call.Resources == nil {
-		return nil, tool.Errorf(tool.CodeInternal, "the GitHub tools need a worker's resources")
+	if err := call.NeedResources("GitHub tools"); err != nil {
+		return nil, err
 	}
 	if alias == "" {
 		alias = defaultAlias
@@ -119,7 +120,7 @@ func connOf(call *tool.Call, alias string) (*conn, error) {
 		return nil, tool.Errorf(tool.CodeNotFound, "no GitHub connection %q: gh_connect {token, alias: %q} makes it (a worker replaced since forgets its connections), or leave alias out to use the token found in the environment", alias, alias)
 	}
 	v, err := call.Resources.GetOrCreate(tool.KindGitHub, alias, func() (any, func() error, error) {
-		api, from := githubapi.FindAPI(currentSettings().API)
+		api, from := githubapi.FindAPI(settings.Get().API)
 		c, err := githubapi.New(githubapi.Options{API: api, APIFrom: from})
 		if err != nil {
 			return nil, nil, tool.Errorf(tool.CodeInvalidArgs, "%v", err)
@@ -145,9 +146,9 @@ func DefaultConnections(res *tool.Resources) int {
 // run is a tool's handler: it binds the arguments, finds the connection,
 // and answers the result cleaned of the connection's token (GitHub may
 // echo it, in a file a user committed, say).
-func run[In any](alias func(In) string, f func(ctx context.Context, in In, c *conn) (any, error)) tool.Handler {
+func run[In interface{ connAlias() string }](f func(ctx context.Context, in In, c *conn) (any, error)) tool.Handler {
 	return tool.Typed(func(ctx context.Context, in In, call *tool.Call) (any, error) {
-		c, err := connOf(call, alias(in))
+		c, err := connOf(call, in.connAlias())
 		if err != nil {
 			return nil, err
 		}

@@ -45,7 +45,7 @@ func issueListTool() tool.Tool {
 				schema.Array("labels", "Only issues with all of these labels", schema.StringItems()),
 				limitProp("issues"),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			prs := false // GitHub lists pull requests as issues too
 			l, err := githubapi.List(ctx, in.Limit, func(ctx context.Context, o github.ListOptions) ([]issueRow, *github.Response, error) {
 				is, resp, err := c.Issues.ListByRepo(ctx, in.Owner, in.Repo, &github.IssueListByRepoOptions{State: in.State, Labels: in.Labels, ListOptions: o})
@@ -92,7 +92,7 @@ func issueCreateTool() tool.Tool {
 				schema.Array("labels", "Labels to set (they must exist in the repository, or GitHub creates them if the token may)", schema.StringItems()),
 				schema.Array("assignees", "Logins to assign", schema.StringItems()),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			req := &github.IssueRequest{Title: github.Ptr(in.Title)}
 			if in.Body != "" {
 				req.Body = github.Ptr(in.Body)
@@ -125,7 +125,7 @@ func issueCommentTool() tool.Tool {
 				schema.Integer("issueNumber", "The issue's (or pull request's) number").Required().Min(1),
 				schema.String("body", "The comment (Markdown)").Required(),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			if strings.TrimSpace(in.Body) == "" {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"body\" is empty; write the comment")
 			}

@@ -59,7 +59,7 @@ func prListTool() tool.Tool {
 				schema.String("base", "Only those into this branch"),
 				limitProp("pull requests"),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			head := in.Head
 			if head != "" && !strings.Contains(head, ":") {
 				head = in.Owner + ":" + head
@@ -99,7 +99,7 @@ func prCreateTool() tool.Tool {
 				schema.String("base", "The branch to merge into").Required(),
 				schema.Boolean("draft", "Open it as a draft"),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			pr, existing, err := c.OpenPR(ctx, in.Owner, in.Repo, &github.NewPullRequest{Title: github.Ptr(in.Title), Body: github.Ptr(in.Body), Head: github.Ptr(in.Head), Base: github.Ptr(in.Base), Draft: github.Ptr(in.Draft)})
 			if err != nil {
 				return nil, c.failed(fmt.Sprintf("open a pull request of %s into %s in %s", in.Head, in.Base, in.full()), err)
@@ -130,7 +130,7 @@ func prMergeTool() tool.Tool {
 				schema.String("sha", "Merge only if the head is still at this commit"),
 				schema.String("commitTitle", "The merge commit's title (default GitHub's)"),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			what := fmt.Sprintf("pull request #%d of %s", in.PullNumber, in.full())
 			pr, _, err := c.PullRequests.Get(ctx, in.Owner, in.Repo, in.PullNumber)
 			if err != nil {
@@ -248,7 +248,7 @@ func prReviewTool() tool.Tool {
 				schema.String("event", "APPROVE, REQUEST_CHANGES or COMMENT").Required().EnumStrings("APPROVE", "REQUEST_CHANGES", "COMMENT"),
 				schema.String("body", "The review's text (Markdown)"),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			if in.Event != "APPROVE" && strings.TrimSpace(in.Body) == "" {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"body\" is required with event %s: say what to change or what you noticed", in.Event)
 			}

@@ -41,8 +41,8 @@ func connectTool() tool.Tool {
 				schema.String("api", "The REST API (default: github.api, GITHUB_API_URL, else https://api.github.com; GitHub Enterprise Server: https://HOST/api/v3)"),
 			)),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
-			if call == nil || call.Resources == nil {
-				return nil, tool.Errorf(tool.CodeInternal, "the GitHub tools need a worker's resources")
+			if err := call.NeedResources("GitHub tools"); err != nil {
+				return nil, err
 			}
 			alias := in.Alias
 			if alias == "" {
@@ -50,7 +50,7 @@ func connectTool() tool.Tool {
 			}
 			api, from := in.API, "the api argument"
 			if api == "" {
-				api, from = githubapi.FindAPI(currentSettings().API)
+				api, from = githubapi.FindAPI(settings.Get().API)
 			}
 			if strings.TrimSpace(in.Token) == "" {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"token\" is empty; give a personal access token (or leave gh_connect out to use GH_TOKEN, GITHUB_TOKEN or gh's login)")
@@ -86,8 +86,8 @@ func disconnectTool() tool.Tool {
 		Def: def("gh_disconnect", groupRepos, "Forget a GitHub connection gh_connect made (default alias \"default\": the next call uses the environment's token again). Answers {alias, disconnected}.", false,
 			schema.Object(schema.String("alias", "The connection (default \"default\")"))),
 		Run: tool.Typed(func(_ context.Context, in args, call *tool.Call) (any, error) {
-			if call == nil || call.Resources == nil {
-				return nil, tool.Errorf(tool.CodeInternal, "the GitHub tools need a worker's resources")
+			if err := call.NeedResources("GitHub tools"); err != nil {
+				return nil, err
 			}
 			alias := in.Alias
 			if alias == "" {
@@ -102,13 +102,11 @@ func disconnectTool() tool.Tool {
 	}
 }
 
-func repoAlias(r repoArgs) string { return r.Alias }
-
 // repoInfoTool is gh_repo_info.
 func repoInfoTool() tool.Tool {
 	return tool.Tool{
 		Def: def("gh_repo_info", groupRepos, "A repository's facts: {fullName, description, private, visibility, defaultBranch, url, language, topics, stars, forks, openIssues, archived, fork, license, pushedAt, updatedAt, permissions}.", false, repoProps()),
-		Run: run(repoAlias, func(ctx context.Context, in repoArgs, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in repoArgs, c *conn) (any, error) {
 			r, _, err := c.Repositories.Get(ctx, in.Owner, in.Repo)
 			if err != nil {
 				return nil, c.failed("repository "+in.full(), err)
@@ -149,7 +147,7 @@ func fileReadTool() tool.Tool {
 				schema.String("ref", "A branch, tag or commit sha (default: the default branch)"),
 				schema.Integer("maxBytes", fmt.Sprintf("The most content bytes to answer (default %d)", defaultMaxFileBytes)).Min(1),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			path := strings.Trim(in.Path, "/")
 			file, dir, _, err := c.Repositories.GetContents(ctx, in.Owner, in.Repo, path, &github.RepositoryContentGetOptions{Ref: in.Ref})
 			if err != nil {
@@ -230,7 +228,7 @@ func fileWriteTool() tool.Tool {
 				schema.String("branch", "The branch to commit to (default: the default branch)"),
 				schema.String("sha", "The blob sha of the file being replaced, as gh_file_read answered it; required to replace an existing file"),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			path := strings.Trim(in.Path, "/")
 			content := []byte(in.Content)
 			if in.Encoding == "base64" {
@@ -316,7 +314,7 @@ func branchListTool() tool.Tool {
 	return tool.Tool{
 		Def: def("gh_branch_list", groupRepos, "List a repository's branches: {branches: [{name, sha, protected}], count, total}.", false,
 			repoProps(schema.Boolean("protected", "Only protected branches (true) or only unprotected (false)"), limitProp("branches"))),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			l, err := githubapi.List(ctx, in.Limit, func(ctx context.Context, o github.ListOptions) ([]row, *github.Response, error) {
 				bs, resp, err := c.Repositories.ListBranches(ctx, in.Owner, in.Repo, &github.BranchListOptions{Protected: in.Protected, ListOptions: o})
 				rows := make([]row, 0, len(bs))
@@ -349,7 +347,7 @@ func branchCreateTool() tool.Tool {
 				schema.String("branch", "The new branch's name").Required(),
 				schema.String("from", "A branch, tag or full commit sha to start from (default: the default branch)"),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			branch := strings.TrimPrefix(in.Branch, "refs/heads/")
 			from := in.From
 			if from == "" {
@@ -418,7 +416,7 @@ func diffTool() tool.Tool {
 				schema.String("head", "The head branch, tag or sha (user:branch for a fork)").Required(),
 				schema.Integer("maxBytes", fmt.Sprintf("The most patch bytes to answer in all (default %d)", defaultMaxPatchBytes)).Min(0),
 			)),
-		Run: run(func(a args) string { return a.Alias }, func(ctx context.Context, in args, c *conn) (any, error) {
+		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			cmp, _, err := c.Repositories.CompareCommits(ctx, in.Owner, in.Repo, in.Base, in.Head, &github.ListOptions{PerPage: 100})
 			if err != nil {
 				return nil, c.failed(fmt.Sprintf("compare %s...%s in %s", in.Base, in.Head, in.full()), err)
