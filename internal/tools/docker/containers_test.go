@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 )
 
@@ -241,5 +244,44 @@ func TestExecPastItsTimeIsKilled(t *testing.T) {
 func removeImage(t *testing.T, ref string) {
 	if _, err := apiClient(t).ImageRemove(context.Background(), ref, image.RemoveOptions{Force: true}); err != nil {
 		t.Errorf("removing %s: %v", ref, err)
+	}
+}
+
+// An exec whose Igor was killed after starting it but before finding its
+// process is still ended by the next Igor: the record made before the
+// start names the exec, and the daemon says its process.
+func TestExecOfAKilledIgorIsSwept(t *testing.T) {
+	s := session(t)
+	name := uniq("bh-orphan")
+	t.Cleanup(func() { s.Run("docker_rm", fmt.Sprintf(`{"container":%q,"force":true}`, name)) })
+	s.MustRun("docker_run", fmt.Sprintf(`{"image":%q,"name":%q,"command":"sleep 600","detach":true}`, testImage, name))
+	ctx := context.Background()
+	e, err := engineOf(ctx, &tool.Call{Resources: s.Res})
+	must(t, err)
+	info, err := e.cli.ContainerInspect(ctx, name)
+	must(t, err)
+	created, err := e.cli.ContainerExecCreate(ctx, info.ID, container.ExecOptions{Cmd: []string{"sleep", "4321"}})
+	must(t, err)
+	tracked := e.recordExec(info.ID, created.ID)
+	must(t, e.cli.ContainerExecStart(ctx, created.ID, container.ExecStartOptions{Detach: true}))
+	// The Igor dies here: its record is left under its (now dead) pid.
+	dead := exec.Command("true")
+	must(t, dead.Run())
+	orphan := filepath.Join(execDir(), strconv.Itoa(dead.Process.Pid)+"."+shortID(created.ID))
+	must(t, os.Rename(tracked.file, orphan))
+	SweepOrphanExecs()
+	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
+		t.Errorf("the orphan's record is left: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ps := tooltest.Object(t, s.MustRun("docker_exec", fmt.Sprintf(`{"container":%q,"command":"ps"}`, name)))
+		if !strings.Contains(ps["stdout"].(string), "sleep 4321") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the exec of the killed Igor still runs: %s", ps["stdout"])
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -65,15 +65,16 @@ func execCommand(ctx context.Context, in execIn, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, e.apiError("exec in "+in.Container, err, listHint)
 	}
+	// Known before it can outlive this call: the next Igor kills it if
+	// this one dies first (execs.go).
+	tracked := e.recordExec(info.ID, created.ID)
+	defer tracked.done()
 	att, err := e.cli.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
 	if err != nil {
 		return nil, e.apiError("exec in "+in.Container, err, listHint)
 	}
 	defer att.Close()
-	// Known before it can outlive this call: the next Igor kills it if
-	// this one dies first (execs.go).
-	tracked := e.track(ctx, info.ID, created.ID)
-	defer tracked.done()
+	e.locate(ctx, tracked)
 
 	limit := boundOf(in.MaxBytes)
 	stdout, stderr := lines.NewCapture(limit/4, limit-limit/4), lines.NewCapture(limit/4, limit-limit/4)
