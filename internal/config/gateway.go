@@ -110,19 +110,28 @@ func (c *Config) validateGateway(bad func(key, format string, a ...any)) {
 	}
 }
 
+// TransportType names the transport a server entry means: its type
+// (streamable-http and streamableHttp are http), or stdio when it has a
+// command and http when it has only a url.
+func TransportType(typ, command, url string) string {
+	switch typ {
+	case "streamable-http", "streamableHttp":
+		return "http"
+	case "":
+		if command == "" && url != "" {
+			return "http"
+		}
+		return "stdio"
+	}
+	return typ
+}
+
 // Check reports what is wrong with the server called name, or nil.
 func (s GatewayServer) Check(name string) error {
 	if !ValidServerName(name) {
 		return fmt.Errorf("the name %q is not one an upstream can have: use 1 to 24 letters, digits, '-' or '_', starting with a letter or digit, without \"__\" and not ending in '_' (its tools are named <name>__<tool>)", name)
 	}
-	typ := s.Type
-	if typ == "" {
-		typ = "stdio"
-		if s.Command == "" && s.URL != "" {
-			typ = "http"
-		}
-	}
-	switch typ {
+	switch TransportType(s.Type, s.Command, s.URL) {
 	case "stdio":
 		if s.Command == "" {
 			return fmt.Errorf("a stdio server needs command (and args), such as command: npx, args: [-y, @modelcontextprotocol/server-everything]")
@@ -130,7 +139,7 @@ func (s GatewayServer) Check(name string) error {
 		if s.URL != "" || len(s.Headers) > 0 {
 			return fmt.Errorf("a stdio server takes no url or headers; for an HTTP server set type: http and url")
 		}
-	case "http", "streamable-http", "streamableHttp":
+	case "http":
 		u, err := url.Parse(s.URL)
 		if s.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("an http server needs url, an http:// or https:// address of its MCP endpoint, such as http://127.0.0.1:8080/mcp; got %q", s.URL)

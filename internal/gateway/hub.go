@@ -28,6 +28,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/wire"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -175,12 +176,9 @@ func (h *Hub) emit(typ, server, reason string) {
 	}
 }
 
-// maxMessage is the longest message read from an upstream when no hard
-// result bound is set, as from an Igor (wire.MaxLine).
-const maxMessage = 64 << 20
-
-// lineLimit is the longest message read from an upstream.
-func (h *Hub) lineLimit() int { return h.results.MessageLimit(maxMessage) }
+// lineLimit is the longest message read from an upstream: as from an
+// Igor (wire.MaxLine when no hard result bound is set).
+func (h *Hub) lineLimit() int { return h.results.MessageLimit(wire.MaxLine) }
 
 // Get returns the upstream called name.
 func (h *Hub) Get(name string) (*Upstream, bool) {
@@ -206,7 +204,7 @@ func (h *Hub) List() []*Upstream {
 // not kept: the error says why. replace lets it take the place of a
 // registered one of the same name.
 func (h *Hub) Register(ctx context.Context, spec Spec, replace bool) (*Upstream, error) {
-	spec.Type = transportType(spec.Type, spec.Command, spec.URL)
+	spec.Type = config.TransportType(spec.Type, spec.Command, spec.URL)
 	spec.Origin = OriginRegistered
 	if err := spec.Check(); err != nil {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "%v", err)
@@ -374,10 +372,7 @@ func (h *Hub) toolDef(u *Upstream, t *mcp.Tool) (tool.Def, error) {
 	if desc == "" {
 		desc = t.Title
 	}
-	timeout := u.spec.Timeout
-	if timeout == 0 {
-		timeout = h.cfg.CallTimeout
-	}
+	timeout := u.callTimeout()
 	return tool.Def{
 		Name: ToolName(u.Name(), t.Name), Description: fmt.Sprintf("[%s] %s", u.Name(), desc),
 		Group: "Gateway: " + u.Name(), Category: tool.CategoryGateway, Input: &in, RawInput: raw,

@@ -46,23 +46,8 @@ const (
 
 // FromConfig is the Spec of the configured server called name.
 func FromConfig(name string, s config.GatewayServer) Spec {
-	return Spec{Name: name, Type: transportType(s.Type, s.Command, s.URL), Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+	return Spec{Name: name, Type: config.TransportType(s.Type, s.Command, s.URL), Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 		URL: s.URL, Headers: s.Headers, AutoStart: s.AutoStart, Disabled: s.Disabled, Timeout: s.Timeout, Origin: OriginConfig}
-}
-
-// transportType names the transport a server entry means: its type, or
-// stdio when it has a command and http when it has only a url.
-func transportType(typ, command, url string) string {
-	switch typ {
-	case "streamable-http", "streamableHttp":
-		return "http"
-	case "":
-		if command == "" && url != "" {
-			return "http"
-		}
-		return "stdio"
-	}
-	return typ
 }
 
 // Check reports what is wrong with the spec, in the words of the config
@@ -171,6 +156,12 @@ func (s Spec) expand(lookup func(string) (string, bool)) (Spec, error) {
 	if len(missing) > 0 {
 		return s, fmt.Errorf("its configuration names variables that are not set in BarrHawk's environment: %s (set them, or write ${NAME:-default})", strings.Join(missing, ", "))
 	}
+	return s.withExpanded(x), nil
+}
+
+// withExpanded is the spec with what x, its server with the variables
+// substituted, runs and reaches.
+func (s Spec) withExpanded(x mcpconfig.Server) Spec {
 	s.Command, s.Args, s.Env, s.Cwd, s.URL, s.Headers = x.Command, x.Args, x.Env, x.Cwd, x.URL, x.Headers
-	return s, nil
+	return s
 }

@@ -514,7 +514,7 @@ func (h *Hub) discover(ctx context.Context, paths []string, file string, registe
 	var servers []map[string]any
 	var registered, failed []string
 	for _, s := range found.Servers {
-		spec := Spec{Name: ServerNameFor(s.Name), Type: transportType(s.Transport, s.Command, s.URL), Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+		spec := Spec{Name: ServerNameFor(s.Name), Type: config.TransportType(s.Transport, s.Command, s.URL), Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 			URL: s.URL, Headers: s.Headers, Disabled: s.Disabled, Source: s.Source, Origin: OriginRegistered}
 		m := spec.Public()
 		m["client"] = s.Client
@@ -531,7 +531,7 @@ func (h *Hub) discover(ctx context.Context, paths []string, file string, registe
 				m["problem"] = "unresolved variables: " + strings.Join(missing, ", ")
 				failed = append(failed, spec.Name)
 			} else {
-				spec.Command, spec.Args, spec.Env, spec.Cwd, spec.URL, spec.Headers = expanded.Command, expanded.Args, expanded.Env, expanded.Cwd, expanded.URL, expanded.Headers
+				spec = spec.withExpanded(expanded)
 				if _, err := h.Register(ctx, spec, false); err != nil {
 					m["problem"] = tool.AsError(err).Text()
 					failed = append(failed, spec.Name)

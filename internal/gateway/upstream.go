@@ -350,16 +350,22 @@ func (u *Upstream) watch(gen int, sess *mcp.ClientSession, child *supervise.Chil
 	}
 }
 
+// callTimeout bounds one call: the server's timeout, else
+// gateway.callTimeout.
+func (u *Upstream) callTimeout() time.Duration {
+	if u.spec.Timeout > 0 {
+		return u.spec.Timeout
+	}
+	return u.hub.cfg.CallTimeout
+}
+
 // Call calls one of the upstream's tools. Its answer is the upstream's
 // content (bounded by the front as any result), or an error saying what
 // went wrong: the upstream died during the call (WORKER_DIED), did not
 // answer in time (TIMEOUT), answered an error (UPSTREAM_ERROR) or too
 // much (RESULT_TOO_LARGE), or the tool failed (TOOL_ERROR).
 func (u *Upstream) Call(ctx context.Context, name string, args json.RawMessage) (any, error) {
-	timeout := u.spec.Timeout
-	if timeout == 0 {
-		timeout = u.hub.cfg.CallTimeout
-	}
+	timeout := u.callTimeout()
 	sctx, scancel := context.WithTimeout(ctx, u.hub.cfg.StartTimeout+timeout) // it may have to start first
 	sess, conn, dead, err := u.session(sctx)
 	scancel()

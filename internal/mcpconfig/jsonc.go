@@ -1,5 +1,7 @@
 package mcpconfig
 
+import "github.com/barrhawk/barrhawk/internal/rawjson"
+
 // StripJSONC turns JSON with comments (JSONC, as VS Code and Gemini CLI
 // read their settings) into JSON: it blanks out // and /* */ comments
 // outside strings, commas before a closing } or ], and a leading UTF-8
@@ -25,13 +27,7 @@ func StripJSONC(data []byte) []byte {
 		switch c := out[i]; {
 		case c == '"':
 			lastComma = -1
-			i++
-			for i < len(out) && out[i] != '"' {
-				if out[i] == '\\' {
-					i++
-				}
-				i++
-			}
+			i = rawjson.SkipString(out, i)
 		case c == '/' && i+1 < len(out) && out[i+1] == '/':
 			end := i
 			for end < len(out) && out[end] != '\n' {
