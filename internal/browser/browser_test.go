@@ -54,7 +54,7 @@ func server(t *testing.T) *httptest.Server {
 }
 
 func TestEngine(t *testing.T) {
-	ctx, _, p := launched(t, 60*time.Second)
+	ctx, p := launched(t, 60*time.Second)
 	srv := server(t)
 	if status, err := p.Navigate(ctx, srv.URL+"/"); err != nil || status != 200 {
 		t.Fatalf("navigate: %d %v", status, err)

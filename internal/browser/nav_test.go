@@ -51,7 +51,7 @@ func navServer(t *testing.T) *httptest.Server {
 // (a 204, an anchor) makes no read wait; a page that never comes is a
 // TIMEOUT naming it, and browser_navigate leaves it at once.
 func TestReadAfterNavigatingAction(t *testing.T) {
-	ctx, _, p := launched(t, 60*time.Second)
+	ctx, p := launched(t, 60*time.Second)
 	srv := navServer(t)
 	for _, c := range []struct{ click, read, want string }{
 		{"#go", "", "Second page"},
@@ -100,8 +100,8 @@ func TestReadAfterNavigatingAction(t *testing.T) {
 }
 
 // launched starts a headless browser for a test, closed when the test
-// ends, and returns a context lasting d, the browser and its active tab.
-func launched(t *testing.T, d time.Duration) (context.Context, *Browser, *Page) {
+// ends, and returns a context lasting d and the browser's active tab.
+func launched(t *testing.T, d time.Duration) (context.Context, *Page) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
@@ -114,5 +114,5 @@ func launched(t *testing.T, d time.Duration) (context.Context, *Browser, *Page) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ctx, b, p
+	return ctx, p
 }

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -54,22 +53,12 @@ const formsPage = `<!doctype html><html lang="en"><head><title>Selectors</title>
 // id), and every form that cannot be read answers INVALID_ARGS naming the
 // argument, the form and what to write instead.
 func TestSelectorForms(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	b, err := Launch(ctx, Options{Headless: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	ctx, p := launched(t, 90*time.Second)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write([]byte(formsPage))
 	}))
 	defer srv.Close()
-	p, err := b.Active()
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := p.Navigate(ctx, srv.URL+"/"); err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/barrhawk/barrhawk/internal/proc"
 )
 
 type multiFlag []string
@@ -223,7 +225,7 @@ type toolResult struct {
 type client struct {
 	name    string
 	dir     string
-	cmd     *exec.Cmd
+	proc    *proc.Process
 	stdin   io.WriteCloser
 	timeout time.Duration
 
@@ -239,7 +241,6 @@ func startClient(s spec, timeout time.Duration, stderrDir string) (*client, erro
 	cmd := exec.Command(s.argv[0], s.argv[1:]...)
 	cmd.Dir = s.dir
 	cmd.Env = append(append(os.Environ(), "HOME="+s.dir), s.env...)
-	newGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -255,10 +256,12 @@ func startClient(s spec, timeout time.Duration, stderrDir string) (*client, erro
 		}
 		cmd.Stderr = f
 	}
-	if err := cmd.Start(); err != nil {
+	// A process group of its own, so that stopping it stops its browser too.
+	p, err := proc.Start(cmd)
+	if err != nil {
 		return nil, err
 	}
-	c := &client{name: s.name, dir: s.dir, cmd: cmd, stdin: stdin, timeout: timeout, pending: map[string]chan rpcMsg{}, done: make(chan struct{})}
+	c := &client{name: s.name, dir: s.dir, proc: p, stdin: stdin, timeout: timeout, pending: map[string]chan rpcMsg{}, done: make(chan struct{})}
 	go c.read(stdout)
 	return c, nil
 }
@@ -382,19 +385,10 @@ func (c *client) call(name string, args map[string]any) (string, time.Duration, 
 
 func (c *client) stop() {
 	c.stdin.Close()
-	exited := make(chan struct{})
-	go func() { c.cmd.Wait(); close(exited) }() //nolint:errcheck // stopping
 	select {
-	case <-exited:
-		return
+	case <-c.proc.Done():
 	case <-time.After(5 * time.Second):
-	}
-	terminate(c.cmd)
-	select {
-	case <-exited:
-	case <-time.After(5 * time.Second):
-		kill(c.cmd)
-		<-exited
+		c.proc.Stop(5 * time.Second) // SIGTERM to its group, then SIGKILL
 	}
 }
 

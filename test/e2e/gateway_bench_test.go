@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,7 +19,7 @@ import (
 // the gateway adds (the difference of the medians, and their ratio).
 // Figures and commands: docs/PERFORMANCE.md.
 func BenchmarkGatewayOverhead(b *testing.B) {
-	ever := filepath.Join(mcpServersDir(b), ".bin", "mcp-server-everything")
+	ever := everythingBin(b)
 	home := b.TempDir()
 	yaml := "gateway:\n  servers:\n    everything:\n      command: " + ever + "\n      args: [stdio]\n"
 	if err := os.WriteFile(filepath.Join(home, "barrhawk.yaml"), []byte(yaml), 0o644); err != nil {
@@ -59,9 +58,4 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 	b.ReportMetric(float64(mg.Microseconds()), "gateway-median-µs")
 	b.ReportMetric(float64((mg - md).Microseconds()), "added-µs")
 	b.ReportMetric(float64(mg)/float64(md), "ratio")
-}
-
-// mcpServersDir is testbin.MCPServers for benchmarks and tests alike.
-func mcpServersDir(tb testing.TB) string {
-	return testbin.MCPServers(tb, ".bin/mcp-server-everything")
 }

@@ -14,13 +14,14 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // everythingBin is server-everything, the MCP reference server, installed
 // from the npm registry by scripts/test.
-func everythingBin(t *testing.T) string {
-	return filepath.Join(mcpServersDir(t), ".bin", "mcp-server-everything")
+func everythingBin(tb testing.TB) string {
+	return filepath.Join(testbin.MCPServers(tb, ".bin/mcp-server-everything"), ".bin", "mcp-server-everything")
 }
 
 // everythingYAML configures server-everything as upstreams of these
@@ -82,7 +83,7 @@ func TestGatewayConfigured(t *testing.T) {
 	for _, tl := range tools.Tools {
 		if strings.HasPrefix(tl.Name, "everything__") {
 			listed++
-			if !tool_nameOK(tl.Name) {
+			if !tool.GatewayNamePattern.MatchString(tl.Name) {
 				t.Errorf("listed name %q", tl.Name)
 			}
 		}
@@ -93,18 +94,6 @@ func TestGatewayConfigured(t *testing.T) {
 	if strings.Contains(s.stderr.String(), "from-the-environment") {
 		t.Errorf("the log shows the secret")
 	}
-}
-
-func tool_nameOK(n string) bool {
-	if len(n) > 64 {
-		return false
-	}
-	for _, r := range n {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // An upstream killed with SIGKILL in the middle of a call: that call

@@ -33,17 +33,27 @@
   // resolve lists the elements sel matches, in document order.
   const resolve = (sel) => selectors.query(String(sel).trim());
 
-  // pick is the element an action takes when sel matches several: the
+  // first is the element an action takes when els holds several: the
   // first visible one (for a selector ending in text, the first a user
   // acts on, or inside one: the button "Sign in" before the heading
-  // "Sign in"), else the first.
-  const rank = (els, byText) => {
-    if (els.length < 2) return els;
-    const r = (el) => (visible(el) ? (byText && el.closest(actionable) ? 0 : 1) : 2);
-    return els.map((el, i) => ({ el, i, r: r(el) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.el);
+  // "Sign in"), else the first. One pass, ending at the first of the best
+  // rank there can be.
+  const first = (els, byText) => {
+    if (els.length < 2) return els[0];
+    const top = byText ? 0 : 1;
+    let best = els[0], bestRank = 3;
+    for (const el of els) {
+      const r = visible(el) ? (byText && el.closest(actionable) ? 0 : 1) : 2;
+      if (r < bestRank) {
+        best = el;
+        bestRank = r;
+        if (r === top) break;
+      }
+    }
+    return best;
   };
-  const ranked = (sel) => rank(resolve(sel), selectors.endsWithText(String(sel).trim()));
-  const pick = (sel) => ranked(sel)[0];
+  const byText = (sel) => selectors.endsWithText(String(sel).trim());
+  const pick = (sel) => first(resolve(sel), byText(sel));
 
   // The other ways to find what a selector meant: data-testid, id,
   // aria-label, name and visible text, from the words in it.
@@ -121,14 +131,14 @@
   // scroll is set). With heal, a selector matching nothing is healed.
   const probe = (sel, opts) => {
     opts = opts || {};
-    let els = ranked(sel);
-    let matched = sel;
+    let els = resolve(sel);
+    let matched = sel, textual = byText(sel);
     if (!els.length && opts.heal) {
       const h = heal(sel);
-      if (h) { els = rank(h.els, h.selector.startsWith('text=')); matched = h.selector; }
+      if (h) { els = h.els; matched = h.selector; textual = h.selector.startsWith('text='); }
     }
     if (!els.length) return { count: 0, ref: refState(sel) };
-    let el = els[0];
+    let el = first(els, textual);
     // Typing into a label types into its field.
     if (opts.field && el.tagName === 'LABEL' && el.control) el = el.control;
     if (opts.scroll) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
@@ -255,5 +265,5 @@
     return { text: lines.join('\n'), cut, elements: count };
   };
 
-  window.__bh = { resolve, pick, probe, heal, candidates, snapshot, name, role, visible, text, describe, SelectorError: selectors.SelectorError };
+  window.__bh = { resolve, pick, probe, heal, candidates, snapshot, name, role, visible, text, describe };
 })();

@@ -1142,5 +1142,5 @@ const selectors = (() => {
   // hooks lets the helper resolve snapshot refs (ref=e12, e12).
   const hooks = { ref: () => null };
 
-  return { SelectorError, hooks, withMemo, style, query, endsWithText, visible, role, accessibleName, hiddenForAria };
+  return { hooks, withMemo, style, query, endsWithText, visible, role, accessibleName, hiddenForAria };
 })();

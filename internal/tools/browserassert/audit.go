@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/closest"
@@ -40,8 +41,10 @@ func axeVersionOf(src string) string {
 // injectAxe runs axe-core in the page and in each same-origin frame that
 // lacks it. The page's own AMD loader (require.js) is hidden from it, so
 // that axe sets window.axe instead of defining a module. A frame gets the
-// same source through the loader function's text.
-var injectAxe = `(() => {
+// same source through the loader function's text. Built when first needed:
+// it holds all of axe's half megabyte.
+var injectAxe = sync.OnceValue(func() string {
+	return `(() => {
 const load = function () { const define = undefined, module = undefined, exports = undefined;
 ` + axeSource + `
 };
@@ -52,6 +55,7 @@ const walk = (w) => {
 walk(window);
 return window.axe ? window.axe.version : null;
 })()`
+})
 
 // impacts are axe's impact levels, least severe first.
 var impacts = []string{"minor", "moderate", "serious", "critical"}
@@ -262,7 +266,7 @@ func runAxe(ctx context.Context, p *browser.Page, in auditArgs) (*axeResult, err
 		if opts["injected"] == true {
 			return nil, tool.Errorf(tool.CodeToolError, "axe-core %s was injected into the page, yet window.axe is missing: the page navigated meanwhile, or replaced window.axe; run the audit again once it has loaded", AxeVersion)
 		}
-		if _, err := p.Evaluate(ctx, injectAxe, nil); err != nil {
+		if _, err := p.Evaluate(ctx, injectAxe(), nil); err != nil {
 			return nil, fmt.Errorf("inject axe-core %s: %w", AxeVersion, err)
 		}
 		opts["injected"] = true

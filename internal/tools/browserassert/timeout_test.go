@@ -2,9 +2,6 @@ package browserassert
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -16,11 +13,7 @@ import (
 // after the page loads.
 func TestAssertionTimeoutZero(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, `<!doctype html><title>Late</title><script>setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id=late>Here</p>'), 6000)</script>`)
-	}))
-	t.Cleanup(srv.Close)
+	srv := serve(t, map[string]string{"/": `<!doctype html><title>Late</title><script>setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id=late>Here</p>'), 6000)</script>`})
 	for _, c := range []struct {
 		name, args string
 		passed     bool
