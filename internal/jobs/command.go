@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/proc"
@@ -247,7 +246,7 @@ func RunCommand(ctx context.Context, job CommandJob, env RunEnv) (out *Outcome, 
 			p.Stop(env.KillGrace)
 		}
 		out.ExitStatus = p.ExitStatus()
-		out.ExitCode = exitCode(p)
+		out.ExitCode = p.ExitCode()
 		if stopped != "" {
 			out.Status, out.Phase, out.Command = stopped, st.phase, st.cmd
 			fmt.Fprintf(w, "%s: stopped (%s) after %v\n", stopped, out.ExitStatus, time.Since(start).Round(time.Millisecond))
@@ -269,18 +268,6 @@ func RunCommand(ctx context.Context, job CommandJob, env RunEnv) (out *Outcome, 
 		env.Ended(&ended)
 	}
 	return out, nil
-}
-
-// exitCode is the process's exit code, 128+N for a signal.
-func exitCode(p *proc.Process) int {
-	st := p.Cmd.ProcessState
-	if st == nil {
-		return -1
-	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return st.ExitCode()
 }
 
 // CheckArtifactGlob says what is wrong with an artifact glob: it must be a

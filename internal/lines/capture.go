@@ -16,7 +16,7 @@ type Capture struct {
 
 	mu      sync.Mutex
 	head    []byte
-	tail    []byte // a window of the last Tail bytes, oldest first
+	tail    []byte // the last bytes, oldest first: up to 2×Tail, cut to Tail when read
 	dropped int64
 }
 
@@ -37,17 +37,25 @@ func (c *Capture) Write(p []byte) (int, error) {
 		return n, nil
 	}
 	c.tail = append(c.tail, p...)
+	if len(c.tail) > 2*c.Tail {
+		c.trim() // now and then, not at each write: a copy per write costs writes × Tail
+	}
+	return n, nil
+}
+
+// trim cuts the tail to its last Tail bytes, counting the rest dropped.
+func (c *Capture) trim() {
 	if over := len(c.tail) - c.Tail; over > 0 {
 		c.dropped += int64(over)
 		c.tail = append(c.tail[:0], c.tail[over:]...)
 	}
-	return n, nil
 }
 
 // Dropped is how many bytes were written and not kept.
 func (c *Capture) Dropped() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.trim()
 	return c.dropped
 }
 
@@ -56,6 +64,7 @@ func (c *Capture) Dropped() int64 {
 func (c *Capture) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.trim()
 	if c.dropped == 0 {
 		return string(c.head) + string(c.tail)
 	}

@@ -29,3 +29,16 @@ func TestCaptureKeepsHeadAndTail(t *testing.T) {
 		t.Errorf("cut inside a character: %q", s)
 	}
 }
+
+// BenchmarkCapture: a container's 10 MB of 80-byte lines, written a line at
+// a time (as stdcopy does), into a Capture keeping 3 MB at its end.
+func BenchmarkCapture(b *testing.B) {
+	line := []byte(strings.Repeat("x", 79) + "\n")
+	for b.Loop() {
+		c := NewCapture(1<<20, 3<<20)
+		for range (10 << 20) / len(line) {
+			c.Write(line)
+		}
+		_ = c.String()
+	}
+}

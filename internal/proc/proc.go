@@ -99,6 +99,20 @@ func (p *Process) ExitStatus() string {
 	return Describe(p.Cmd.ProcessState)
 }
 
+// ExitCode is the child's exit code, 128+N for a signal as a shell says
+// it, -1 when it was never started; valid after Done is closed.
+func (p *Process) ExitCode() int {
+	<-p.done
+	st := p.Cmd.ProcessState
+	if st == nil {
+		return -1
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
 // Describe says how a process ended, decoding a signal into the shell's
 // 128+N exit code.
 func Describe(st interface{ Sys() any }) string {

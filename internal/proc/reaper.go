@@ -89,6 +89,10 @@ func Descendants(pid int) []Info {
 	return out
 }
 
+// Stat is what /proc/PID/stat says of pid (Linux); false when it is gone
+// or there is no /proc.
+func Stat(pid int) (Info, bool) { return readStat("/proc/" + strconv.Itoa(pid) + "/stat") }
+
 func readStat(path string) (Info, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {

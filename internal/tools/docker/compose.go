@@ -26,7 +26,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/lines"
@@ -78,11 +77,10 @@ const composeInstall = "install one: on Debian or Ubuntu `apt-get install docker
 
 // composeCLI is a compose command that answered `version`.
 type composeCLI struct {
-	argv    []string // "docker", "compose" or "docker-compose" or a path
-	version string   // "1.29.2", "2.24.5"
-	major   int
-	minor   int
-	patch   int
+	argv  []string // "docker", "compose" or "docker-compose" or a path
+	major int
+	minor int
+	patch int
 }
 
 // name is how messages show the command.
@@ -192,7 +190,6 @@ func probeCompose(ctx context.Context, argv []string) (*composeCLI, error) {
 	c.major, _ = strconv.Atoi(m[1])
 	c.minor, _ = strconv.Atoi(m[2])
 	c.patch, _ = strconv.Atoi(m[3])
-	c.version = fmt.Sprintf("%d.%d.%d", c.major, c.minor, c.patch)
 	return c, nil
 }
 
@@ -234,15 +231,7 @@ func runComposeProcess(ctx context.Context, argv []string, dir string, env []str
 			p.Kill()
 		}
 	}
-	_ = p.Err()
-	st := p.Cmd.ProcessState
-	if st == nil {
-		return -1, stopped, nil
-	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), stopped, nil // as a shell says a signal
-	}
-	return st.ExitCode(), stopped, nil
+	return p.ExitCode(), stopped, nil
 }
 
 // ---- the arguments every tool takes ----------------------------------------
@@ -523,11 +512,7 @@ func composeLines(s string) []string {
 
 // composeTail is the last n of composeLines(s).
 func composeTail(s string, n int) []string {
-	ls := composeLines(s)
-	if len(ls) > n {
-		ls = ls[len(ls)-n:]
-	}
-	return ls
+	return composeTailOf(composeLines(s), n)
 }
 
 // composeProgressLines is composeLines without the lines compose v1

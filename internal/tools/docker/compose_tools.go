@@ -101,13 +101,15 @@ func composeUp(ctx context.Context, in composeUpIn, call *tool.Call) (any, error
 		return nil, err
 	}
 	timedOut := out.stopped
+	var cs []composeContainer
 	if out.code != 0 && (detach || !timedOut) {
 		if detach {
 			return nil, r.failure("up", out)
 		}
 		// Attached, compose's status may be a container's: an error only
 		// when no container was made.
-		if cs, perr := r.projectContainers(ctx, nil); perr != nil || len(cs) == 0 {
+		var perr error
+		if cs, perr = r.projectContainers(ctx, nil); perr != nil || len(cs) == 0 {
 			return nil, r.failure("up", out)
 		}
 	}
@@ -121,9 +123,12 @@ func composeUp(ctx context.Context, in composeUpIn, call *tool.Call) (any, error
 			return nil, err
 		}
 	}
-	cs, err := r.projectContainers(ctx, nil)
-	if err != nil {
-		return nil, err
+	if cs == nil || in.Wait && !nativeWait {
+		// Read above when compose failed, and unchanged since it exited,
+		// unless our wait ran meanwhile.
+		if cs, err = r.projectContainers(ctx, nil); err != nil {
+			return nil, err
+		}
 	}
 	answer["project"] = r.project(cs)
 	answer["services"] = composeRows(cs)
@@ -340,10 +345,7 @@ func composeLogs(ctx context.Context, in composeLogsIn, call *tool.Call) (any, e
 			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"since\": %q is neither a duration (\"10m\", \"1h30m\") nor a timestamp (\"2024-05-01T10:00:00Z\", or Unix seconds): %v", in.Since, err)
 		}
 	}
-	limit := in.MaxBytes
-	if limit <= 0 {
-		limit = defaultOutputBytes
-	}
+	limit := boundOf(in.MaxBytes)
 	r, err := prepareCompose(ctx, call, in.composeCommon)
 	if err != nil {
 		return nil, err

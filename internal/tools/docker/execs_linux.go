@@ -5,26 +5,18 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/barrhawk/barrhawk/internal/proc"
 )
 
 // processStart is pid's start time in clock ticks since boot (field 22 of
 // /proc/pid/stat), which tells a process from a later one given its pid.
 func processStart(pid int) (string, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	info, ok := proc.Stat(pid)
+	if !ok {
 		return "", false
 	}
-	// The command name (field 2) may hold spaces; fields count from after it.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return "", false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return "", false
-	}
-	return f[19], true
+	return strconv.FormatUint(info.Start, 10), true
 }
 
 // inContainer reports whether pid runs in the container whose full id is
