@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -221,6 +222,7 @@ func TestComposeErrors(t *testing.T) {
 	missing := filepath.Join(dir, "missing.yml")
 	tooltest.MustFailWith(t, Tools(), "compose_ps", fmt.Sprintf(`{"file":%q}`, missing), tool.CodeInvalidArgs, `"file"`, missing)
 	tooltest.MustFailWith(t, Tools(), "compose_up", `{"files":["/nonexistent/override.yml"]}`, tool.CodeInvalidArgs, `"files"`, "/nonexistent/override.yml")
+	tooltest.MustFailWith(t, Tools(), "compose_exec", `{"service":"web","command":"   "}`, tool.CodeInvalidArgs, `"command"`, "empty")
 	tooltest.MustFailWith(t, Tools(), "compose_up", fmt.Sprintf(`{"projectDirectory":%q}`, composeWrite(t, dir, "plain.txt", "")), tool.CodeInvalidArgs, `"projectDirectory"`, "not a directory")
 
 	// No file in the root: compose's own error, and where it looked.
@@ -311,6 +313,19 @@ services:
 	text := logs["logs"].(string)
 	if logs["cut"] == nil || len(text) > 1100 || !strings.HasSuffix(text, "job-1 | 500\n") || strings.Contains(text, "job ran") || !strings.Contains(text, "lines left out") {
 		t.Errorf("logs over the bound (%d bytes): %v", len(text), logs)
+	}
+	// Whole lines only: the kept numbers run on without a gap (a line cut
+	// in its middle would show 23 before 124).
+	last := 0
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		n, err := strconv.Atoi(strings.TrimPrefix(l, "job-1 | "))
+		if err != nil {
+			continue // the note of what was left out
+		}
+		if last != 0 && n != last+1 {
+			t.Errorf("logs over the bound: %d after %d, a partial line kept:\n%s", n, last, text)
+		}
+		last = n
 	}
 	all := tooltest.Object(t, s.MustRun("compose_logs", fmt.Sprintf(`{%s,"tail":3}`, common)))
 	if all["logs"] != "job-1 | 498\njob-1 | 499\njob-1 | 500\n" || all["lines"] != float64(3) {

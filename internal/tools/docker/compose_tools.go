@@ -379,7 +379,9 @@ func composeLogs(ctx context.Context, in composeLogsIn, call *tool.Call) (any, e
 		}
 		s := composeSection{prefix: fmt.Sprintf("%-*s | ", width, names[i])}
 		if dropped > 0 {
-			// The capture kept the last bytes: the first line is partial.
+			// The capture's note of what it left out, then its first
+			// line, partial: the section says the cut itself.
+			_, text, _ = strings.Cut(text, "\n")
 			_, text, _ = strings.Cut(text, "\n")
 		}
 		text = strings.TrimSuffix(text, "\n")
@@ -507,7 +509,7 @@ var composeExecWarningRE = regexp.MustCompile(`^time="[^"]*" level=warning msg=|
 
 // composeExec runs compose_exec.
 func composeExec(ctx context.Context, in composeExecIn, call *tool.Call) (any, error) {
-	if len(in.Command) == 0 || len(in.Command) == 3 && in.Command[0] == "sh" && in.Command[1] == "-c" && strings.TrimSpace(in.Command[2]) == "" {
+	if len(in.Command) == 0 || len(in.Command) == 3 && in.Command[0] == "/bin/sh" && in.Command[1] == "-c" && strings.TrimSpace(in.Command[2]) == "" {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"command\": empty; give the command, such as [\"ls\", \"-l\", \"/\"] or \"ls -l /\"")
 	}
 	if err := in.ExecEnv.check("execEnv"); err != nil {
