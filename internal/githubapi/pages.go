@@ -15,8 +15,6 @@ type Listed[T any] struct {
 	// Total is how many there are in all: exact when every page was read,
 	// or when the last page was (one request more); -1 when unknown.
 	Total int
-	// Pages is how many requests were made.
-	Pages int
 }
 
 // More reports whether the list was cut at its limit.
@@ -34,7 +32,6 @@ func List[T any](ctx context.Context, limit int, fetch func(ctx context.Context,
 	o := github.ListOptions{PerPage: per, Page: 1}
 	for {
 		rows, resp, err := fetch(ctx, o)
-		out.Pages++
 		if err != nil {
 			return out, err
 		}
@@ -48,8 +45,7 @@ func List[T any](ctx context.Context, limit int, fetch func(ctx context.Context,
 			}
 			if resp.NextPage != 0 && resp.LastPage > 0 {
 				last, _, err := fetch(ctx, github.ListOptions{PerPage: per, Page: resp.LastPage})
-				out.Pages++
-				if err == nil {
+						if err == nil {
 					out.Total = (resp.LastPage-1)*per + len(last)
 				}
 			}

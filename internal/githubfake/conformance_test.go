@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,12 +45,7 @@ func topKeys(v any) []string {
 		v = l[0]
 	}
 	m, _ := v.(map[string]any)
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return sortedKeys(m)
 }
 
 // missing lists the keys of want that got lacks.

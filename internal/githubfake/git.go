@@ -1,12 +1,15 @@
 package githubfake
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/barrhawk/barrhawk/internal/tools/text"
 )
 
 // commit is one commit of a repository: its whole tree as a map from
@@ -220,116 +223,15 @@ func diffTrees(a, b map[string]string) []fileChange {
 	return out
 }
 
-// splitLines splits text into lines without their newlines.
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-}
-
 // unifiedDiff is the patch GitHub shows for a file changed from a to b:
-// hunks with three lines of context and no file header, from a longest
-// common subsequence of lines.
+// hunks with three lines of context and no file header (text.Diff's,
+// the minimal line diff string_diff and fs_diff answer), and the lines
+// added and removed.
 func unifiedDiff(a, b string) (string, int, int) {
-	x, y := splitLines(a), splitLines(b)
-	n, m := len(x), len(y)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
+	d, err := text.Diff(context.Background(), "a", "b", a, b, 3)
+	if err != nil || d.Equal {
+		return "", 0, 0
 	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if x[i] == y[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	type op struct {
-		kind byte // ' ', '-', '+'
-		text string
-		ai   int // line index in a (for ' ' and '-') else in b
-		bi   int
-	}
-	var ops []op
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && x[i] == y[j]:
-			ops = append(ops, op{' ', x[i], i, j})
-			i++
-			j++
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-			ops = append(ops, op{'-', x[i], i, j})
-			i++
-		default:
-			ops = append(ops, op{'+', y[j], i, j})
-			j++
-		}
-	}
-	const ctx = 3
-	var b2 strings.Builder
-	adds, dels := 0, 0
-	for k := 0; k < len(ops); {
-		if ops[k].kind == ' ' {
-			k++
-			continue
-		}
-		start := max(0, k-ctx)
-		end := k
-		// extend the hunk while changes are within 2*ctx of each other
-		for end < len(ops) {
-			if ops[end].kind != ' ' {
-				end++
-				continue
-			}
-			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
-				run++
-			}
-			if run == len(ops) || run-end > 2*ctx {
-				end = min(len(ops), end+ctx)
-				break
-			}
-			end = run
-		}
-		aStart, bStart, aLen, bLen := ops[start].ai, ops[start].bi, 0, 0
-		var body strings.Builder
-		for _, o := range ops[start:end] {
-			switch o.kind {
-			case ' ':
-				aLen++
-				bLen++
-			case '-':
-				aLen++
-				dels++
-			case '+':
-				bLen++
-				adds++
-			}
-			body.WriteByte(o.kind)
-			body.WriteString(o.text)
-			body.WriteByte('\n')
-		}
-		if b2.Len() > 0 {
-			b2.WriteByte('\n')
-		}
-		fmt.Fprintf(&b2, "@@ -%s +%s @@\n%s", hunkRange(aStart, aLen), hunkRange(bStart, bLen), strings.TrimSuffix(body.String(), "\n"))
-		k = end
-	}
-	return b2.String(), adds, dels
-}
-
-// hunkRange formats one side of a hunk header as diff does: "start,len",
-// with start one-based, or the line before when the side is empty.
-func hunkRange(start, n int) string {
-	if n == 0 {
-		return fmt.Sprintf("%d,0", start)
-	}
-	if n == 1 {
-		return fmt.Sprintf("%d", start+1)
-	}
-	return fmt.Sprintf("%d,%d", start+1, n)
+	_, hunks, _ := strings.Cut(d.Unified, "\n+++ b\n")
+	return strings.TrimSuffix(hunks, "\n"), d.Added, d.Removed
 }

@@ -107,7 +107,9 @@ func getContent(c *call) reply {
 			continue
 		}
 		if dir, _, nested := strings.Cut(rest, "/"); nested {
-			entries[dir] = c.s.dirObj(r, ref, prefix+dir, files)
+			if _, seen := entries[dir]; !seen { // once per subdirectory: it hashes its tree
+				entries[dir] = c.s.dirObj(r, ref, prefix+dir, files)
+			}
 		} else {
 			entries[rest] = c.s.contentObj(r, ref, p, content, false)
 		}
@@ -165,16 +167,14 @@ func listBranches(c *call) reply {
 	if c.query.Get("protected") == "true" {
 		names = nil
 	}
-	items, h := pageOf(c, names)
-	out := []any{}
-	for _, name := range items {
+	out, h := pageOf(c, names, func(name string) any {
 		sha := r.branches[name]
-		out = append(out, map[string]any{
+		return map[string]any{
 			"name":      name,
 			"commit":    map[string]any{"sha": sha, "url": c.s.apiRepo(r) + "/commits/" + sha},
 			"protected": false,
-		})
-	}
+		}
+	})
 	return reply{status: http.StatusOK, body: out, header: h}
 }
 
@@ -249,11 +249,7 @@ func listPulls(c *call) reply {
 	if c.query.Get("direction") == "asc" {
 		slices.Reverse(list)
 	}
-	items, h := pageOf(c, list)
-	out := []any{}
-	for _, is := range items {
-		out = append(out, c.s.pullObj(r, is, false))
-	}
+	out, h := pageOf(c, list, func(is *issue) any { return c.s.pullObj(r, is, false) })
 	return reply{status: http.StatusOK, body: out, header: h}
 }
 
@@ -323,7 +319,7 @@ func mergePull(c *call) reply {
 		return c.notFound()
 	}
 	p := is.pr
-	if p.merged || is.state != "open" {
+	if p.merged() || is.state != "open" {
 		return c.errorReply(http.StatusMethodNotAllowed, "Pull Request is not mergeable")
 	}
 	headSHA, baseSHA := r.branches[p.head], r.branches[p.base]
@@ -357,7 +353,7 @@ func mergePull(c *call) reply {
 	r.commits[cm.sha] = cm
 	r.branches[p.base] = cm.sha
 	now := c.s.now()
-	p.merged, p.mergedAt, p.mergeCommit, p.mergedBy = true, now, cm.sha, c.s.login
+	p.mergedAt, p.mergeCommit, p.mergedBy = now, cm.sha, c.s.login
 	p.headSHA, p.baseSHA = headSHA, baseSHA
 	is.state, is.closed, is.updated = "closed", now, now
 	out := c.s.spec.example("pull-request-merge-result-response-if-merge-was-successful").(map[string]any)
@@ -405,11 +401,7 @@ func listReviews(c *call) reply {
 	if is == nil {
 		return c.notFound()
 	}
-	items, h := pageOf(c, is.pr.reviews)
-	out := []any{}
-	for _, rv := range items {
-		out = append(out, c.s.reviewObj(c.repo, is, rv))
-	}
+	out, h := pageOf(c, is.pr.reviews, func(rv *review) any { return c.s.reviewObj(c.repo, is, rv) })
 	return reply{status: http.StatusOK, body: out, header: h}
 }
 
@@ -441,11 +433,7 @@ func listIssues(c *call) reply {
 	if c.query.Get("direction") == "asc" {
 		slices.Reverse(list)
 	}
-	items, h := pageOf(c, list)
-	out := []any{}
-	for _, is := range items {
-		out = append(out, c.s.issueObj(r, is))
-	}
+	out, h := pageOf(c, list, func(is *issue) any { return c.s.issueObj(r, is) })
 	return reply{status: http.StatusOK, body: out, header: h}
 }
 
@@ -477,11 +465,7 @@ func listComments(c *call) reply {
 	if is == nil {
 		return c.notFound()
 	}
-	items, h := pageOf(c, is.comments)
-	out := []any{}
-	for _, cm := range items {
-		out = append(out, c.s.commentObj(c.repo, is, cm))
-	}
+	out, h := pageOf(c, is.comments, func(cm *comment) any { return c.s.commentObj(c.repo, is, cm) })
 	return reply{status: http.StatusOK, body: out, header: h}
 }
 
@@ -519,11 +503,7 @@ func createLabel(c *call) reply {
 }
 
 func listWorkflows(c *call) reply {
-	items, h := pageOf(c, c.repo.workflows)
-	list := []any{}
-	for _, w := range items {
-		list = append(list, c.s.workflowObj(c.repo, w))
-	}
+	list, h := pageOf(c, c.repo.workflows, func(w *workflow) any { return c.s.workflowObj(c.repo, w) })
 	return reply{status: http.StatusOK, body: map[string]any{"total_count": len(c.repo.workflows), "workflows": list}, header: h}
 }
 
@@ -603,11 +583,7 @@ func listRuns(c *call) reply {
 		}
 		list = append(list, rn)
 	}
-	items, h := pageOf(c, list)
-	out := []any{}
-	for _, rn := range items {
-		out = append(out, c.s.runObj(r, rn))
-	}
+	out, h := pageOf(c, list, func(rn *run) any { return c.s.runObj(r, rn) })
 	return reply{status: http.StatusOK, body: map[string]any{"total_count": len(list), "workflow_runs": out}, header: h}
 }
 

@@ -47,12 +47,14 @@ type pull struct {
 	head, base  string
 	headSHA     string // when merged: the head it merged
 	baseSHA     string
-	merged      bool
 	mergedAt    time.Time
 	mergeCommit string
 	mergedBy    string
 	reviews     []*review
 }
+
+// merged reports whether the pull request was merged.
+func (p *pull) merged() bool { return p.mergeCommit != "" }
 
 type review struct {
 	id                          int64
@@ -242,7 +244,7 @@ func (s *Server) PullRequest(owner, repo string, number int) (PR, bool) {
 		return PR{}, false
 	}
 	is := r.issues[number-1]
-	p := PR{Number: number, Title: is.title, Body: is.body, State: is.state, Head: is.pr.head, Base: is.pr.base, User: is.user, Merged: is.pr.merged, MergeCommitSHA: is.pr.mergeCommit}
+	p := PR{Number: number, Title: is.title, Body: is.body, State: is.state, Head: is.pr.head, Base: is.pr.base, User: is.user, Merged: is.pr.merged(), MergeCommitSHA: is.pr.mergeCommit}
 	for _, rv := range is.pr.reviews {
 		p.Reviews = append(p.Reviews, rv.state)
 	}

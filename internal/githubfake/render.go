@@ -437,7 +437,7 @@ func (s *Server) branchSide(r *repoState, tmpl map[string]any, branch, sha strin
 // mergeable_state for it.
 func (r *repoState) mergeState(is *issue) (mergeable any, state string) {
 	p := is.pr
-	if p.merged || is.state == "closed" {
+	if p.merged() || is.state == "closed" {
 		return nil, "unknown"
 	}
 	head, base := r.branches[p.head], r.branches[p.base]
@@ -486,7 +486,7 @@ func (s *Server) pullObj(r *repoState, is *issue, full bool) map[string]any {
 	n := strconv.Itoa(is.number)
 	api, web := s.apiRepo(r)+"/pulls/"+n, webRepo(r)+"/pull/"+n
 	headSHA, baseSHA := r.branches[p.head], r.branches[p.base]
-	if p.merged {
+	if p.merged() {
 		headSHA, baseSHA = p.headSHA, p.baseSHA
 	}
 	m["url"] = api
@@ -533,7 +533,7 @@ func (s *Server) pullObj(r *repoState, is *issue, full bool) map[string]any {
 	if !full {
 		return m
 	}
-	m["merged"] = p.merged
+	m["merged"] = p.merged()
 	m["mergeable"], m["mergeable_state"] = r.mergeState(is)
 	m["rebaseable"] = m["mergeable"]
 	m["merged_by"] = nil

@@ -34,32 +34,25 @@ import (
 	"github.com/barrhawk/barrhawk/internal/testbin"
 )
 
-// DefaultToken is the token a Server accepts when Options.Token is empty:
-// the shape of a classic personal access token.
+// DefaultToken is the token a Server accepts: the shape of a classic
+// personal access token.
 const DefaultToken = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
 
-// DefaultLogin is the login of the token's user when Options.Login is
-// empty.
+// DefaultLogin is the login of the token's user.
 const DefaultLogin = "octocat"
 
 // apiVersion is what X-GitHub-Api-Version-Selected says, as recorded.
 const apiVersion = "2022-11-28"
 
-// Options configures a Server.
+// Options configures a Server. It accepts one token, DefaultToken (sent
+// as "Authorization: Bearer T" or "token T"), of the user DefaultLogin,
+// with a rate limit of 5000 requests an hour (60 without a token).
 type Options struct {
-	// Token is the one token the server accepts, sent as
-	// "Authorization: Bearer T" or "token T". Default DefaultToken.
-	Token string
-	// Login is the token's user. Default DefaultLogin.
-	Login string
 	// Orgs are the other owners whose repositories the token's user may
 	// see when private and write to. Repositories of any other owner are
 	// visible only when public, and read-only for contents, refs, merges
 	// and workflow dispatches (GitHub answers 404, hiding them).
 	Orgs []string
-	// RateLimit is X-RateLimit-Limit for the token. Default 5000; requests
-	// without a token have 60.
-	RateLimit int
 }
 
 // Repo seeds a repository in AddRepo.
@@ -115,10 +108,10 @@ func Start(t testing.TB, o Options) *Server {
 	}
 	s := &Server{
 		spec:  sp,
-		token: o.Token,
-		login: o.Login,
+		token: DefaultToken,
+		login: DefaultLogin,
 		orgs:  map[string]bool{},
-		limit: o.RateLimit,
+		limit: 5000,
 		repos: map[string]*repoState{},
 		byID:  map[int64]*repoState{},
 		// A fixed clock, advanced a second per change, keeps shas stable.
@@ -126,15 +119,6 @@ func Start(t testing.TB, o Options) *Server {
 		used:   map[bool]int{},
 		window: time.Now().Truncate(time.Second),
 		nextID: 1296269,
-	}
-	if s.token == "" {
-		s.token = DefaultToken
-	}
-	if s.login == "" {
-		s.login = DefaultLogin
-	}
-	if s.limit == 0 {
-		s.limit = 5000
 	}
 	s.orgs[s.login] = true
 	for _, org := range o.Orgs {
@@ -289,7 +273,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if data, err = json.Marshal(rep.body); err != nil {
 			panic(fmt.Sprintf("githubfake: encode the answer to %s %s: %v", r.Method, r.URL, err))
 		}
-		s.checkResponse(c, rep)
+		s.checkResponse(c, rep.status, data)
 	}
 
 	h := w.Header()
@@ -551,23 +535,22 @@ func readBody(r *http.Request) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// checkResponse checks a JSON answer against the schema the operation
-// gives for its status, keeping what does not match.
-func (s *Server) checkResponse(c *call, rep reply) {
+// checkResponse checks a JSON answer, as encoded (what a client decodes),
+// against the schema the operation gives for its status, keeping what does
+// not match.
+func (s *Server) checkResponse(c *call, status int, data []byte) {
 	if c.op == nil {
 		return
 	}
-	status := strconv.Itoa(rep.status)
-	schema, ok := c.op.Response[status]
+	code := strconv.Itoa(status)
+	schema, ok := c.op.Response[code]
 	if !ok || schema == nil {
 		return
 	}
-	// Validate what a client decodes: the encoded JSON.
-	data, _ := json.Marshal(rep.body)
 	var v any
 	_ = json.Unmarshal(data, &v)
-	if err := s.spec.validate("response "+c.op.Method+" "+c.op.Template+" "+status, schema, v); err != nil {
-		s.violations = append(s.violations, fmt.Sprintf("response %d to %s %s (%s): %v", rep.status, c.r.Method, c.r.URL.RequestURI(), c.op.ID, err))
+	if err := s.spec.validate("response "+c.op.Method+" "+c.op.Template+" "+code, schema, v); err != nil {
+		s.violations = append(s.violations, fmt.Sprintf("response %d to %s %s (%s): %v", status, c.r.Method, c.r.URL.RequestURI(), c.op.ID, err))
 	}
 }
 
@@ -636,10 +619,15 @@ func withPage(query string, p int) string {
 	return strings.Join(parts, "&")
 }
 
-// pageOf is items[lo:hi] of a list, with its Link header.
-func pageOf[T any](c *call, items []T) ([]T, http.Header) {
+// pageOf is the page of items the call asks for, each rendered, with its
+// Link header.
+func pageOf[T any](c *call, items []T, render func(T) any) ([]any, http.Header) {
 	lo, hi, h := c.page(len(items))
-	return items[lo:hi], h
+	out := make([]any, 0, hi-lo)
+	for _, it := range items[lo:hi] {
+		out = append(out, render(it))
+	}
+	return out, h
 }
 
 // sortedKeys is the keys of m in order.

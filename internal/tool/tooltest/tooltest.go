@@ -91,12 +91,18 @@ func MustFail(t testing.TB, tools []tool.Tool, name, args, code string) *tool.Er
 func MustFailWith(t testing.TB, tools []tool.Tool, name, args, code string, mentions ...string) *tool.Error {
 	t.Helper()
 	err := MustFail(t, tools, name, args, code)
+	checkMentions(t, name, args, err, mentions)
+	return err
+}
+
+// checkMentions reports each of mentions err's message lacks.
+func checkMentions(t testing.TB, name, args string, err *tool.Error, mentions []string) {
+	t.Helper()
 	for _, m := range mentions {
 		if !strings.Contains(err.Message, m) {
 			t.Errorf("%s(%s): error %q does not mention %s", name, args, err.Message, m)
 		}
 	}
-	return err
 }
 
 // MustRunObject is MustRun for a tool whose result is a JSON object: it
@@ -266,5 +272,14 @@ func (s *Session) MustFail(name, args, code string) *tool.Error {
 	if err.Code != code {
 		s.t.Fatalf("%s(%s): want error %s, got %s: %s", name, args, code, err.Code, err.Message)
 	}
+	return err
+}
+
+// MustFailWith is MustFail that also fails the test unless the error's
+// message contains each of mentions.
+func (s *Session) MustFailWith(name, args, code string, mentions ...string) *tool.Error {
+	s.t.Helper()
+	err := s.MustFail(name, args, code)
+	checkMentions(s.t, name, args, err, mentions)
 	return err
 }

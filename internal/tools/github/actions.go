@@ -48,7 +48,7 @@ func workflowListTool() tool.Tool {
 				return rows, resp, err
 			})
 			if err != nil {
-				return nil, c.failed("list the workflows of "+in.full(), err)
+				return nil, c.Err("list the workflows of "+in.full(), err)
 			}
 			return listAnswer("workflows", l), nil
 		}),
@@ -140,7 +140,7 @@ func workflowRunTool() tool.Tool {
 				_, err = c.Actions.CreateWorkflowDispatchEventByFileName(ctx, in.Owner, in.Repo, string(in.WorkflowID), ev)
 			}
 			if err != nil {
-				return nil, c.failed("trigger "+what, err)
+				return nil, c.Err("trigger "+what, err)
 			}
 			// GitHub answers 204 without the run: look for it briefly.
 			for wait := 500 * time.Millisecond; wait < 8*time.Second; wait *= 2 {
@@ -192,7 +192,7 @@ func workflowRunsTool() tool.Tool {
 				return rows, resp, err
 			})
 			if err != nil {
-				return nil, c.failed("list the workflow runs of "+in.full(), err)
+				return nil, c.Err("list the workflow runs of "+in.full(), err)
 			}
 			if total >= 0 {
 				l.Total = total

@@ -11,7 +11,6 @@
 package github
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -125,7 +124,7 @@ func connOf(call *tool.Call, alias string) (*conn, error) {
 		if err != nil {
 			return nil, nil, tool.Errorf(tool.CodeInvalidArgs, "%v", err)
 		}
-		return &conn{Client: c}, func() error { return nil }, nil
+		return &conn{Client: c}, nil, nil
 	})
 	if err != nil {
 		return nil, err
@@ -166,16 +165,7 @@ func cleaned(c *githubapi.Client, v any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the result: %w", err)
 	}
-	if red := []byte(c.Redact(string(b))); !bytes.Equal(red, b) {
-		return json.RawMessage(red), nil
-	}
-	return json.RawMessage(b), nil
-}
-
-// failed wraps err with what was being done: GitHub's answer becomes one of
-// our errors (githubapi.Client.Err).
-func (c *conn) failed(what string, err error) error {
-	return c.Err(what, err)
+	return json.RawMessage(c.Redact(string(b))), nil
 }
 
 // Helpers for the compact rows.
@@ -195,9 +185,6 @@ func ts(t *github.Timestamp) string {
 	}
 	return t.UTC().Format(time.RFC3339)
 }
-
-// login is a user's login, "" when absent.
-func login(u *github.User) string { return u.GetLogin() }
 
 // firstLine is a commit message's subject.
 func firstLine(s string) string {

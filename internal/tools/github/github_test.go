@@ -56,17 +56,6 @@ func obj(t *testing.T, s *tooltest.Session, name, args string) map[string]any {
 	return tooltest.Object(t, s.MustRun(name, args))
 }
 
-func failsWith(t *testing.T, s *tooltest.Session, name, args, code string, mentions ...string) *tool.Error {
-	t.Helper()
-	e := s.MustFail(name, args, code)
-	for _, m := range mentions {
-		if !strings.Contains(e.Message, m) {
-			t.Errorf("%s(%s): the error does not mention %q: %s", name, args, m, e.Message)
-		}
-	}
-	return e
-}
-
 // TestChangeFlow: a change the way an agent makes one: read, branch, write,
 // open a pull request, compare, review, merge; each write safe to repeat.
 func TestChangeFlow(t *testing.T) {
@@ -91,8 +80,8 @@ func TestChangeFlow(t *testing.T) {
 		t.Errorf("file create: %v", w)
 	}
 	// Replacing needs the sha that was read; a wrong one is refused.
-	failsWith(t, s, "gh_file_write", `{"owner":"octocat","repo":"app","path":"README.md","content":"# app, v2\n","message":"v2","branch":"feature"}`, tool.CodeInvalidArgs, "pass sha", readme["sha"].(string))
-	failsWith(t, s, "gh_file_write", `{"owner":"octocat","repo":"app","path":"README.md","content":"# app, v2\n","message":"v2","branch":"feature","sha":"0123456789012345678901234567890123456789"}`, tool.CodeInvalidArgs, "README.md")
+	s.MustFailWith("gh_file_write", `{"owner":"octocat","repo":"app","path":"README.md","content":"# app, v2\n","message":"v2","branch":"feature"}`, tool.CodeInvalidArgs, "pass sha", readme["sha"].(string))
+	s.MustFailWith("gh_file_write", `{"owner":"octocat","repo":"app","path":"README.md","content":"# app, v2\n","message":"v2","branch":"feature","sha":"0123456789012345678901234567890123456789"}`, tool.CodeInvalidArgs, "README.md")
 	up := obj(t, s, "gh_file_write", fmt.Sprintf(`{"owner":"octocat","repo":"app","path":"README.md","content":"# app, v2\n","message":"v2","branch":"feature","sha":%q}`, readme["sha"]))
 	if up["created"] != false || up["sha"] == readme["sha"] {
 		t.Errorf("file update: %v", up)
@@ -128,9 +117,9 @@ func TestChangeFlow(t *testing.T) {
 		t.Errorf("a diff over maxBytes: %v", cut)
 	}
 	n := int(pr["number"].(float64))
-	failsWith(t, s, "gh_pr_review", fmt.Sprintf(`{"owner":"octocat","repo":"app","pullNumber":%d,"event":"REQUEST_CHANGES"}`, n), tool.CodeInvalidArgs, "body")
+	s.MustFailWith("gh_pr_review", fmt.Sprintf(`{"owner":"octocat","repo":"app","pullNumber":%d,"event":"REQUEST_CHANGES"}`, n), tool.CodeInvalidArgs, "body")
 	// GitHub lets no one approve their own pull request; a comment is fine.
-	failsWith(t, s, "gh_pr_review", fmt.Sprintf(`{"owner":"octocat","repo":"app","pullNumber":%d,"event":"APPROVE"}`, n), tool.CodeInvalidArgs, "own pull request")
+	s.MustFailWith("gh_pr_review", fmt.Sprintf(`{"owner":"octocat","repo":"app","pullNumber":%d,"event":"APPROVE"}`, n), tool.CodeInvalidArgs, "own pull request")
 	if r := obj(t, s, "gh_pr_review", fmt.Sprintf(`{"owner":"octocat","repo":"app","pullNumber":%d,"event":"COMMENT","body":"Reads well."}`, n)); r["state"] != "COMMENTED" {
 		t.Errorf("review: %v", r)
 	}
@@ -156,7 +145,7 @@ func TestMergeRefusedSaysWhy(t *testing.T) {
 	n := gh.OpenPR("octocat", "app", "fix", "main", "Fix it", "hubot")
 	gh.SetPRChecks("octocat", "app", n, "failure")
 	s.MustRun("gh_pr_review", fmt.Sprintf(`{"owner":"octocat","repo":"app","pullNumber":%d,"event":"REQUEST_CHANGES","body":"Add a test."}`, n))
-	failsWith(t, s, "gh_pr_merge", fmt.Sprintf(`{"owner":"octocat","repo":"app","pullNumber":%d}`, n), tool.CodeInvalidArgs, "cannot be merged", "checks failing", "changes requested by "+gh.Login())
+	s.MustFailWith("gh_pr_merge", fmt.Sprintf(`{"owner":"octocat","repo":"app","pullNumber":%d}`, n), tool.CodeInvalidArgs, "cannot be merged", "checks failing", "changes requested by "+gh.Login())
 	if pr, _ := gh.PullRequest("octocat", "app", n); pr.Merged {
 		t.Error("a refused merge merged")
 	}
@@ -220,14 +209,14 @@ func TestRateLimits(t *testing.T) {
 		t.Errorf("want a 403 then the retry's 200, got %+v", reqs)
 	}
 	gh.RateLimitNext(2, "secondary", time.Second)
-	failsWith(t, s, "gh_branch_list", `{"owner":"octocat","repo":"app"}`, tool.CodeRateLimited, "secondary rate limit", "Try again after")
+	s.MustFailWith("gh_branch_list", `{"owner":"octocat","repo":"app"}`, tool.CodeRateLimited, "secondary rate limit", "Try again after")
 
 	_, s2 := fake(t)
 	gh2 := githubfake.Start(t, githubfake.Options{})
 	gh2.AddRepo("octocat", "app", githubfake.Repo{})
 	s2.MustRun("gh_connect", fmt.Sprintf(`{"token":%q,"api":%q,"alias":"limited"}`, gh2.Token(), gh2.URL()))
 	gh2.RateLimitNext(1, "primary", 0)
-	failsWith(t, s2, "gh_repo_info", `{"owner":"octocat","repo":"app","alias":"limited"}`, tool.CodeRateLimited, "rate limit is spent", "resets at")
+	s2.MustFailWith("gh_repo_info", `{"owner":"octocat","repo":"app","alias":"limited"}`, tool.CodeRateLimited, "rate limit is spent", "resets at")
 }
 
 // TestErrorsSayWhat: not found, no access, validation, a bad token, an
@@ -235,13 +224,13 @@ func TestRateLimits(t *testing.T) {
 func TestErrorsSayWhat(t *testing.T) {
 	gh, s := fake(t)
 	gh.AddRepo("other", "secret", githubfake.Repo{Private: true})
-	failsWith(t, s, "gh_repo_info", `{"owner":"octocat","repo":"nope"}`, tool.CodeNotFound, "octocat/nope", "not found, or no access")
-	failsWith(t, s, "gh_file_read", `{"owner":"other","repo":"secret","path":"README.md"}`, tool.CodeNotFound, "no access")
-	failsWith(t, s, "gh_file_read", `{"owner":"octocat","repo":"app","path":"missing.txt"}`, tool.CodeNotFound, "missing.txt")
-	failsWith(t, s, "gh_pr_create", `{"owner":"octocat","repo":"app","title":"t","head":"main","base":"main"}`, tool.CodeInvalidArgs, "GitHub refused it (422)")
-	failsWith(t, s, "gh_branch_create", `{"owner":"octocat","repo":"app","branch":"x","from":"no-such-branch"}`, tool.CodeInvalidArgs, "no-such-branch", "No commit found")
-	failsWith(t, s, "gh_repo_info", `{"owner":"octocat","repo":"app","alias":"work"}`, tool.CodeNotFound, "gh_connect")
-	e := failsWith(t, s, "gh_connect", `{"token":"ghp_wrongwrongwrongwrong"}`, tool.CodeForbidden, "Bad credentials")
+	s.MustFailWith("gh_repo_info", `{"owner":"octocat","repo":"nope"}`, tool.CodeNotFound, "octocat/nope", "not found, or no access")
+	s.MustFailWith("gh_file_read", `{"owner":"other","repo":"secret","path":"README.md"}`, tool.CodeNotFound, "no access")
+	s.MustFailWith("gh_file_read", `{"owner":"octocat","repo":"app","path":"missing.txt"}`, tool.CodeNotFound, "missing.txt")
+	s.MustFailWith("gh_pr_create", `{"owner":"octocat","repo":"app","title":"t","head":"main","base":"main"}`, tool.CodeInvalidArgs, "GitHub refused it (422)")
+	s.MustFailWith("gh_branch_create", `{"owner":"octocat","repo":"app","branch":"x","from":"no-such-branch"}`, tool.CodeInvalidArgs, "no-such-branch", "No commit found")
+	s.MustFailWith("gh_repo_info", `{"owner":"octocat","repo":"app","alias":"work"}`, tool.CodeNotFound, "gh_connect")
+	e := s.MustFailWith("gh_connect", `{"token":"ghp_wrongwrongwrongwrong"}`, tool.CodeForbidden, "Bad credentials")
 	if strings.Contains(e.Message, "ghp_wrongwrongwrongwrong") {
 		t.Errorf("the refused token is shown: %s", e.Message)
 	}
@@ -287,5 +276,5 @@ func TestWorkflows(t *testing.T) {
 	if runs["total"] != float64(2) || runs["count"] != float64(2) {
 		t.Errorf("runs: %v", runs)
 	}
-	failsWith(t, s, "gh_workflow_run", `{"owner":"octocat","repo":"app","workflowId":"nope.yml","ref":"main"}`, tool.CodeNotFound, "nope.yml")
+	s.MustFailWith("gh_workflow_run", `{"owner":"octocat","repo":"app","workflowId":"nope.yml","ref":"main"}`, tool.CodeNotFound, "nope.yml")
 }

@@ -59,13 +59,13 @@ func issueListTool() tool.Tool {
 					for _, lb := range i.Labels {
 						labels = append(labels, lb.GetName())
 					}
-					rows = append(rows, issueRow{Number: i.GetNumber(), Title: i.GetTitle(), State: i.GetState(), Author: login(i.GetUser()), Labels: labels,
+					rows = append(rows, issueRow{Number: i.GetNumber(), Title: i.GetTitle(), State: i.GetState(), Author: i.GetUser().GetLogin(), Labels: labels,
 						Comments: i.GetComments(), Updated: ts(i.UpdatedAt), URL: i.GetHTMLURL()})
 				}
 				return rows, resp, err
 			})
 			if err != nil {
-				return nil, c.failed("list the issues of "+in.full(), err)
+				return nil, c.Err("list the issues of "+in.full(), err)
 			}
 			if prs && l.More() {
 				l.Total = -1 // counted from pages that held pull requests too
@@ -105,7 +105,7 @@ func issueCreateTool() tool.Tool {
 			}
 			i, _, err := c.Issues.Create(ctx, in.Owner, in.Repo, req)
 			if err != nil {
-				return nil, c.failed("open an issue in "+in.full(), err)
+				return nil, c.Err("open an issue in "+in.full(), err)
 			}
 			return map[string]any{"number": i.GetNumber(), "url": i.GetHTMLURL(), "state": i.GetState()}, nil
 		}),
@@ -131,7 +131,7 @@ func issueCommentTool() tool.Tool {
 			}
 			cm, _, err := c.Issues.CreateComment(ctx, in.Owner, in.Repo, in.IssueNumber, &github.IssueComment{Body: github.Ptr(in.Body)})
 			if err != nil {
-				return nil, c.failed(fmt.Sprintf("comment on #%d of %s", in.IssueNumber, in.full()), err)
+				return nil, c.Err(fmt.Sprintf("comment on #%d of %s", in.IssueNumber, in.full()), err)
 			}
 			return map[string]any{"id": cm.GetID(), "url": cm.GetHTMLURL()}, nil
 		}),

@@ -38,7 +38,7 @@ func prRowOf(p *github.PullRequest) prRow {
 	if p.MergedAt != nil {
 		state = "merged"
 	}
-	return prRow{Number: p.GetNumber(), Title: p.GetTitle(), State: state, Author: login(p.GetUser()), Head: p.GetHead().GetRef(),
+	return prRow{Number: p.GetNumber(), Title: p.GetTitle(), State: state, Author: p.GetUser().GetLogin(), Head: p.GetHead().GetRef(),
 		Base: p.GetBase().GetRef(), Draft: p.GetDraft(), Updated: ts(p.UpdatedAt), URL: p.GetHTMLURL()}
 }
 
@@ -73,7 +73,7 @@ func prListTool() tool.Tool {
 				return rows, resp, err
 			})
 			if err != nil {
-				return nil, c.failed("list the pull requests of "+in.full(), err)
+				return nil, c.Err("list the pull requests of "+in.full(), err)
 			}
 			return listAnswer("pullRequests", l), nil
 		}),
@@ -102,7 +102,7 @@ func prCreateTool() tool.Tool {
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			pr, existing, err := c.OpenPR(ctx, in.Owner, in.Repo, &github.NewPullRequest{Title: github.Ptr(in.Title), Body: github.Ptr(in.Body), Head: github.Ptr(in.Head), Base: github.Ptr(in.Base), Draft: github.Ptr(in.Draft)})
 			if err != nil {
-				return nil, c.failed(fmt.Sprintf("open a pull request of %s into %s in %s", in.Head, in.Base, in.full()), err)
+				return nil, c.Err(fmt.Sprintf("open a pull request of %s into %s in %s", in.Head, in.Base, in.full()), err)
 			}
 			out := map[string]any{"number": pr.GetNumber(), "url": pr.GetHTMLURL(), "state": pr.GetState(), "head": pr.GetHead().GetRef(), "base": pr.GetBase().GetRef(), "existing": existing}
 			if existing {
@@ -134,7 +134,7 @@ func prMergeTool() tool.Tool {
 			what := fmt.Sprintf("pull request #%d of %s", in.PullNumber, in.full())
 			pr, _, err := c.PullRequests.Get(ctx, in.Owner, in.Repo, in.PullNumber)
 			if err != nil {
-				return nil, c.failed(what, err)
+				return nil, c.Err(what, err)
 			}
 			switch {
 			case pr.GetMerged():
@@ -159,7 +159,7 @@ func prMergeTool() tool.Tool {
 				reasons := blockers(ctx, c, in.Owner, in.Repo, pr)
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "%s cannot be merged: %s (GitHub: %s)", what, strings.Join(reasons, "; "), said)
 			}
-			return nil, c.failed("merge "+what, err)
+			return nil, c.Err("merge "+what, err)
 		}),
 	}
 }
@@ -173,10 +173,8 @@ func blockers(ctx context.Context, c *conn, owner, repo string, pr *github.PullR
 		out = append(out, "it conflicts with "+pr.GetBase().GetRef()+" (resolve the conflicts on "+pr.GetHead().GetRef()+")")
 	case "behind":
 		out = append(out, pr.GetHead().GetRef()+" is behind "+pr.GetBase().GetRef()+" (update the branch)")
-	case "draft":
-		out = append(out, "it is a draft (mark it ready for review)")
 	}
-	if pr.GetDraft() && pr.GetMergeableState() != "draft" {
+	if pr.GetDraft() || pr.GetMergeableState() == "draft" {
 		out = append(out, "it is a draft (mark it ready for review)")
 	}
 	sha := pr.GetHead().GetSHA()
@@ -211,7 +209,7 @@ func blockers(ctx context.Context, c *conn, owner, repo string, pr *github.PullR
 		latest := map[string]string{} // each reviewer's last word
 		for _, r := range reviews {
 			if s := r.GetState(); s == "APPROVED" || s == "CHANGES_REQUESTED" || s == "DISMISSED" {
-				latest[login(r.GetUser())] = s
+				latest[r.GetUser().GetLogin()] = s
 			}
 		}
 		var asked []string
@@ -258,7 +256,7 @@ func prReviewTool() tool.Tool {
 			}
 			r, _, err := c.PullRequests.CreateReview(ctx, in.Owner, in.Repo, in.PullNumber, req)
 			if err != nil {
-				return nil, c.failed(fmt.Sprintf("review pull request #%d of %s", in.PullNumber, in.full()), err)
+				return nil, c.Err(fmt.Sprintf("review pull request #%d of %s", in.PullNumber, in.full()), err)
 			}
 			return map[string]any{"id": r.GetID(), "state": r.GetState(), "url": r.GetHTMLURL()}, nil
 		}),

@@ -64,7 +64,7 @@ func connectTool() tool.Tool {
 			if err != nil {
 				return nil, c.Err("check the token (GET /user)", err)
 			}
-			call.Resources.Put(tool.KindGitHub, alias, &conn{Client: c, explicit: true}, func() error { return nil })
+			call.Resources.Put(tool.KindGitHub, alias, &conn{Client: c, explicit: true}, nil)
 			out := map[string]any{"alias": alias, "login": user.GetLogin(), "api": c.API}
 			if s := resp.Header.Get("X-OAuth-Scopes"); s != "" {
 				out["scopes"] = strings.Split(strings.ReplaceAll(s, " ", ""), ",")
@@ -109,7 +109,7 @@ func repoInfoTool() tool.Tool {
 		Run: run(func(ctx context.Context, in repoArgs, c *conn) (any, error) {
 			r, _, err := c.Repositories.Get(ctx, in.Owner, in.Repo)
 			if err != nil {
-				return nil, c.failed("repository "+in.full(), err)
+				return nil, c.Err("repository "+in.full(), err)
 			}
 			out := map[string]any{
 				"fullName": r.GetFullName(), "description": r.GetDescription(), "private": r.GetPrivate(), "visibility": r.GetVisibility(),
@@ -151,7 +151,7 @@ func fileReadTool() tool.Tool {
 			path := strings.Trim(in.Path, "/")
 			file, dir, _, err := c.Repositories.GetContents(ctx, in.Owner, in.Repo, path, &github.RepositoryContentGetOptions{Ref: in.Ref})
 			if err != nil {
-				return nil, c.failed(fmt.Sprintf("read %s in %s%s", path, in.full(), atRef(in.Ref)), err)
+				return nil, c.Err(fmt.Sprintf("read %s in %s%s", path, in.full(), atRef(in.Ref)), err)
 			}
 			if file == nil {
 				entries := make([]map[string]any, 0, len(dir))
@@ -164,7 +164,7 @@ func fileReadTool() tool.Tool {
 			if file.GetEncoding() == "none" || (file.Content == nil && file.GetSize() > 0) {
 				// Over 1 MB GitHub leaves the content out: read the blob.
 				if raw, _, err = c.Git.GetBlobRaw(ctx, in.Owner, in.Repo, file.GetSHA()); err != nil {
-					return nil, c.failed("read the blob of "+path, err)
+					return nil, c.Err("read the blob of "+path, err)
 				}
 			} else {
 				text, err := file.GetContent()
@@ -178,19 +178,14 @@ func fileReadTool() tool.Tool {
 				limit = defaultMaxFileBytes
 			}
 			out := map[string]any{"path": file.GetPath(), "ref": in.Ref, "size": file.GetSize(), "sha": file.GetSHA(), "url": file.GetHTMLURL()}
-			content := raw
-			if len(content) > limit {
-				content = content[:limit]
+			if len(raw) > limit {
 				out["truncated"] = true
 				out["note"] = fmt.Sprintf("content cut at %d of %d bytes; raise maxBytes to read more", limit, len(raw))
 			}
 			if utf8.Valid(raw) {
-				for len(content) > 0 && !utf8.Valid(content) { // cut inside a rune
-					content = content[:len(content)-1]
-				}
-				out["encoding"], out["content"] = "utf-8", string(content)
+				out["encoding"], out["content"] = "utf-8", tool.CutText(string(raw), limit) // on a character's boundary
 			} else {
-				out["encoding"], out["content"] = "base64", base64.StdEncoding.EncodeToString(content)
+				out["encoding"], out["content"] = "base64", base64.StdEncoding.EncodeToString(raw[:min(len(raw), limit)])
 			}
 			return out, nil
 		}),
@@ -243,22 +238,15 @@ func fileWriteTool() tool.Tool {
 			switch {
 			case err == nil && cur == nil:
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "%s is a directory; give a file's path", where)
-			case err == nil:
-				if in.SHA == "" {
-					if sameContent(cur, content) {
-						return map[string]any{"path": path, "branch": in.Branch, "sha": cur.GetSHA(), "unchanged": true, "note": "the file already has this content; no commit was made"}, nil
-					}
-					return nil, tool.Errorf(tool.CodeInvalidArgs, "%s exists (sha %s): to replace it pass sha: %q, the sha you read (gh_file_read), so that a change made since is not overwritten", where, cur.GetSHA(), cur.GetSHA())
-				}
-				if in.SHA == cur.GetSHA() {
-					if sameContent(cur, content) {
-						return map[string]any{"path": path, "branch": in.Branch, "sha": cur.GetSHA(), "unchanged": true, "note": "the file already has this content; no commit was made"}, nil
-					}
-				}
+			case err == nil && (in.SHA == "" || in.SHA == cur.GetSHA()) && sameContent(cur, content):
+				return map[string]any{"path": path, "branch": in.Branch, "sha": cur.GetSHA(), "unchanged": true, "note": "the file already has this content; no commit was made"}, nil
+			case err == nil && in.SHA == "":
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "%s exists (sha %s): to replace it pass sha: %q, the sha you read (gh_file_read), so that a change made since is not overwritten", where, cur.GetSHA(), cur.GetSHA())
+			case err == nil: // replaced, given the sha it has
 			case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound:
 				cur = nil
 			default:
-				return nil, c.failed("read "+where+" before writing it", err)
+				return nil, c.Err("read "+where+" before writing it", err)
 			}
 			opts := &github.RepositoryContentFileOptions{Message: github.Ptr(in.Message), Content: content}
 			if in.Branch != "" {
@@ -267,19 +255,15 @@ func fileWriteTool() tool.Tool {
 			if in.SHA != "" {
 				opts.SHA = github.Ptr(in.SHA)
 			}
-			var res *github.RepositoryContentResponse
-			if cur == nil && in.SHA == "" {
-				res, _, err = c.Repositories.CreateFile(ctx, in.Owner, in.Repo, path, opts)
-			} else {
-				res, _, err = c.Repositories.UpdateFile(ctx, in.Owner, in.Repo, path, opts)
-			}
+			// One PUT creates or updates (go-github's CreateFile and UpdateFile are it).
+			res, _, err := c.Repositories.UpdateFile(ctx, in.Owner, in.Repo, path, opts)
 			if err != nil {
 				if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusConflict {
 					return nil, tool.Errorf(tool.CodeInvalidArgs, "%s changed since sha %s was read (GitHub: %s); read it again (gh_file_read) and write over what is there now", where, in.SHA, er.Message)
 				}
-				return nil, c.failed("write "+where, err)
+				return nil, c.Err("write "+where, err)
 			}
-			return map[string]any{"path": res.Content.GetPath(), "branch": in.Branch, "sha": res.Content.GetSHA(), "created": cur == nil && in.SHA == "",
+			return map[string]any{"path": res.Content.GetPath(), "branch": in.Branch, "sha": res.Content.GetSHA(), "created": cur == nil,
 				"commit": map[string]any{"sha": res.Commit.GetSHA(), "url": res.Commit.GetHTMLURL()}}, nil
 		}),
 	}
@@ -324,7 +308,7 @@ func branchListTool() tool.Tool {
 				return rows, resp, err
 			})
 			if err != nil {
-				return nil, c.failed("list the branches of "+in.full(), err)
+				return nil, c.Err("list the branches of "+in.full(), err)
 			}
 			return listAnswer("branches", l), nil
 		}),
@@ -353,7 +337,7 @@ func branchCreateTool() tool.Tool {
 			if from == "" {
 				r, _, err := c.Repositories.Get(ctx, in.Owner, in.Repo)
 				if err != nil {
-					return nil, c.failed("repository "+in.full(), err)
+					return nil, c.Err("repository "+in.full(), err)
 				}
 				from = r.GetDefaultBranch()
 			}
@@ -363,7 +347,7 @@ func branchCreateTool() tool.Tool {
 				if ref, _, err := c.Git.GetRef(ctx, in.Owner, in.Repo, "heads/"+from); err == nil {
 					sha = ref.GetObject().GetSHA()
 				} else if sha, _, err = c.Repositories.GetCommitSHA1(ctx, in.Owner, in.Repo, from, ""); err != nil {
-					return nil, c.failed(fmt.Sprintf("find %q in %s (from: a branch, tag or commit sha)", from, in.full()), err)
+					return nil, c.Err(fmt.Sprintf("find %q in %s (from: a branch, tag or commit sha)", from, in.full()), err)
 				}
 			}
 			ref, _, err := c.Git.CreateRef(ctx, in.Owner, in.Repo, github.CreateRef{Ref: "refs/heads/" + branch, SHA: sha})
@@ -379,7 +363,7 @@ func branchCreateTool() tool.Tool {
 					return nil, tool.Errorf(tool.CodeInvalidArgs, "branch %q already exists in %s at %s, not at %s (%s); pick another name, or delete it first", branch, in.full(), short(have.GetObject().GetSHA()), short(sha), from)
 				}
 			}
-			return nil, c.failed(fmt.Sprintf("create branch %q in %s", branch, in.full()), err)
+			return nil, c.Err(fmt.Sprintf("create branch %q in %s", branch, in.full()), err)
 		}),
 	}
 }
@@ -419,7 +403,7 @@ func diffTool() tool.Tool {
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			cmp, _, err := c.Repositories.CompareCommits(ctx, in.Owner, in.Repo, in.Base, in.Head, &github.ListOptions{PerPage: 100})
 			if err != nil {
-				return nil, c.failed(fmt.Sprintf("compare %s...%s in %s", in.Base, in.Head, in.full()), err)
+				return nil, c.Err(fmt.Sprintf("compare %s...%s in %s", in.Base, in.Head, in.full()), err)
 			}
 			limit := in.MaxBytes
 			if limit <= 0 {
