@@ -45,7 +45,7 @@ func List[T any](ctx context.Context, limit int, fetch func(ctx context.Context,
 			}
 			if resp.NextPage != 0 && resp.LastPage > 0 {
 				last, _, err := fetch(ctx, github.ListOptions{PerPage: per, Page: resp.LastPage})
-						if err == nil {
+				if err == nil {
 					out.Total = (resp.LastPage-1)*per + len(last)
 				}
 			}
