@@ -12,7 +12,7 @@ import (
 )
 
 // Entry is one server entry as clients write it, the union of the fields
-// of the formats this package reads; ToServer turns it into a Server
+// of the formats this package reads; toServer turns it into a Server
 // (validating it). Decoding an Entry from JSON checks the type of each
 // field and names every one that is wrong; fields it does not know are
 // ignored.
@@ -20,34 +20,20 @@ type Entry struct {
 	// Type is "stdio", "http" (streamable HTTP) or "sse";
 	// "streamable-http" and "streamableHttp" mean "http". Left out, it is
 	// stdio for an entry with a command and http for one with a url.
-	Type    string            `json:"type,omitempty" yaml:"type,omitempty"`
-	Command string            `json:"command,omitempty" yaml:"command,omitempty"`
-	Args    []string          `json:"args,omitempty" yaml:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
 	// EnvFile is a file of NAME=value lines (VS Code, Cursor). Parse reads
-	// it into Env; ToServer refuses an entry that still has one.
-	EnvFile string `json:"envFile,omitempty" yaml:"envFile,omitempty"`
-	Cwd     string `json:"cwd,omitempty" yaml:"cwd,omitempty"`
+	// it into Env; an entry that still has one is refused.
+	EnvFile string `json:"envFile,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 	// URL is the server's endpoint: streamable HTTP, or SSE with type sse.
-	URL string `json:"url,omitempty" yaml:"url,omitempty"`
+	URL string `json:"url,omitempty"`
 	// HTTPURL is Gemini CLI's name for a streamable HTTP endpoint.
-	HTTPURL  string            `json:"httpUrl,omitempty" yaml:"httpUrl,omitempty"`
-	Headers  map[string]string `json:"headers,omitempty" yaml:"headers,omitempty"`
-	Disabled bool              `json:"disabled,omitempty" yaml:"disabled,omitempty"`
-}
-
-// ParseEntry reads one server entry, called name, from its JSON and
-// validates it. Its errors begin with the server's name.
-func ParseEntry(name string, raw json.RawMessage) (Server, error) {
-	var e Entry
-	if err := json.Unmarshal(raw, &e); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return Server{}, fmt.Errorf("server %q: %s", name, syntaxMessage(raw, err))
-		}
-		return Server{}, fmt.Errorf("server %q: %w", name, err)
-	}
-	return e.ToServer(name)
+	HTTPURL  string            `json:"httpUrl,omitempty"`
+	Headers  map[string]string `json:"headers,omitempty"`
+	Disabled bool              `json:"disabled,omitempty"`
 }
 
 // UnmarshalJSON decodes an entry, naming each field that has the wrong
@@ -96,18 +82,9 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ToServer validates the entry and returns it as the Server called name.
-// A url whose scheme or host is a variable reference passes; Validate
-// checks it after Expand. Its errors begin with the server's name.
-func (e Entry) ToServer(name string) (Server, error) {
-	s, err := e.toServer(name)
-	if err != nil {
-		return Server{}, fmt.Errorf("server %q: %w", name, err)
-	}
-	return s, nil
-}
-
-// toServer is ToServer with errors that leave the name to the caller.
+// toServer validates the entry and returns it as the Server called name.
+// A url whose scheme or host is a variable reference passes (Expand fills
+// it in). Its errors leave the name to the caller.
 func (e Entry) toServer(name string) (Server, error) {
 	if e.EnvFile != "" {
 		return Server{}, fmt.Errorf(`"envFile" (%q) is read only from a client's file; put its variables in "env"`, e.EnvFile)
@@ -150,7 +127,7 @@ func (e Entry) toServer(name string) (Server, error) {
 		return Server{}, fmt.Errorf(`"type" is %q; want "stdio", "http" (streamable HTTP) or "sse"`, e.Type)
 	}
 	if address != "" {
-		if err := checkURL(key, address, true); err != nil {
+		if err := checkURL(key, address); err != nil {
 			return Server{}, err
 		}
 	}
@@ -158,49 +135,17 @@ func (e Entry) toServer(name string) (Server, error) {
 		Headers: e.Headers, Disabled: e.Disabled}, nil
 }
 
-// Validate reports what is wrong with s, or nil: it needs a name, a
-// transport of stdio, http or sse, a command for stdio, and for http and
-// sse an http:// or https:// url with a host. Call it after Expand, which
-// may have filled in what ToServer let through.
-func (s Server) Validate() error {
-	if s.Name == "" {
-		return errors.New("a server needs a name")
-	}
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("server %q: %s", s.Name, fmt.Sprintf(format, a...))
-	}
-	switch s.Transport {
-	case "stdio":
-		if s.Command == "" {
-			return bad(`a stdio server needs "command"`)
-		}
-		if s.URL != "" {
-			return bad(`a stdio server has no "url"`)
-		}
-	case "http", "sse":
-		if s.Command != "" {
-			return bad(`an %s server has no "command"`, s.Transport)
-		}
-		if err := checkURL("url", s.URL, false); err != nil {
-			return bad("%v", err)
-		}
-	default:
-		return bad(`transport %q; want "stdio", "http" or "sse"`, s.Transport)
-	}
-	return nil
-}
-
 // checkURL reports whether address, the value of key, is an http or https
-// URL. With vars, one whose scheme or host comes from a variable passes.
-func checkURL(key, address string, vars bool) error {
-	if vars && strings.HasPrefix(address, "$") {
+// URL; one whose scheme or host comes from a variable passes.
+func checkURL(key, address string) error {
+	if strings.HasPrefix(address, "$") {
 		return nil
 	}
 	lower := strings.ToLower(address)
 	if !strings.HasPrefix(lower, "http://") && !strings.HasPrefix(lower, "https://") {
 		return fmt.Errorf(`%q is %q; want an http:// or https:// address, such as "https://example.com/mcp"`, key, address)
 	}
-	if vars && strings.Contains(address, "$") {
+	if strings.Contains(address, "$") {
 		return nil
 	}
 	u, err := url.Parse(address)

@@ -1,6 +1,5 @@
 // Package mcpconfig reads the MCP server definitions that MCP clients
-// write, so that the gateway can host the same servers and so that
-// gateway.servers can take the shape of a client's mcpServers block.
+// write, so that the gateway can host the same servers (mcp_discover).
 //
 // The files read, and what in them:
 //
@@ -49,27 +48,27 @@ import (
 // relative Cwd is made absolute when Parse knows the project.
 type Server struct {
 	// Name is the entry's key, as written.
-	Name string `json:"name" yaml:"name"`
+	Name string `json:"name"`
 	// Transport is "stdio", "http" (streamable HTTP) or "sse" (the legacy
 	// HTTP+SSE transport, for entries that name only an SSE endpoint).
-	Transport string            `json:"transport" yaml:"transport"`
-	Command   string            `json:"command,omitempty" yaml:"command,omitempty"`
-	Args      []string          `json:"args,omitempty" yaml:"args,omitempty"`
-	Env       map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
-	Cwd       string            `json:"cwd,omitempty" yaml:"cwd,omitempty"`
-	URL       string            `json:"url,omitempty" yaml:"url,omitempty"`
-	Headers   map[string]string `json:"headers,omitempty" yaml:"headers,omitempty"`
+	Transport string            `json:"transport"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	Cwd       string            `json:"cwd,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
 	// Disabled is an entry's "disabled": true, or a Gemini CLI server
 	// that mcp.excluded names or mcp.allowed leaves out.
-	Disabled bool `json:"disabled,omitempty" yaml:"disabled,omitempty"`
+	Disabled bool `json:"disabled,omitempty"`
 	// Source says where it was found: the file, and for ~/.claude.json
 	// the scope, as in "/home/me/.claude.json (user)" or
 	// "/home/me/.claude.json (project /home/me/app)".
-	Source string `json:"source,omitempty" yaml:"source,omitempty"`
+	Source string `json:"source,omitempty"`
 	// Client is the client whose file it came from: "claude-code",
 	// "cursor", "vscode", "gemini", or "" for a generic mcpServers file.
 	// It says how Expand reads the variable references.
-	Client string `json:"client,omitempty" yaml:"client,omitempty"`
+	Client string `json:"client,omitempty"`
 }
 
 // Clients, as Server.Client names them.

@@ -1,7 +1,9 @@
 package mcpconfig
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -482,6 +484,25 @@ func TestParseDotenvErrors(t *testing.T) {
 	}
 }
 
+// parseEntry reads one server entry, called name, from its JSON as the
+// client files' readers do, and validates it; its errors begin with the
+// server's name.
+func parseEntry(name string, raw json.RawMessage) (Server, error) {
+	var e Entry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return Server{}, fmt.Errorf("server %q: %s", name, syntaxMessage(raw, err))
+		}
+		return Server{}, fmt.Errorf("server %q: %w", name, err)
+	}
+	s, err := e.toServer(name)
+	if err != nil {
+		return Server{}, fmt.Errorf("server %q: %w", name, err)
+	}
+	return s, nil
+}
+
 func TestParseEntry(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -514,7 +535,7 @@ func TestParseEntry(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ParseEntry("s", []byte(tt.raw))
+			got, err := parseEntry("s", []byte(tt.raw))
 			if tt.wantErr != "" {
 				if err == nil || !contains(err.Error(), tt.wantErr) {
 					t.Errorf("error %v, want one containing %q", err, tt.wantErr)
@@ -522,39 +543,12 @@ func TestParseEntry(t *testing.T) {
 				return
 			}
 			if err != nil {
-				t.Fatalf("ParseEntry: %v", err)
+				t.Fatalf("parseEntry: %v", err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("ParseEntry:\n got %+v\nwant %+v", got, tt.want)
+				t.Errorf("parseEntry:\n got %+v\nwant %+v", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestValidate(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		s    Server
-		want string // "" for valid
-	}{
-		{Server{Name: "a", Transport: "stdio", Command: "x"}, ""},
-		{Server{Name: "a", Transport: "http", URL: "https://example.com/mcp"}, ""},
-		{Server{Name: "a", Transport: "sse", URL: "http://127.0.0.1:1/sse"}, ""},
-		{Server{Transport: "stdio", Command: "x"}, "needs a name"},
-		{Server{Name: "a", Transport: "stdio"}, `needs "command"`},
-		{Server{Name: "a", Transport: "http", URL: "${BASE}/mcp"}, `want an http:// or https:// address`},
-		{Server{Name: "a", Transport: "http", URL: "https://${HOST}/mcp"}, `not a valid address`},
-		{Server{Name: "a", Transport: "http", Command: "x", URL: "https://a/mcp"}, `no "command"`},
-		{Server{Name: "a", Transport: "ws", URL: "wss://a"}, `transport "ws"`},
-	}
-	for _, tt := range tests {
-		err := tt.s.Validate()
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("%+v: %v", tt.s, err)
-		case tt.want != "" && (err == nil || !contains(err.Error(), tt.want)):
-			t.Errorf("%+v: error %v, want one containing %q", tt.s, err, tt.want)
-		}
 	}
 }
 
