@@ -63,18 +63,20 @@ func (d *Doctor) bagTools() []tool.Tool {
 		cats = append(cats, string(c))
 	}
 	return []tool.Tool{{
-		Def: mgmt("tool_bag", "Show or change which tools this session's tools/list shows (its list bag; every tool stays callable and tool_search finds all). show: the listed tools, their token cost and the profiles; load/unload: add or remove tools (names or globs), a category, a profile or a hosted MCP server's tools, then tools/list_changed is sent.",
+		Def: mgmt("tool_bag", "Show or change which tools this session's tools/list shows (its list bag; every tool stays callable and tool_search finds all). show: the listed tools, their token cost and the profiles; load/unload: add or remove tools (names or globs), a category, a profile, a hosted MCP server's tools or the tools a task in words takes, then tools/list_changed is sent.",
 			schema.String("action", "show, load or unload").Required().Enum("show", "load", "unload"),
 			schema.Array("tools", "Tool names or globs such as assert_*", schema.StringItems()),
 			schema.String("category", "A whole category").Enum(cats...),
 			schema.String("profile", "A profile: all, core, qa, data, text, browser, or one of tools.profiles"),
-			schema.String("server", "A hosted MCP server (mcp_list): all its tools")),
+			schema.String("server", "A hosted MCP server (mcp_list): all its tools"),
+			schema.String("task", "A task in words (log in and check the dashboard): the tools intent analysis says it takes")),
 		Run: tool.Typed(func(ctx context.Context, in struct {
 			Action   string   `json:"action"`
 			Tools    []string `json:"tools"`
 			Category string   `json:"category"`
 			Profile  string   `json:"profile"`
 			Server   string   `json:"server"`
+			Task     string   `json:"task"`
 		}, _ *tool.Call) (any, error) {
 			s := toolbag.From(ctx)
 			if s == nil {
@@ -94,6 +96,21 @@ func (d *Doctor) bagTools() []tool.Tool {
 					return nil, tool.Errorf(tool.CodeInvalidArgs, "server: no hosted MCP server %q; mcp_list lists them", in.Server)
 				}
 				members = append(members, in.Server+gateway.Separator+"*")
+			}
+			var suggested []string
+			if in.Task != "" {
+				if !d.cfg.Intent.Enabled {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "task: intent analysis is off (intent.enabled); name tools, a category or a profile")
+				}
+				for _, n := range d.intent.Text(in.Task).SuggestedTools {
+					if _, ok := d.reg.Get(n); ok {
+						suggested = append(suggested, n)
+					}
+				}
+				if len(suggested) == 0 {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "task: no tool found for %q; say what is to be done (open the page, click Save, check the title), or use tool_search", in.Task)
+				}
+				members = append(members, suggested...)
 			}
 			profiles := d.Profiles()
 			if in.Profile != "" && in.Profile != toolbag.All {
@@ -135,6 +152,9 @@ func (d *Doctor) bagTools() []tool.Tool {
 			out["listed"] = s.Bag.Listed(all, IsDynamic)
 			out["size"] = d.listTokens(s.Bag)
 			out["profiles"] = profiles.Names()
+			if suggested != nil {
+				out["suggested"] = suggested
+			}
 			out["message"] = fmt.Sprintf("tools/list shows %d of %d tools", len(out["listed"].([]string)), len(all))
 			return out, nil
 		}),

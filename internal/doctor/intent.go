@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/barrhawk/barrhawk/internal/gateway"
 	"github.com/barrhawk/barrhawk/internal/intent"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/search"
@@ -16,6 +17,7 @@ func (d *Doctor) newAnalyzer() *intent.Analyzer {
 	return &intent.Analyzer{
 		Tools:  d.reg.List,
 		Search: func(q string, limit int) []search.Hit { return d.Search(q, limit, "") },
+		Own:    func(t *tool.Tool) bool { return IsDynamic(t) || gateway.IsHosted(t) },
 		Cache:  d.cfg.Intent.CacheResults,
 	}
 }

@@ -1,24 +1,59 @@
 package doctor
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/intent"
+	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/toolbag"
+	"github.com/barrhawk/barrhawk/internal/tools/builtin"
 )
+
+// The seed's two examples (doctor-spec.md, Intent Analysis) answer as
+// written, field by field.
+func TestIntentSeedExamples(t *testing.T) {
+	t.Parallel()
+	d := newSearchDoctor(t)
+	for _, c := range []struct {
+		tool, args, want string
+	}{
+		{"browser_click", `{"selector":"#submit"}`, `{"primaryDomain":"browser","complexity":"simple","suggestedTools":["browser_click"],"parallelizable":false}`},
+		{"test_login_flow", `{"url":"https://app.com"}`, `{"primaryDomain":"browser","secondaryDomains":["utility"],"complexity":"compound",
+			"suggestedTools":["browser_launch","browser_navigate","browser_type","browser_click","browser_screenshot","assert_visible","assert_url"],
+			"parallelizable":false,"estimatedSteps":7}`},
+	} {
+		res := d.Call(t.Context(), "intent_analyze", json.RawMessage(`{"tool":"`+c.tool+`","args":`+c.args+`}`))
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		var got, want map[string]any
+		if err := json.Unmarshal(res.Value, &got); err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal([]byte(c.want), &want)
+		for k, v := range want {
+			if g, _ := json.Marshal(got[k]); string(g) != mustJSON(v) {
+				t.Errorf("%s: %s = %s, the seed says %s", c.tool, k, g, mustJSON(v))
+			}
+		}
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
 
 func TestIntentAnalysis(t *testing.T) {
 	t.Parallel()
 	d := newSearchDoctor(t)
 	a := d.intent
-	// The seed's compound example.
-	r := a.Call("test_login_flow", json.RawMessage(`{"url":"https://app.com"}`))
-	if r.PrimaryDomain != tool.CategoryBrowser || r.Complexity != intent.Compound || r.EstimatedSteps != 7 ||
-		!slices.Equal(r.SuggestedTools[:2], []string{"browser_launch", "browser_navigate"}) || r.Parallelizable {
-		t.Errorf("test_login_flow: %+v", r)
-	}
 	// A known tool is one simple step in its own domain.
 	if r := a.Call("hash_text", json.RawMessage(`{"text":"a"}`)); r.Complexity != intent.Simple || r.PrimaryDomain != tool.CategoryUtility || !slices.Equal(r.SuggestedTools, []string{"hash_text"}) {
 		t.Errorf("hash_text: %+v", r)
@@ -28,7 +63,7 @@ func TestIntentAnalysis(t *testing.T) {
 		t.Errorf("compound text: %+v", r)
 	}
 	// The same work over many items is a swarm.
-	if r := a.Text("fetch all 20 URLs and summarize the results"); r.Complexity != intent.Swarm || !r.Parallelizable || !slices.Contains(r.SuggestedTools, "http_request") {
+	if r := a.Text("fetch all 20 URLs and summarize the results"); r.Complexity != intent.Swarm || !r.Parallelizable || !slices.Contains(r.SuggestedTools, "http_request") || r.SuggestedTools[0] != "swarm_run" {
 		t.Errorf("swarm text: %+v", r)
 	}
 	if r := a.Call("swarm_run", json.RawMessage(`{"map":{"tool":"http_request","items":[1,2,3]}}`)); r.Complexity != intent.Swarm || r.EstimatedSteps != 4 || r.PrimaryDomain != tool.CategoryOrchestration {
@@ -44,6 +79,143 @@ func TestIntentAnalysis(t *testing.T) {
 	}
 }
 
+// Steps come in calling order, each with the words it does and the
+// arguments the request gives, under the tool's own argument names.
+func TestIntentStepsAndHints(t *testing.T) {
+	t.Parallel()
+	d := newSearchDoctor(t)
+	step := func(r intent.Analysis, name string) intent.Step {
+		t.Helper()
+		for _, s := range r.Steps {
+			if s.Tool == name {
+				return s
+			}
+		}
+		t.Fatalf("no %s step in %+v", name, r.Steps)
+		return intent.Step{}
+	}
+	r := d.intent.Text("Log in to the staging app as admin and check the dashboard shows 3 widgets")
+	var order []string
+	for _, s := range r.Steps {
+		order = append(order, s.Tool)
+	}
+	if !slices.Equal(order, []string{"browser_navigate", "browser_type", "browser_click", "assert_count"}) || r.Parallelizable || r.Complexity != intent.Compound {
+		t.Errorf("login then check: %v %+v", order, r)
+	}
+	if s := step(r, "assert_count"); s.Words != "check the dashboard shows 3 widgets" || s.Args["equals"] != 3 {
+		t.Errorf("assert_count: %+v", s)
+	}
+
+	r = d.intent.Text("Open https://shop.example.com/cart, click the 'Check out' button and make sure the title is 'Payment'")
+	if s := step(r, "browser_navigate"); s.Args["url"] != "https://shop.example.com/cart" {
+		t.Errorf("navigate: %+v", s)
+	}
+	if s := step(r, "browser_click"); s.Args["selector"] != `role=button[name="Check out"i]` {
+		t.Errorf("click: %+v", s)
+	}
+	if s := step(r, "assert_title"); s.Args["expected"] != "Payment" {
+		t.Errorf("title: %+v", s)
+	}
+
+	// Several sizes: one step over each, independent, so a swarm.
+	r = d.intent.Text("Take a screenshot of the pricing page at mobile and 1920x1080 sizes")
+	if s := step(r, "browser_resize"); len(s.Each) != 2 || s.Each[1]["width"] != 1920 || s.Each[1]["height"] != 1080 || !r.Parallelizable || r.Complexity != intent.Swarm {
+		t.Errorf("sizes: %+v %+v", s, r)
+	}
+	// A count with its bound, a key, a file, a pull request's number.
+	for text, want := range map[string][2]any{
+		"type 'laptop' in the search box and check at least 5 results are listed": {"assert_count", map[string]any{"min": 5}},
+		"Copy fixtures/users.json to backup/users.json":                           {"fs_copy", map[string]any{"source": "fixtures/users.json", "destination": "backup/users.json"}},
+		"Set the key feature:beta in redis":                                       {"db_redis_set", map[string]any{"key": "feature:beta"}},
+		"Merge pull request 12 on acme/web":                                       {"gh_pr_merge", map[string]any{"pullNumber": 12, "owner": "acme", "repo": "web"}},
+		"Call POST /api/orders and assert it returns 201":                         {"assert_equals", map[string]any{"expected": 201}},
+		"Wait 3 seconds": {"wait_ms", map[string]any{"ms": 3000}},
+		"Open the invoice page and save it as invoice-42.pdf": {"browser_pdf_save", map[string]any{"path": "invoice-42.pdf"}},
+	} {
+		r := d.intent.Text(text)
+		if s := step(r, want[0].(string)); mustJSON(s.Args) != mustJSON(want[1]) {
+			t.Errorf("%q: %s args %s, want %s", text, s.Tool, mustJSON(s.Args), mustJSON(want[1]))
+		}
+	}
+	// Hints a tool does not take are not given: assert_count has no url.
+	r = d.intent.Text("open https://x.example.com and check 4 rows are shown")
+	if s := step(r, "assert_count"); s.Args["url"] != nil || s.Args["equals"] != 4 {
+		t.Errorf("assert_count: %+v", s)
+	}
+}
+
+// A step no workflow knows goes to the tool search, which holds every
+// tool: a dynamic tool the agent wrote is found by what it does.
+func TestIntentFindsDynamicTools(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.Home = t.TempDir()
+	cfg.Tools.DynamicDir, cfg.Tools.SnapshotsDir, cfg.Tools.FSRoot = "", "", ""
+	csv := tool.Tool{Def: tool.Def{Name: "csv_to_json", Group: DynamicGroup, Category: tool.CategoryUtility,
+		Description: "Convert CSV text into JSON rows, one object per line", Input: schema.Object(schema.String("csv", "The CSV text"))},
+		Run: func(context.Context, *tool.Call) (any, error) { return nil, nil }}
+	d, err := New(Options{Config: cfg, Tools: append(builtin.Tools(), csv)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	r := d.intent.Text("Convert the orders export from CSV to JSON rows, then write it to orders.json")
+	if !slices.Equal(r.SuggestedTools, []string{"csv_to_json", "fs_write"}) {
+		t.Errorf("a dynamic tool by what it does: %v", r.SuggestedTools)
+	}
+}
+
+// tool_search answers a task of several steps step by step; tool_bag
+// loads the tools a task takes.
+func TestToolSearchAndBagReadIntent(t *testing.T) {
+	t.Parallel()
+	d := newSearchDoctor(t)
+	r := d.Call(t.Context(), "tool_search", json.RawMessage(`{"query":"go to http://localhost:3000/login, sign in as admin, then check the dashboard shows 3 widgets"}`))
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	var out struct {
+		Results []struct{ Name string } `json:"results"`
+		Steps   []intent.Step           `json:"steps"`
+	}
+	json.Unmarshal(r.Value, &out)
+	var names []string
+	for _, x := range out.Results {
+		names = append(names, x.Name)
+	}
+	if len(out.Steps) < 4 || out.Steps[0].Tool != "browser_navigate" || out.Steps[0].Args["url"] != "http://localhost:3000/login" ||
+		out.Steps[len(out.Steps)-1].Tool != "assert_count" || !slices.Equal(names[:4], []string{"browser_navigate", "browser_type", "browser_click", "assert_count"}) {
+		t.Errorf("a task of steps: %s", r.Value)
+	}
+	// One step: no steps, as before.
+	if r := d.Call(t.Context(), "tool_search", json.RawMessage(`{"query":"checksum of a string"}`)); r.Err != nil || strings.Contains(string(r.Value), `"steps"`) {
+		t.Errorf("a one-step query: %s %v", r.Value, r.Err)
+	}
+
+	bag, err := toolbag.New(d.Profiles(), "core", d.reg.List())
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	ctx := toolbag.With(t.Context(), &toolbag.Session{Bag: bag, Changed: func() { changed++ }})
+	r = d.Call(ctx, "tool_bag", json.RawMessage(`{"action":"load","task":"compare the users table in postgres with the redis cache"}`))
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	for _, n := range []string{"db_pg_connect", "db_pg_query", "db_redis_connect", "db_redis_get", "object_diff"} {
+		if !bag.Shows(n, false) {
+			t.Errorf("tool_bag task did not load %s: %s", n, r.Value)
+		}
+	}
+	if changed != 1 || !strings.Contains(string(r.Value), `"suggested"`) {
+		t.Errorf("tool_bag task: changed %d, %s", changed, r.Value)
+	}
+	r = d.Call(ctx, "tool_bag", json.RawMessage(`{"action":"load","task":"zzz qqq"}`))
+	if r.Err == nil || r.Err.Code != tool.CodeInvalidArgs || !strings.Contains(r.Err.Message, "no tool found") {
+		t.Errorf("a task nothing does: %v", r.Err)
+	}
+}
+
 func BenchmarkIntentCached(b *testing.B) {
 	d := newSearchDoctor(b)
 	args := json.RawMessage(`{"url":"https://app.com"}`)
@@ -53,10 +225,24 @@ func BenchmarkIntentCached(b *testing.B) {
 	}
 }
 
+// benchRequest is a 300-character request of several steps.
+const benchRequest = "Log in to https://staging.example.com/login as admin, open the reports page, choose 'Last 30 days' from the range dropdown, " +
+	"check the chart shows 30 bars and the total is '1,024', then take a screenshot at mobile and desktop sizes and save the page as report.pdf"
+
 func BenchmarkIntentUncached(b *testing.B) {
 	d := newSearchDoctor(b)
 	d.intent.Cache = false
+	d.intent.Text(benchRequest)
+	b.ReportMetric(float64(len(benchRequest)), "chars")
 	for b.Loop() {
-		d.intent.Text("generate fake users and then check the API returns them")
+		d.intent.Text(benchRequest)
+	}
+}
+
+func BenchmarkIntentCachedText(b *testing.B) {
+	d := newSearchDoctor(b)
+	d.intent.Text(benchRequest)
+	for b.Loop() {
+		d.intent.Text(benchRequest)
 	}
 }

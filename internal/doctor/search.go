@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/intent"
+
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/search"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -46,7 +48,7 @@ func (d *Doctor) searchTools() []tool.Tool {
 	}
 	return []tool.Tool{
 		{
-			Def: mgmt("tool_search", "Find tools by what you want done, described in words, among all tools, listed or not. Returns the best matches with their input schemas; call one by name or with tool_call.",
+			Def: mgmt("tool_search", "Find tools by what you want done, described in words, among all tools, listed or not. Returns the best matches with their input schemas; call one by name or with tool_call. A task of several steps (log in, then check the dashboard shows 3 widgets) is answered step by step: steps lists each step's tool in calling order with the words it does and argument hints found in them.",
 				schema.String("query", "The task in words, as you would ask a colleague").Required().Min(1),
 				schema.Integer("limit", "How many tools to return").Default(5).Min(1).Max(searchLimit),
 				schema.String("category", "Only tools of this category").Enum(cats...)),
@@ -60,14 +62,37 @@ func (d *Doctor) searchTools() []tool.Tool {
 				}
 				hits := d.Search(in.Query, in.Limit, tool.Category(in.Category))
 				results := make([]map[string]any, 0, len(hits))
-				for _, h := range hits {
-					input, _ := h.Tool.InputJSON() // a registered schema always marshals
-					results = append(results, map[string]any{
-						"name": h.Tool.Name, "description": h.Tool.Description, "category": h.Tool.Category,
-						"score": math.Round(h.Score*100) / 100, "inputSchema": json.RawMessage(input),
-					})
+				add := func(t *tool.Tool, score float64) {
+					input, _ := t.InputJSON() // a registered schema always marshals
+					r := map[string]any{"name": t.Name, "description": t.Description, "category": t.Category, "inputSchema": json.RawMessage(input)}
+					if score > 0 {
+						r["score"] = math.Round(score*100) / 100
+					}
+					results = append(results, r)
 				}
-				out := map[string]any{"query": in.Query, "results": results}
+				out := map[string]any{"query": in.Query}
+				// A task of several steps is answered step by step: the
+				// tools intent analysis finds for each, in calling order,
+				// then the best matches of the whole query.
+				shown := map[string]bool{}
+				if steps := d.stepsOf(in.Query, tool.Category(in.Category)); steps != nil {
+					out["steps"] = steps
+					for _, st := range steps {
+						if t, ok := d.reg.Get(st.Tool); ok && !shown[st.Tool] {
+							shown[st.Tool] = true
+							add(t, 0)
+						}
+					}
+				}
+				for _, h := range hits {
+					if len(results) >= max(in.Limit, len(shown)) {
+						break
+					}
+					if !shown[h.Tool.Name] {
+						add(h.Tool, h.Score)
+					}
+				}
+				out["results"] = results
 				if len(results) == 0 {
 					out["hint"] = "No tool matched; try other words, or fewer."
 				} else {
@@ -105,6 +130,28 @@ func (d *Doctor) searchTools() []tool.Tool {
 			}),
 		},
 	}
+}
+
+// stepsOf are the steps of a query that asks for several (intent
+// analysis), only tools of category when one is given; nil for a query of
+// one step, or when intent analysis is off.
+func (d *Doctor) stepsOf(query string, category tool.Category) []intent.Step {
+	if d.intent == nil || !d.cfg.Intent.Enabled {
+		return nil
+	}
+	a := d.intent.Text(query)
+	var steps []intent.Step
+	words := map[string]bool{}
+	for _, s := range a.Steps {
+		if t, ok := d.reg.Get(s.Tool); ok && (category == "" || t.Category == category) {
+			steps = append(steps, s)
+			words[s.Words] = true
+		}
+	}
+	if len(words) < 2 {
+		return nil
+	}
+	return steps
 }
 
 // maxToolCallTimeout is tool_call's own bound: the called tool's timeout

@@ -375,12 +375,20 @@ func (h *Hub) toolDef(u *Upstream, t *mcp.Tool) (tool.Def, error) {
 	timeout := u.callTimeout()
 	return tool.Def{
 		Name: ToolName(u.Name(), t.Name), Description: fmt.Sprintf("[%s] %s", u.Name(), desc),
-		Group: "Gateway: " + u.Name(), Category: tool.CategoryGateway, Input: &in, RawInput: raw,
+		Group: HostedGroup + u.Name(), Category: tool.CategoryGateway, Input: &in, RawInput: raw,
 		// The call's own bound is the upstream's timeout (Upstream.Call);
 		// this one also leaves room for starting it first.
 		Timeout: timeout + h.cfg.StartTimeout,
 	}, nil
 }
+
+// HostedGroup begins the group of a hosted server's tools, which its
+// name ends.
+const HostedGroup = "Gateway: "
+
+// IsHosted reports whether t is a hosted server's tool (not one of the
+// gateway's own mcp_* tools).
+func IsHosted(t *tool.Tool) bool { return strings.HasPrefix(t.Group, HostedGroup) }
 
 // notName matches what a gateway tool name may not hold.
 var notName = regexp.MustCompile(`[^a-zA-Z0-9_-]`)

@@ -9,7 +9,6 @@ package intent
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -35,6 +34,22 @@ type Analysis struct {
 	Missing        []string `json:"missing,omitempty"`
 	Parallelizable bool     `json:"parallelizable"`
 	EstimatedSteps int      `json:"estimatedSteps"`
+	// Steps are the suggested tools in calling order, each with the words
+	// of the request it does and the arguments found there.
+	Steps []Step `json:"steps"`
+}
+
+// Step is one suggested call.
+type Step struct {
+	Tool string `json:"tool"`
+	// Words are the request's words this step does.
+	Words string `json:"words"`
+	// Args are argument hints found in the words (a URL, a selector, a
+	// count, a file), by the tool's argument names.
+	Args map[string]any `json:"args,omitempty"`
+	// Each, when set, are the items the step repeats over, one argument
+	// set each (several URLs, several window sizes).
+	Each []map[string]any `json:"each,omitempty"`
 }
 
 // Analyzer analyses with a registry's tools; safe for concurrent use. Its
@@ -43,7 +58,11 @@ type Analysis struct {
 type Analyzer struct {
 	Tools  func() []*tool.Tool
 	Search func(query string, limit int) []search.Hit
-	Cache  bool
+	// Own, when set, tells the tools no workflow knows, which the search
+	// may pick for any step: the agent's dynamic tools, a hosted MCP
+	// server's.
+	Own   func(*tool.Tool) bool
+	Cache bool
 
 	mu    sync.Mutex
 	cache map[string]Analysis
@@ -58,9 +77,9 @@ func (a *Analyzer) Reset() {
 	a.mu.Unlock()
 }
 
-// recipes are compound steps named by words in a tool name or a request:
-// the seed's test_login_flow and its like. Tools still to come are named
-// as they will be.
+// recipes are the steps a compound tool name stands for: the seed's
+// test_login_flow and its like. A request in words is read step by step
+// instead (text.go).
 var recipes = map[string][]string{
 	"login":    {"browser_launch", "browser_navigate", "browser_type", "browser_click", "browser_screenshot", "assert_visible", "assert_url"},
 	"signup":   {"data_generate", "browser_launch", "browser_navigate", "browser_fill_form", "browser_click", "assert_visible", "assert_url"},
@@ -70,9 +89,6 @@ var recipes = map[string][]string{
 	"flaky":    {"test_flaky_detect", "test_prioritize"},
 	"perf":     {"performance_regression", "report_timing"},
 }
-
-var manyItems = regexp.MustCompile(`(?i)\b(all|each|every|many|in parallel|concurrently|batch)\b|\b([2-9]|[1-9][0-9]+) [a-z]+s\b`)
-var joined = regexp.MustCompile(`(?i)\b(and then|then|and|after that|followed by)\b`)
 
 // Call analyses a tools/call: the tool's name and arguments.
 func (a *Analyzer) Call(name string, args json.RawMessage) Analysis {
@@ -115,7 +131,8 @@ func (a *Analyzer) byName() map[string]*tool.Tool {
 func (a *Analyzer) call(name string, args json.RawMessage) Analysis {
 	tools := a.byName()
 	if t, ok := tools[name]; ok {
-		r := Analysis{PrimaryDomain: t.Category, Complexity: Simple, SuggestedTools: []string{name}, EstimatedSteps: 1}
+		r := Analysis{PrimaryDomain: t.Category, Complexity: Simple, SuggestedTools: []string{name}, EstimatedSteps: 1,
+			Steps: []Step{{Tool: name, Words: name}}}
 		switch name {
 		case "swarm_run":
 			var spec struct {
@@ -139,6 +156,10 @@ func (a *Analyzer) call(name string, args json.RawMessage) Analysis {
 			}
 			r.SuggestedTools = unique(r.SuggestedTools)
 			r.SecondaryDomains = domains(tools, r.SuggestedTools, r.PrimaryDomain)
+			r.Steps = nil
+			for _, t := range r.SuggestedTools {
+				r.Steps = append(r.Steps, Step{Tool: t, Words: name})
+			}
 		default:
 			// Natural language in the arguments widens the domains.
 			if words := textIn(args); words != "" {
@@ -148,48 +169,20 @@ func (a *Analyzer) call(name string, args json.RawMessage) Analysis {
 		}
 		return r.normal()
 	}
-	// An unknown name: a compound such as test_login_flow, or words.
-	return a.text(strings.ReplaceAll(name, "_", " ") + " " + textIn(args))
-}
-
-func (a *Analyzer) text(text string) Analysis {
-	tools := a.byName()
-	// Each part of a request joined by "and", "then", ... is one step or
-	// a known recipe of steps.
-	r := Analysis{Complexity: Simple}
-	parts := joined.Split(text, -1)
-	for _, part := range parts {
-		var steps []string
-		for _, w := range search.Terms(part) {
-			steps = append(steps, recipes[w]...)
-		}
-		if len(steps) == 0 {
-			if hits := a.Search(part, 1); len(hits) > 0 {
-				steps = []string{hits[0].Tool.Name}
-			}
-		}
-		r.SuggestedTools = append(r.SuggestedTools, steps...)
+	// An unknown name: a compound such as test_login_flow (the seed's
+	// recipes), or words.
+	var steps []string
+	for _, w := range strings.Split(name, "_") {
+		steps = append(steps, recipes[w]...)
 	}
-	if len(r.SuggestedTools) > 1 {
-		r.Complexity = Compound
+	if len(steps) == 0 {
+		return a.text(strings.ReplaceAll(name, "_", " ") + " " + textIn(args))
 	}
-	if manyItems.MatchString(text) {
-		r.Complexity, r.Parallelizable = Swarm, true
+	r := Analysis{Complexity: Compound, SuggestedTools: steps}
+	for _, s := range steps {
+		r.Steps = append(r.Steps, Step{Tool: s, Words: name})
 	}
-	r.EstimatedSteps = max(1, len(r.SuggestedTools))
-	for _, s := range r.SuggestedTools {
-		if _, ok := tools[s]; !ok {
-			r.Missing = append(r.Missing, s)
-		}
-	}
-	r.Missing = unique(r.Missing)
-	r.SuggestedTools = unique(r.SuggestedTools)
-	ds := domains(tools, r.SuggestedTools, "")
-	if len(ds) == 0 {
-		ds = []tool.Category{domainOfMissing(r.Missing)}
-	}
-	r.PrimaryDomain, r.SecondaryDomains = ds[0], ds[1:]
-	return r.normal()
+	return finish(r, tools)
 }
 
 // domainOfMissing guesses the domain of tools still to come by their
@@ -227,6 +220,11 @@ func domains(tools map[string]*tool.Tool, names []string, skip tool.Category) []
 		count[c]++
 	}
 	slices.SortStableFunc(order, func(x, y tool.Category) int { return count[y] - count[x] })
+	// Assertions cut across domains (doctor-spec.md, Tool Bag Curation):
+	// they bring the utility domain along.
+	if !slices.Contains(order, tool.CategoryUtility) && skip != tool.CategoryUtility && slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "assert_") }) {
+		order = append(order, tool.CategoryUtility)
+	}
 	return order
 }
 
@@ -266,6 +264,25 @@ func unique(s []string) []string {
 	return out
 }
 
+// finish derives what follows from the steps: the tools without
+// repeats, those this server lacks, the domains, the step count.
+func finish(r Analysis, tools map[string]*tool.Tool) Analysis {
+	r.EstimatedSteps = max(1, len(r.Steps))
+	r.SuggestedTools = unique(r.SuggestedTools)
+	r.Missing = nil
+	for _, s := range r.SuggestedTools {
+		if _, ok := tools[s]; !ok {
+			r.Missing = append(r.Missing, s)
+		}
+	}
+	ds := domains(tools, r.SuggestedTools, "")
+	if len(ds) == 0 {
+		ds = []tool.Category{domainOfMissing(r.Missing)}
+	}
+	r.PrimaryDomain, r.SecondaryDomains = ds[0], ds[1:]
+	return r.normal()
+}
+
 // normal fills empty lists, so the JSON has [] rather than null.
 func (r Analysis) normal() Analysis {
 	if r.SecondaryDomains == nil {
@@ -273,6 +290,9 @@ func (r Analysis) normal() Analysis {
 	}
 	if r.SuggestedTools == nil {
 		r.SuggestedTools = []string{}
+	}
+	if r.Steps == nil {
+		r.Steps = []Step{}
 	}
 	return r
 }

@@ -167,15 +167,15 @@ func Terms(text string) []string {
 		if stopWords[w] {
 			continue
 		}
-		out = append(out, stem(w))
+		out = append(out, Stem(w))
 	}
 	return slices.Clip(out)
 }
 
-// stem reduces a word to a crude stem, so that "tests", "testing" and
+// Stem reduces a word to a crude stem, so that "tests", "testing" and
 // "tested" meet: enough for tool descriptions, which are short. Short stems
 // are not cut further ("string" stays whole).
-func stem(w string) string {
+func Stem(w string) string {
 	n := len(w)
 	switch {
 	case n <= 3:

@@ -1,0 +1,393 @@
+package intent
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/barrhawk/barrhawk/internal/search"
+)
+
+// A request is read as a list of tokens, then cut into steps (clauses) at
+// "then", at sentence ends, and at "and" or a comma that a verb follows:
+// "open the page, add a product and check the cart" is three steps, "at
+// mobile and desktop sizes" one.
+
+// kind is what a token is.
+type kind uint8
+
+const (
+	word    kind = iota // lower case, as written
+	number              // digits, or a number word (two, ten)
+	quoted              // text in quotes, as written
+	link                // a URL, or a host such as localhost:3000/login
+	urlPath             // a path such as /settings or /api/health
+	file                // a file name such as schema.json or avatar.png
+	repoRef             // owner/name
+	punct               // , . ; : ? !
+)
+
+type token struct {
+	kind kind
+	text string // as written (a word in lower case)
+	raw  string // a word as written
+	stem string // a word's stem (search.Stem), for matching
+	num  int    // a number's value
+	// method: the word is an HTTP method written in capitals (GET).
+	method bool
+}
+
+// clause is one step of a request: its words as written and its tokens.
+type clause struct {
+	words  string
+	tokens []token
+	set    map[string]bool // stems and two-word phrases ("log in")
+	about  domain          // what its own words are about
+}
+
+func (c *clause) has(trigger string) bool { return c.set[trigger] }
+
+// hasAny reports whether the clause holds one of triggers.
+func (c *clause) hasAny(triggers []string) bool {
+	for _, t := range triggers {
+		if c.set[t] {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	hostLike  = regexp.MustCompile(`^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|local|test|internal|example|co|ai)(?::\d+)?(?:/\S*)?$`)
+	localHost = regexp.MustCompile(`^(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d+)?(?:/\S*)?$`)
+	fileName  = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace)$`)
+	sizeLike  = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
+	relPath   = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
+	keyLike   = regexp.MustCompile(`^\w+(?::[\w.-]*)+$`)
+	repoName  = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
+)
+
+var numberWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twenty": 20, "hundred": 100}
+
+// lex reads text into tokens.
+func lex(text string) []token {
+	var out []token
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case unicode.IsSpace(r):
+			i += n
+		case isQuote(r) && (i == 0 || !isWordRune(lastRune(text[:i]))):
+			if end := closingQuote(text, i+n, r); end > 0 {
+				out = append(out, token{kind: quoted, text: text[i+n : end]})
+				_, m := utf8.DecodeRuneInString(text[end:])
+				i = end + m
+				continue
+			}
+			i += n
+		default:
+			end := i
+			for end < len(text) {
+				r, m := utf8.DecodeRuneInString(text[end:])
+				if unicode.IsSpace(r) {
+					break
+				}
+				end += m
+			}
+			out = lexChunk(out, text[i:end])
+			i = end
+		}
+	}
+	return out
+}
+
+// lexChunk reads one run of text without spaces: a URL, a path or a file
+// name whole (without the punctuation that ends a sentence), else words.
+func lexChunk(out []token, chunk string) []token {
+	body := strings.TrimRight(chunk, ",.;:!?)")
+	tail := chunk[len(body):]
+	lower := strings.ToLower(body)
+	switch {
+	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
+		out = append(out, token{kind: link, text: body})
+	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"):
+		out = append(out, token{kind: file, text: body})
+	case repoName.MatchString(body):
+		out = append(out, token{kind: repoRef, text: body})
+	case len(body) > 1 && body[0] == '/':
+		out = append(out, token{kind: urlPath, text: body})
+	case relPath.MatchString(body):
+		out = append(out, token{kind: file, text: body})
+	case keyLike.MatchString(strings.TrimRight(chunk, ",.;!?)")):
+		body = strings.TrimRight(chunk, ",.;!?)")
+		tail = chunk[len(body):]
+		// feature:beta, session: (a key, not a sentence's colon)
+		out = appendWord(out, body)
+	case !strings.ContainsFunc(chunk, isWordRune) && len(chunk) > 1:
+		// "./...", "--": no words and no sentence end.
+		return out
+	default:
+		tail = ""
+		start := -1
+		flush := func(end int) {
+			if start >= 0 {
+				out = appendWord(out, chunk[start:end])
+				start = -1
+			}
+		}
+		for j, r := range chunk {
+			switch {
+			case isWordRune(r):
+				if start < 0 {
+					start = j
+				}
+			case r == '\'' && start >= 0:
+				// user's, don't: the word goes on; the 's is dropped below.
+			default:
+				flush(j)
+				// A mark ends a sentence or a clause only at the end of
+				// its chunk (not e.g. in i.e.).
+				if strings.ContainsRune(",.;:?!", r) && strings.Trim(chunk[j:], ",.;:?!\"')") == "" {
+					out = append(out, token{kind: punct, text: string(r)})
+				}
+			}
+		}
+		flush(len(chunk))
+	}
+	for _, r := range tail {
+		if r != ')' {
+			out = append(out, token{kind: punct, text: string(r)})
+		}
+	}
+	return out
+}
+
+func appendWord(out []token, w string) []token {
+	raw := w
+	method := httpMethods[w]
+	w = strings.ToLower(w)
+	if i := strings.IndexByte(w, '\''); i >= 0 {
+		w = w[:i]
+	}
+	if w == "" {
+		return out
+	}
+	if n, err := strconv.Atoi(w); err == nil {
+		return append(out, token{kind: number, text: w, stem: w, num: n})
+	}
+	if n, ok := numberWords[w]; ok {
+		return append(out, token{kind: number, text: w, stem: w, num: n})
+	}
+	if i := strings.IndexByte(raw, '\''); i >= 0 {
+		raw = raw[:i]
+	}
+	return append(out, token{kind: word, text: w, raw: raw, stem: search.Stem(w), method: method})
+}
+
+var httpMethods = wordSet(`GET POST PUT PATCH DELETE HEAD OPTIONS`)
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+func isQuote(r rune) bool { return strings.ContainsRune("'\"“‘`", r) }
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+// closingQuote finds where the quote opened by open at from ends: the same
+// mark (or its closing form) not followed by a letter; -1 if none.
+func closingQuote(text string, from int, open rune) int {
+	closeWith := map[rune]rune{'“': '”', '‘': '’'}[open]
+	if closeWith == 0 {
+		closeWith = open
+	}
+	for j := from; j < len(text); {
+		r, n := utf8.DecodeRuneInString(text[j:])
+		if r == closeWith {
+			next, _ := utf8.DecodeRuneInString(text[j+n:])
+			if j+n >= len(text) || !isWordRune(next) {
+				return j
+			}
+		}
+		j += n
+	}
+	return -1
+}
+
+// stepStarters begin a new step after "and" or a comma.
+var stepStarters = wordSet(`check verify assert ensure confirm make see expect open go navigate visit load click press tap
+	type enter fill submit log sign take capture compare run read write save upload choose select pick hover drag scroll
+	accept dismiss wait find list show get fetch call post put send seed insert clear flush count generate create delete
+	remove start stop build trigger merge review push zip unzip extract back restore watch render record collect measure
+	summarize summarise group tell let have add search tear cancel download set store restart reload resize switch close
+	connect query update which what why how where did does is are`)
+
+// thenWords end a step on their own.
+var thenWords = wordSet(`then afterwards finally next`)
+
+// split cuts tokens into clauses; words are taken from text by token.
+func split(tokens []token) []*clause {
+	var out []*clause
+	var cur []token
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, newClause(cur))
+			cur = nil
+		}
+	}
+	for i := 0; i < len(tokens); i++ {
+		t := tokens[i]
+		next := func(k int) token {
+			if i+k < len(tokens) {
+				return tokens[i+k]
+			}
+			return token{kind: punct}
+		}
+		switch {
+		case t.kind == punct && strings.ContainsAny(t.text, ".;?!"):
+			flush()
+			continue
+		case t.kind == word && thenWords[t.text]:
+			flush()
+			continue
+		case t.kind == word && t.text == "after" && next(1).text == "that":
+			flush()
+			i++
+			continue
+		case t.kind == punct || t.kind == word && t.text == "and":
+			// ", and check", "and then", ", wait": a new step when a verb
+			// comes next.
+			k := 1
+			for next(k).kind == word && (next(k).text == "and" || next(k).text == "also" || next(k).text == "then") || next(k).kind == punct && next(k).text == "," {
+				k++
+			}
+			if n := next(k); n.kind == word && stepStarters[n.text] {
+				flush()
+				i += k - 1
+				continue
+			}
+			if t.kind == punct {
+				continue
+			}
+		}
+		cur = append(cur, t)
+	}
+	flush()
+	return out
+}
+
+func newClause(tokens []token) *clause {
+	c := &clause{tokens: tokens, set: map[string]bool{}}
+	var words []string
+	prev := ""
+	for i, t := range tokens {
+		switch t.kind {
+		case word, number:
+			c.set[t.stem] = true
+			c.set["="+t.text] = true
+			if prev != "" {
+				c.set[prev+" "+t.stem] = true
+			}
+			prev = t.stem
+		default:
+			prev = ""
+			if t.kind != file || !dbFile.MatchString(t.text) {
+				c.set["<"+kindName[t.kind]+">"] = true
+			}
+		}
+		for _, m := range markers(tokens, i) {
+			c.set[m] = true
+		}
+		if t.kind == quoted {
+			words = append(words, "'"+t.text+"'")
+		} else {
+			words = append(words, t.written())
+		}
+	}
+	c.words = strings.Join(words, " ")
+	if files := countKind(tokens, file); files >= 2 {
+		c.set["<twofiles>"] = true
+	}
+	c.about = aboutOf(c)
+	return c
+}
+
+// markers are what a token is beside its words: <count> a number of
+// things (3 widgets), <size> a window size (1280x800), <method> an HTTP
+// method, <api> a URL or path of an API, <repo> a GitHub repository's,
+// <page> another URL, <dbfile> a database file, <pdf> a PDF.
+func markers(tokens []token, i int) []string {
+	t := tokens[i]
+	var out []string
+	switch t.kind {
+	case number:
+		if i+1 < len(tokens) && tokens[i+1].kind == word && tokens[i+1].text != tokens[i+1].stem && !notCounted[tokens[i+1].stem] {
+			out = append(out, "<count>")
+		}
+	case word:
+		if sizeLike.MatchString(t.text) {
+			out = append(out, "<size>")
+		}
+		if t.method {
+			out = append(out, "<method>")
+		}
+	case link, urlPath:
+		switch host := hostOf(t.text); {
+		case strings.Contains(t.text, "/api"), strings.HasPrefix(host, "api."):
+			out = append(out, "<api>")
+		case host == "github.com":
+			out = append(out, "<repo>")
+		case t.kind == link:
+			out = append(out, "<page>")
+		}
+	case file:
+		if dbFile.MatchString(t.text) {
+			out = append(out, "<dbfile>")
+		}
+		if strings.HasSuffix(strings.ToLower(t.text), ".pdf") {
+			out = append(out, "<pdf>")
+		}
+	}
+	return out
+}
+
+// notCounted are plural nouns a number goes with that are not things on a
+// page to count.
+var notCounted = wordSet(`second minute hour day millisecond run time user siz size width request`)
+
+var dbFile = regexp.MustCompile(`\.(?:db|sqlite3?)$`)
+
+func countKind(tokens []token, k kind) int {
+	n := 0
+	for _, t := range tokens {
+		if t.kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// hostOf is the host of a URL or of host/path, lower case.
+func hostOf(s string) string {
+	s = strings.ToLower(s)
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		s = rest
+	}
+	if i := strings.IndexAny(s, "/:?#"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct"}
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}

@@ -1,0 +1,48 @@
+package intent
+
+import (
+	"slices"
+	"testing"
+)
+
+// A request is cut into steps where a new action begins, and not inside
+// what it quotes, a URL, a path or a list of things.
+func TestSplitIntoSteps(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string][]string{
+		"Open https://shop.example.com/a.b, add the first product to the cart and check the badge says 1": {
+			"Open https://shop.example.com/a.b", "add the first product to the cart", "check the badge says 1"},
+		"Type 'salt and pepper' into the search box, then press Enter":  {"Type 'salt and pepper' into the search box", "press Enter"},
+		"Take screenshots at mobile, tablet and desktop widths":         {"Take screenshots at mobile tablet and desktop widths"},
+		"Compare postgres and redis. Why did it fail? Group the errors": {"Compare postgres and redis", "Why did it fail", "Group the errors"},
+		"Submit a job that runs go test ./... on github.com/acme/api":   {"Submit a job that runs go test on github.com/acme/api"},
+		"Build the image from ./app and run it":                         {"Build the image from ./app", "run it"},
+		"Back up the fixtures folder, after that restore it":            {"Back up the fixtures folder", "restore it"},
+		"Log in as alice and as bob":                                    {"Log in as alice and as bob"},
+	} {
+		var got []string
+		for _, c := range split(lex(text)) {
+			got = append(got, c.words)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", text, got, want)
+		}
+	}
+}
+
+// Tokens keep what a hint needs: URLs and hosts whole, files, paths,
+// repositories, keys, quoted text as written, HTTP methods in capitals.
+func TestLex(t *testing.T) {
+	t.Parallel()
+	toks := lex(`GET localhost:3000/login, "It's done" feature:beta acme/web ./app /settings report.pdf get`)
+	var kinds []kind
+	for _, tk := range toks {
+		kinds = append(kinds, tk.kind)
+	}
+	if want := []kind{word, link, punct, quoted, word, repoRef, file, urlPath, file, word}; !slices.Equal(kinds, want) {
+		t.Fatalf("kinds %v, want %v (%+v)", kinds, want, toks)
+	}
+	if !toks[0].method || toks[len(toks)-1].method || toks[3].text != "It's done" || toks[4].raw != "feature:beta" {
+		t.Errorf("tokens: %+v", toks)
+	}
+}

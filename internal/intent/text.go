@@ -1,0 +1,296 @@
+package intent
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
+
+// text reads a request in words as a QA engineer would: cut into steps,
+// each step given the tools its kind of work takes (workflows.go), with
+// the set-up a tool needs and nobody says (a connection before a query, a
+// page before a click), then argument hints from the words (hints.go).
+// A step no rule knows goes to the tool search, which knows every tool,
+// dynamic and gateway ones included.
+func (a *Analyzer) text(text string) Analysis {
+	tools := a.byName()
+	own := a.Own != nil && slices.ContainsFunc(a.Tools(), a.Own)
+	clauses := split(lex(text))
+	req := contextOf(clauses)
+
+	var steps []Step
+	for i, c := range clauses {
+		about := c.about
+		if about&db != 0 && !req.dbNamed && !c.hasAny(strongDB) {
+			about &^= db // rows of a page, not of a table
+		}
+		// An agent's own tool (dynamic, or a hosted server's) that does
+		// just this step comes before any workflow.
+		var names []string
+		if own {
+			if hits := a.Search(c.words, 1); len(hits) > 0 && hits[0].Score >= minOwnScore && a.Own(hits[0].Tool) {
+				names = append(names, hits[0].Tool.Name)
+			}
+		}
+		if about == 0 && len(names) == 0 {
+			about = nearest(clauses, i)
+		}
+		if about&db != 0 {
+			about &^= db
+			if about&(pg|sqlite|redis) == 0 {
+				about |= req.db
+			}
+		}
+		if req.about&agent != 0 && about&agent == 0 {
+			continue // a sub-agent does the rest
+		}
+		names = append(names, apply(c, about)...)
+		names = append(names, named(c, tools)...)
+		if len(names) == 0 && about&owners == 0 {
+			if hits := a.Search(c.words, 1); len(hits) > 0 && hits[0].Score >= minSearchScore {
+				names = []string{hits[0].Tool.Name}
+			}
+		}
+		for _, n := range names {
+			steps = append(steps, Step{Tool: n, Words: c.words})
+		}
+	}
+	steps = implied(steps, clauses, req)
+	if req.swarm {
+		steps = append([]Step{{Tool: "swarm_run", Words: req.parallelWords}}, steps...)
+	}
+	steps = dedupe(steps)
+	hint(steps, clauses, tools, text)
+
+	r := Analysis{Steps: steps, Parallelizable: req.parallel}
+	for _, s := range steps {
+		r.SuggestedTools = append(r.SuggestedTools, s.Tool)
+	}
+	switch {
+	case r.Parallelizable:
+		r.Complexity = Swarm
+	case len(steps) > 1:
+		r.Complexity = Compound
+	default:
+		r.Complexity = Simple
+	}
+	return finish(r, tools)
+}
+
+// minSearchScore is the least score a search hit needs to be a step's
+// tool: below it the words matched a tool by chance ("tell me when").
+const minSearchScore = 4.0
+
+// minOwnScore is the least score an agent's own tool needs to do a step
+// in place of the workflows: the step's words must be its words.
+const minOwnScore = 12.0
+
+// nearest is what the nearest step before (else after) is about, for a
+// step that names nothing of its own ("then restore it").
+func nearest(clauses []*clause, i int) domain {
+	for j := i - 1; j >= 0; j-- {
+		if clauses[j].about != 0 {
+			return clauses[j].about
+		}
+	}
+	for j := i + 1; j < len(clauses); j++ {
+		if clauses[j].about != 0 {
+			return clauses[j].about
+		}
+	}
+	return 0
+}
+
+// apply returns the tools of the rules a step about about meets.
+func apply(c *clause, about domain) []string {
+	var out []string
+	done := map[string]bool{}
+	for _, x := range rules {
+		if x.group != "" && done[x.group] {
+			continue
+		}
+		if x.in != 0 && about&x.in == 0 || about&owners != 0 && x.in&owners == 0 {
+			continue
+		}
+		if len(x.when) > 0 && !c.hasAny(x.when) || len(x.and) > 0 && !c.hasAny(x.and) || c.hasAny(x.unless) {
+			continue
+		}
+		out = append(out, x.tools...)
+		if x.group != "" {
+			done[x.group] = true
+		}
+	}
+	return out
+}
+
+// named are the tools a step names itself (browser_snapshot, a dynamic
+// tool's name).
+func named(c *clause, tools map[string]*tool.Tool) []string {
+	var out []string
+	for _, t := range c.tokens {
+		if t.kind == word && strings.Contains(t.text, "_") {
+			if _, ok := tools[t.text]; ok {
+				out = append(out, t.text)
+			}
+		}
+	}
+	return out
+}
+
+// request is what the whole request is about.
+type request struct {
+	about domain
+	// db is the database a step that only says "the database" means: the
+	// one the request names, else PostgreSQL.
+	db domain
+	// parallel: the steps are independent over several items; swarm: so
+	// many, or said so, that a swarm should run them.
+	parallel, swarm bool
+	parallelWords   string
+	// dbNamed: the request names a database or a table, so that "the
+	// rows" are a table's.
+	dbNamed bool
+	pages   bool // the request names a page, a site or an app
+}
+
+var (
+	parallelPhrases = triggers(`in+parallel at+once same+time simultaneously concurrently`)
+	itemNouns       = wordSet(`urls url pages sites websites endpoints services browsers devices`)
+	sizeWords       = wordSet(`mobile tablet desktop`)
+	pageWords       = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout`)
+	eachWords       = triggers(`compare both each all`)
+)
+
+func contextOf(clauses []*clause) request {
+	var req request
+	sizes, items := 0, 0
+	for _, c := range clauses {
+		req.about |= c.about
+		if c.hasAny(pageWords) && !c.has("full page") {
+			req.pages = true
+		}
+		if c.hasAny(parallelPhrases) {
+			req.swarm, req.parallel, req.parallelWords = true, true, c.words
+		}
+		for i, t := range c.tokens {
+			switch {
+			case t.kind == link:
+				items++
+			case t.kind == word && sizeWords[t.text], t.kind == word && sizeLike.MatchString(t.text):
+				sizes++
+			case t.kind == number && i+1 < len(c.tokens) && itemNouns[c.tokens[i+1].text] && t.num >= 2:
+				items += t.num
+			case t.kind == word && itemNouns[t.text] && listBefore(c.tokens, i) >= 2:
+				items += listBefore(c.tokens, i)
+			}
+		}
+	}
+	for _, d := range []domain{sqlite, redis, pg} {
+		if req.about&d != 0 {
+			req.db = d
+			req.dbNamed = true
+		}
+	}
+	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(strongDB) }) {
+		req.dbNamed = true
+	}
+	if req.db == 0 {
+		req.db = pg
+	}
+	services := 0
+	for _, d := range []domain{pg, sqlite, redis} {
+		if req.about&d != 0 {
+			services++
+		}
+	}
+	every := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(eachWords) })
+	if sizes >= 2 || items >= 2 || services >= 2 && every {
+		req.parallel = true
+	}
+	if items >= 3 && !req.swarm {
+		req.swarm, req.parallelWords = true, clauses[0].words
+	}
+	return req
+}
+
+// listBefore counts the items of a list such as "the home, pricing and
+// signup pages" that ends before the noun at i.
+func listBefore(tokens []token, i int) int {
+	n := 0
+	for j := i - 1; j >= 0; j-- {
+		t := tokens[j]
+		switch {
+		case t.kind == word && (t.text == "and" || t.text == "or"), t.kind == punct && t.text == ",":
+			continue
+		case t.kind == word && !stepStarters[t.text] && t.text != "the":
+			if j+1 < i && (tokens[j+1].kind == punct || tokens[j+1].text == "and" || tokens[j+1].text == "or") || j == i-1 {
+				n++
+				continue
+			}
+		}
+		break
+	}
+	return n
+}
+
+// implied adds the calls a workflow needs that nobody says: a connection
+// before a database's first call, a page opened before the first click,
+// an assertion after a login that checks nothing.
+func implied(steps []Step, clauses []*clause, req request) []Step {
+	has := func(prefix string) int {
+		return slices.IndexFunc(steps, func(s Step) bool { return strings.HasPrefix(s.Tool, prefix) })
+	}
+	before := func(first int, s Step) {
+		steps = slices.Insert(steps, first, s)
+	}
+	for _, need := range []struct{ prefix, tool string }{
+		{"db_pg_", "db_pg_connect"}, {"db_redis_", "db_redis_connect"}, {"db_sqlite_", "db_sqlite_open"},
+	} {
+		if i := has(need.prefix); i >= 0 && has(need.tool) < 0 {
+			before(i, Step{Tool: need.tool, Words: steps[i].Words})
+		}
+	}
+	if i := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) }); i >= 0 && has("browser_navigate") < 0 && req.pages {
+		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
+	}
+	if i := has("browser_type"); i >= 0 && has("assert_") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loginWords) }) {
+		steps = append(steps, Step{Tool: "assert_url", Words: steps[i].Words})
+	}
+	return steps
+}
+
+// strongDB name a database; other database words (rows, columns) may be
+// a page's.
+var strongDB = triggers(`database db table tables sql migration migrations seed`)
+
+var loginWords = triggers(`log+in logg+in sign+in login`)
+
+// isPageStep: the tool works on an open page.
+func isPageStep(name string) bool {
+	switch {
+	case name == "browser_navigate", name == "browser_start_tracing", name == "browser_session_new", name == "browser_session_switch", name == "browser_resize":
+		return false
+	case strings.HasPrefix(name, "browser_"), strings.HasPrefix(name, "assert_") && !slices.Contains(dataAsserts, name), name == "accessibility_audit":
+		return true
+	}
+	return false
+}
+
+// dataAsserts check values, not pages.
+var dataAsserts = []string{"assert_equals", "assert_contains", "assert_truthy", "assert_type", "assert_range", "assert_json_schema"}
+
+// dedupe keeps each tool's first step, except that a step repeated with
+// other words (a second click) stays when its words differ.
+func dedupe(steps []Step) []Step {
+	var out []Step
+	for _, s := range steps {
+		if !slices.ContainsFunc(out, func(o Step) bool { return o.Tool == s.Tool && (o.Words == s.Words || !repeatable[s.Tool]) }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// repeatable are tools a flow calls again in a later step.
+var repeatable = map[string]bool{"browser_click": true, "browser_type": true, "browser_screenshot": true, "assert_visible": true, "assert_text": true}

@@ -1,0 +1,294 @@
+package intent
+
+import (
+	"strings"
+
+	"github.com/barrhawk/barrhawk/internal/search"
+)
+
+// What a QA engineer knows: the words that say what a step is about, and
+// the tools each kind of step takes, in the order they are called. Rules
+// are tried in the order of this file (set-up, actions, observations,
+// checks, tear-down), so a step's tools come out in calling order.
+
+// domain is what a step is about; a set of bits.
+type domain uint32
+
+const (
+	web domain = 1 << iota
+	api
+	pg
+	sqlite
+	redis
+	db // a database, which one unsaid
+	files
+	job
+	agent
+	docker
+	compose
+	github
+	report
+)
+
+// owners take a step whole: a step about a sub-agent, a job, GitHub or
+// containers is not also a browser, API or file step because it names a
+// page or a file ("open an issue about the broken signup page").
+const owners = agent | job | github | docker | compose
+
+// domainWords say what a step is about.
+var domainWords = []struct {
+	d     domain
+	words []string
+}{
+	{web, triggers(`page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
+		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
+		log+in sign+in sign+up login logout checkbox heading scroll hover drag pdf trace tracing console
+		accessibility a11y wcag picture avatar product price upload javascript card`)},
+	{api, triggers(`api endpoint endpoints rest graphql response respond responds <method> return returns status+code
+		header headers request requests <api>`)},
+	{pg, triggers(`postgres postgresql pg psql`)},
+	{sqlite, triggers(`sqlite sqlite3 <dbfile>`)},
+	{redis, triggers(`redis cache`)},
+	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed`)},
+	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
+	{job, triggers(`job jobs background queue artifact artifacts`)},
+	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate`)},
+	{docker, triggers(`docker container containers dockerfile image+build`)},
+	{compose, triggers(`compose stack`)},
+	{github, triggers(`github <repo> pull+request pr issue issues workflow workflows ci branch branches repo repository merge`)},
+	{report, triggers(`test+result test+results failure failures flaky slowest suite regress regression duplicate coverage`)},
+}
+
+// checkWords make a step a check.
+var checkWords = triggers(`check checks verify assert ensure confirm make+sure expect see sees appear appears shown
+	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
+	healthy`)
+
+// rule: a step about in (any step when 0) holding one of when (and one of
+// and, when set), none of unless, takes tools. Within a group only the
+// first rule that applies counts.
+type rule struct {
+	in     domain
+	when   []string
+	and    []string
+	unless []string
+	group  string
+	tools  []string
+}
+
+// r builds a rule from space-separated lists; "a+b" is the phrase "a b".
+func r(in domain, when, tools string) rule {
+	return rule{in: in, when: triggers(when), tools: strings.Fields(tools)}
+}
+
+func (x rule) but(unless string) rule { x.unless = triggers(unless); return x }
+func (x rule) with(and string) rule   { x.and = triggers(and); return x }
+func (x rule) checks() rule {
+	x.and, x.unless = checkWords, append(x.unless, audits...)
+	return x
+}
+
+// audits are checks a tool makes whole (accessibility_audit, the
+// console's errors, the network's requests).
+var audits = triggers(`accessibility a11y wcag alt+text screen+reader contrast console javascript+error network`)
+
+func (x rule) first(group string) rule { x.group = group; return x }
+
+var rules = []rule{
+	// Set-up.
+	r(web, `trace tracing`, `browser_start_tracing`),
+	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`),
+	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
+	r(0, `generate generated fake random dummy mock synthetic example`, `data_from_schema`).with(`schema`).first("data"),
+	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).first("data"),
+	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`),
+	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`),
+	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page`),
+	r(web, `mobile desktop tablet viewport width widths size siz responsive <size>`, `browser_resize`),
+
+	// Actions in the browser.
+	r(web, `log+in logg+in sign+in login authenticate`, `browser_navigate browser_type browser_click`),
+	r(web, `sign+up register registration`, `browser_navigate browser_fill_form browser_click`),
+	r(web, `checkout`, `browser_navigate browser_click browser_fill_form`).with(`flow go+through complete`),
+	r(web, `submit submitt`, `browser_fill_form browser_click`).but(`empty blank without`).first("submit"),
+	r(web, `submit submitt`, `browser_click`).first("submit"),
+	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form`),
+	r(web, `fill`, `browser_fill_form`).with(`form`),
+	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press`, `browser_press_key`),
+	r(web, `click tap press add`, `browser_click`).but(`press+enter hit+enter press+tab press+escape`),
+	r(web, `choose select pick`, `browser_select_option`).with(`dropdown option select menu from`),
+	r(web, `upload attach`, `browser_file_upload`),
+	r(0, `hover mouse+over`, `browser_hover`),
+	r(0, `drag drop`, `browser_drag`),
+	r(web, `scroll`, `browser_scroll`),
+	r(web, `dialog alert confirmation prompt`, `browser_handle_dialog browser_click`),
+	r(web, `reload refresh`, `browser_reload`),
+	r(web, `back`, `browser_navigate_back`).with(`go navigate`),
+	r(web, `new+tab tabs`, `browser_tabs`),
+	r(0, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep`),
+	r(web, `wait`, `browser_wait`).with(`until for appear`),
+
+	// Observations.
+	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
+	r(web, `pdf <pdf>`, `browser_pdf_save`),
+	r(web, `text`, `browser_get_text`).with(`read get`),
+	r(web, `console javascript+error js+error`, `browser_console_messages`),
+	r(web, `network api+call request requests`, `browser_network_requests`).with(`page network`),
+	r(web, `accessibility a11y wcag alt+text screen+reader contrast aria`, `accessibility_audit`).but(`tree snapshot`),
+	r(web, `accessibility+tree aria+snapshot`, `browser_snapshot`),
+
+	// Checks in the browser: the first that applies.
+	r(web, `<count> more fewer at+least at+most number+of how+many`, `assert_count`).checks().first("check"),
+	r(web, `title`, `assert_title`).checks().first("check"),
+	r(web, `url redirect redirected end+up land+on lands+on taken+to <path>`, `assert_url`).checks().first("check"),
+	r(web, `gone hidden disappear disappears no+longer removed close closes closed`, `assert_hidden`).checks().first("check"),
+	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
+	r(web, `say says text read reads <quoted> price label`, `assert_text`).checks().first("check"),
+	r(web, `check verify assert ensure confirm make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
+
+	// HTTP APIs.
+	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path>`, `http_request`).but(`page network`),
+	r(api, `schema`, `assert_json_schema`).checks().first("check"),
+	r(api, `schema`, `fs_read`).with(`<file>`),
+	r(api, `contain contains include includes`, `assert_contains`).checks().first("check"),
+	r(api, `check verify assert ensure confirm make+sure return returns reject rejects status`, `assert_equals`).checks().first("check"),
+
+	// Databases.
+	r(pg, `column columns schema structure describe`, `db_pg_schema`).first("pg"),
+	r(pg, `seed insert populate`, `db_pg_seed`).first("pg"),
+	r(pg, `transaction migration migrations`, `db_pg_transaction`).first("pg"),
+	r(pg, `table tables row rows query count select read compare record records shows+up`, `db_pg_query`).first("pg"),
+	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
+	r(sqlite, `column columns schema structure describe`, `db_sqlite_schema`).first("sqlite"),
+	r(sqlite, `table tables row rows query count select read record records`, `db_sqlite_query`).first("sqlite"),
+	r(redis, `hash`, `db_redis_hash`).first("redis"),
+	r(redis, `flush clear wipe empty`, `db_redis_flush`).first("redis"),
+	r(redis, `set store write`, `db_redis_set`).first("redis"),
+	r(redis, `=keys pattern`, `db_redis_keys`).first("redis"),
+	r(redis, `delete remove evict`, `db_redis_del`).first("redis"),
+	r(redis, `read get hold holds value cache compare`, `db_redis_get`).first("redis"),
+
+	// Files.
+	r(files, `backup back+up`, `fs_backup`),
+	r(files, `restore`, `fs_restore`),
+	r(files, `zip archive compress`, `fs_zip`).but(`unzip extract`),
+	r(files, `unzip extract unpack`, `fs_unzip`),
+	r(files, `watch change changes chang`, `fs_watch`),
+	r(files, `find search grep mention mentions containing`, `fs_search`),
+	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`),
+	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
+	r(files, `read open load`, `fs_read`),
+	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf>`),
+	r(files, `list`, `fs_list`).but(`failure failures`),
+	r(files, `hash checksum sha256 md5`, `fs_hash`),
+	r(files, `copy`, `fs_copy`),
+	r(files, `delete remove`, `fs_remove`),
+	r(files, `move rename`, `fs_move`),
+	r(files, `executable chmod permission permissions`, `fs_chmod`),
+
+	// Checks of data: databases, caches, files.
+	r(pg|sqlite|redis|files, `check verify assert ensure confirm make+sure expect`, `assert_equals`).but(`healthy connection connections connect`).first("check"),
+	r(0, `compare`, `object_diff`).but(`<file> text texts string strings`),
+
+	// Test results and analysis.
+	r(0, `summarize summarise summary pass+rate overview`, `report_summary`),
+	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group why failure failures`),
+	r(0, `slowest slow timing durations`, `report_timing`).with(`test tests`),
+	r(0, `flaky flake flakiness intermittent`, `test_flaky_detect`),
+	r(0, `run+first prioritize priority`, `test_prioritize`),
+	r(0, `duplicate duplicates redundant`, `test_deduplicate`).with(`test tests`),
+	r(0, `missing gap gaps what+kind`, `test_coverage_gaps`).with(`test tests`),
+	r(0, `regress regression slower baseline`, `performance_regression`).but(`test tests`),
+	r(0, `percentile percentiles median average p95 p99 mean`, `math_stats`),
+
+	// Jobs and sub-agents: the first that applies.
+	r(agent, `cancel stop kill abort`, `spawn_cancel`).first("agent"),
+	r(agent, `log logs output`, `spawn_logs`).first("agent"),
+	r(agent, `status progress doing`, `spawn_status`).first("agent"),
+	r(agent, ``, `spawn_agent spawn_status`).first("agent"),
+	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
+	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
+	r(job, `log logs output`, `task_logs task_list`).first("job"),
+	r(job, `status finish finishes finished done`, `task_status`).first("job"),
+	r(job, ``, `task_submit task_status`).first("job"),
+
+	// Containers.
+	r(compose, `down tear stop remove`, `compose_down`).first("compose"),
+	r(compose, `log logs`, `compose_logs`).first("compose"),
+	r(compose, `exec shell`, `compose_exec`).first("compose"),
+	r(compose, `ps status running`, `compose_ps`).first("compose"),
+	r(compose, `up start run bring launch`, `compose_up`).first("compose"),
+	r(docker, `build dockerfile built`, `docker_build`),
+	r(docker, `running list which ps`, `docker_ps`).but(`compose`).first("docker"),
+	r(docker, `log logs`, `docker_logs`).but(`compose`).first("docker"),
+	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
+	r(docker, `stop`, `docker_stop`).but(`compose`).first("docker"),
+	r(docker, `prune cleanup clean`, `docker_cleanup`).but(`compose`).first("docker"),
+	r(docker, `run start container`, `docker_run`).but(`compose`).first("docker"),
+
+	// GitHub.
+	r(github, `review`, `gh_diff gh_pr_review`).with(`pull+request pr`),
+	r(github, `merge`, `gh_pr_merge`),
+	r(github, `list show which`, `gh_pr_list`).with(`pull+request pr`).first("gh"),
+	r(github, `list show which`, `gh_issue_list`).with(`issue issues`).first("gh"),
+	r(github, `open create file report raise`, `gh_pr_create`).with(`pull+request pr`).first("gh"),
+	r(github, `open create file report raise`, `gh_issue_create`).with(`issue`).first("gh"),
+	r(github, `comment`, `gh_issue_comment`).first("gh"),
+	r(github, `trigger run start dispatch`, `gh_workflow_run`).with(`workflow ci`).first("gh"),
+	r(github, `run runs pass passed status green`, `gh_workflow_runs`).but(`merge`),
+	r(github, `branch`, `gh_branch_create`).with(`create new`),
+
+	// Text, templates, the server.
+	r(0, `template render`, `template_render`),
+	r(0, `custom+tool new+tool typescript`, `dynamic_tool_create`),
+
+	// Tear-down.
+	r(web, `trace tracing`, `browser_stop_tracing`),
+}
+
+// triggers reads a space-separated list: words and "a+b" phrases, each
+// word reduced to its stem as a step's words are.
+func triggers(s string) []string {
+	var out []string
+	for _, f := range strings.Fields(s) {
+		if strings.HasPrefix(f, "<") {
+			out = append(out, f)
+			continue
+		}
+		if w, ok := strings.CutPrefix(f, "="); ok {
+			out = append(out, "="+w) // the word as written, not its stem
+			continue
+		}
+		parts := strings.Split(f, "+")
+		for i, p := range parts {
+			parts[i] = search.Stem(p)
+		}
+		out = append(out, strings.Join(parts, " "))
+	}
+	return out
+}
+
+// aboutOf is what a step's own words are about.
+func aboutOf(c *clause) domain {
+	var d domain
+	for _, dw := range domainWords {
+		if c.hasAny(dw.words) {
+			d |= dw.d
+		}
+	}
+	if c.has("<page>") && d&api == 0 {
+		d |= web // a URL to open, not an API to call
+	}
+	if d&owners != 0 {
+		d &= owners | report
+	}
+	// A sub-agent's task or a job's names its repository: it is not
+	// GitHub work of its own.
+	switch {
+	case d&agent != 0:
+		d &^= job | github | docker | compose
+	case d&job != 0:
+		d &^= github | docker | compose
+	}
+	return d
+}
