@@ -27,7 +27,7 @@ func (d *Doctor) intentTools() []tool.Tool {
 		return nil
 	}
 	return []tool.Tool{{
-		Def: mgmt("intent_analyze", "Analyse what a request in words, or a tool call, is after: primaryDomain, secondaryDomains, complexity (simple, compound, swarm), suggestedTools (and those not available yet), parallelizable, estimatedSteps.",
+		Def: mgmt("intent_analyze", "Analyse what a request in words, or a tool call, is after: primaryDomain, secondaryDomains, complexity (simple, compound, swarm), suggestedTools (and those not available yet), parallelizable, estimatedSteps, and steps: the tools in calling order, each with the request's words it does and argument hints found there (URL, selector, count, file).",
 			schema.String("text", "A request in words"),
 			schema.String("tool", "A tool name, known or not (test_login_flow)"),
 			schema.Any("args", "The call's arguments").Types("object", "null")),
