@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/barrhawk/barrhawk/internal/search"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -25,12 +26,23 @@ func (a *Analyzer) text(text string) Analysis {
 		if about&db != 0 && !req.dbNamed && !c.hasAny(strongDB) {
 			about &^= db // rows of a page, not of a table
 		}
+		// The search's best tool for the step's words, asked once.
+		var best *search.Hit
+		bestFor := func() *search.Hit {
+			if best == nil {
+				best = &search.Hit{}
+				if hits := a.Search(c.words, 1); len(hits) > 0 {
+					best = &hits[0]
+				}
+			}
+			return best
+		}
 		// An agent's own tool (dynamic, or a hosted server's) that does
 		// just this step comes before any workflow.
 		var names []string
 		if own {
-			if hits := a.Search(c.words, 1); len(hits) > 0 && hits[0].Score >= minOwnScore && a.Own(hits[0].Tool) {
-				names = append(names, hits[0].Tool.Name)
+			if h := bestFor(); h.Tool != nil && h.Score >= minOwnScore && a.Own(h.Tool) {
+				names = append(names, h.Tool.Name)
 			}
 		}
 		if about == 0 && len(names) == 0 {
@@ -48,8 +60,8 @@ func (a *Analyzer) text(text string) Analysis {
 		names = append(names, apply(c, about)...)
 		names = append(names, named(c, tools)...)
 		if len(names) == 0 && about&owners == 0 {
-			if hits := a.Search(c.words, 1); len(hits) > 0 && hits[0].Score >= minSearchScore {
-				names = []string{hits[0].Tool.Name}
+			if h := bestFor(); h.Tool != nil && h.Score >= minSearchScore {
+				names = []string{h.Tool.Name}
 			}
 		}
 		for _, n := range names {
