@@ -318,6 +318,9 @@ func sqliteQuery() tool.Tool {
 				aliasArg("SQLite"),
 			)),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
+			if err := sqliteExtraParams(in.Query, len(in.Params)); err != nil {
+				return nil, err
+			}
 			c, err := sqliteLookup(call, in.Alias)
 			if err != nil {
 				return nil, err

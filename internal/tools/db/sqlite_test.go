@@ -154,11 +154,19 @@ func TestSQLiteErrorsSayWhere(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
 		{`{"query":"SELECT ?, ?","params":[1]}`, "parameter 2 (the 2nd ?, or ?2) and params gives 1 value(s)"},
 		{`{"query":"SELECT ?1, ?2","params":[1]}`, "parameter 2 (the 2nd ?, or ?2) and params gives 1 value(s)"},
+		// More values than parameters: SQLite would drop the rest.
+		{`{"query":"SELECT ?","params":[1,2]}`, "the statement has 1 parameter(s) and params gives 2 value(s)"},
+		{`{"query":"SELECT '?', \"?\", [?] -- ?\n /* ? */","params":[1]}`, "the statement has 0 parameter(s) and params gives 1 value(s)"},
+		{`{"query":"SELECT ?3","params":[1,2,3,4]}`, "the statement has 3 parameter(s) and params gives 4 value(s)"},
 	} {
 		e := s.MustFail("db_sqlite_query", c.args, tool.CodeInvalidArgs)
 		if !strings.Contains(e.Message, c.want) || strings.Contains(e.Message, ":name") {
 			t.Errorf("%s: %s", c.args, e.Message)
 		}
+	}
+	// As many values as parameters, numbered or not, run.
+	for _, args := range []string{`{"query":"SELECT ?3, ?, 'it''s ?'","params":[1,2,3,4]}`, `{"query":"SELECT ?2, ?1","params":[1,2]}`} {
+		s.MustRun("db_sqlite_query", args)
 	}
 	e = s.MustFail("db_sqlite_query", `{"query":"SELECT :a","params":[1]}`, tool.CodeQueryError)
 	if !strings.Contains(e.Message, "instead of :name") {
