@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -44,7 +45,11 @@ func openQueue(cmd *cobra.Command) (*queue.Service, queue.Queue, error) {
 	if err != nil {
 		return nil, nil, badInput(err)
 	}
-	if db, _ := cmd.Flags().GetString("db"); db != "" {
+	db, err := dbFlag(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if db != "" {
 		cfg.Workers.DB = db
 	}
 	cfg.Workers.Count = 0
@@ -54,6 +59,22 @@ func openQueue(cmd *cobra.Command) (*queue.Service, queue.Queue, error) {
 		return nil, nil, badInput(err)
 	}
 	return s, q, nil
+}
+
+// dbFlag is the --db flag: a postgres:// URL, or an SQLite file in a
+// directory that exists. Only the default queue's directory is made: a
+// mistyped --db would otherwise start an empty queue there, and every job
+// would seem gone.
+func dbFlag(cmd *cobra.Command) (string, error) {
+	db, _ := cmd.Flags().GetString("db")
+	if db == "" || strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
+		return db, nil
+	}
+	dir := filepath.Dir(db)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", badInput(fmt.Errorf("--db %s: the directory %s does not exist; give the queue's file (workers.db by default, in the state directory) or a postgres:// URL, or make the directory first", db, dir))
+	}
+	return db, nil
 }
 
 // noJob makes "no job N" (an id the queue does not know) exit code 2.

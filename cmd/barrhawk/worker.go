@@ -62,7 +62,11 @@ func workerConfig(cmd *cobra.Command) (appConfig, error) {
 	if err != nil {
 		return appConfig{}, &exitError{exitConfigError, err}
 	}
-	if db, _ := cmd.Flags().GetString("db"); db != "" {
+	db, err := dbFlag(cmd)
+	if err != nil {
+		return appConfig{}, err
+	}
+	if db != "" {
 		cfg.Workers.DB = db
 	}
 	if keep, _ := cmd.Flags().GetBool("keep-worktrees"); keep {

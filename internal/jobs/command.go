@@ -8,6 +8,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -346,4 +347,51 @@ type bestEffort struct{ w io.Writer }
 func (b bestEffort) Write(p []byte) (int, error) {
 	_, _ = b.w.Write(p)
 	return len(p), nil
+}
+
+// MarshalJSON writes Timeout as a duration ("30m0s"), as people read it
+// (task status, task_status) and write it (--timeout 30m).
+func (j CommandJob) MarshalJSON() ([]byte, error) {
+	type plain CommandJob
+	var timeout string
+	if j.Timeout != 0 {
+		timeout = j.Timeout.String()
+	}
+	return json.Marshal(struct {
+		plain
+		Timeout string `json:"timeout,omitempty"`
+	}{plain(j), timeout})
+}
+
+// UnmarshalJSON reads Timeout as a duration ("30m", "1h30m"), or as
+// nanoseconds, as queues written before kept it.
+func (j *CommandJob) UnmarshalJSON(b []byte) error {
+	type plain CommandJob
+	var v struct {
+		*plain
+		Timeout json.RawMessage `json:"timeout"`
+	}
+	v.plain = (*plain)(j)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	j.Timeout = 0
+	if len(v.Timeout) == 0 || string(v.Timeout) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(v.Timeout, &s); err == nil {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("timeout %q: write a duration such as 30m or 1h30m: %w", s, err)
+		}
+		j.Timeout = d
+		return nil
+	}
+	var ns int64
+	if err := json.Unmarshal(v.Timeout, &ns); err != nil {
+		return fmt.Errorf("timeout %s: write a duration such as \"30m\"", v.Timeout)
+	}
+	j.Timeout = time.Duration(ns)
+	return nil
 }

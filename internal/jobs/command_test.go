@@ -3,6 +3,7 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -300,5 +301,30 @@ func TestWorkerLog(t *testing.T) {
 	}
 	if wl.MaxSize != 10 || wl.MaxBackups != 4 {
 		t.Errorf("rotation: %d MB, %d backups", wl.MaxSize, wl.MaxBackups)
+	}
+}
+
+// A job's timeout reads as a duration in JSON (task status, task_status),
+// and a queue written before, which kept nanoseconds, still reads.
+func TestCommandJobTimeoutJSON(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(CommandJob{Repo: "/r", Timeout: 90 * time.Second})
+	if err != nil || string(b) != `{"repo":"/r","timeout":"1m30s"}` {
+		t.Fatalf("marshal: %s %v", b, err)
+	}
+	for in, want := range map[string]time.Duration{
+		`{"repo":"/r","timeout":"1m30s"}`:        90 * time.Second,
+		`{"repo":"/r","timeout":90000000000}`:    90 * time.Second,
+		`{"repo":"/r"}`:                          0,
+		`{"repo":"/r","timeout":null,"ref":"x"}`: 0,
+	} {
+		var j CommandJob
+		if err := json.Unmarshal([]byte(in), &j); err != nil || j.Timeout != want || j.Repo != "/r" {
+			t.Errorf("%s: %+v %v", in, j, err)
+		}
+	}
+	var j CommandJob
+	if err := json.Unmarshal([]byte(`{"timeout":"soon"}`), &j); err == nil || !strings.Contains(err.Error(), "write a duration") {
+		t.Errorf("a bad timeout: %v", err)
 	}
 }

@@ -677,6 +677,20 @@ func TestTaskLogsWholeAndArtifactGlobRefused(t *testing.T) {
 	if out, errs, code := w.run("task", "list", "--db", w.db, "--limit", "10000"); code != 0 || !strings.HasPrefix(out, id+"\t") {
 		t.Errorf("task list --limit 10000: exit %d: %s %s", code, out, errs)
 	}
+	// A --db whose directory is not there is a typo, not a new queue.
+	missing := filepath.Join(t.TempDir(), "typo", "queue.db")
+	for _, args := range [][]string{{"task", "list", "--db", missing}, {"task", "submit", "--db", missing, "--repo", repo, "--test", "true"}, {"worker", "start", "--db", missing}} {
+		if _, errs, code := w.run(args...); code != 2 || !strings.Contains(errs, "does not exist") || !strings.Contains(errs, filepath.Dir(missing)) {
+			t.Errorf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); err == nil {
+		t.Errorf("a --db in a missing directory made it")
+	}
+	// The timeout reads as a duration.
+	if out, errs, code := w.run("task", "status", id, "--db", w.db); code != 0 || !strings.Contains(out, `"timeout": "30m0s"`) {
+		t.Errorf("task status: exit %d: %s %s", code, out, errs)
+	}
 }
 
 // A pool killed with SIGKILL takes its workers with it: a worker that
