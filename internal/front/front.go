@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,12 +52,13 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 		Instructions: Instructions,
 		Logger:       log,
 		Capabilities: capabilities(d),
+		SetCacheable: cacheScope,
 	})
 	// Order: unknown tools are answered before anything else looks at the
 	// call; tools/list shows the session's list bag; the log level follows
 	// the client's setLevel. (tools/call on stdio takes the hot path, which
 	// no middleware sees: see hot.go.)
-	s.mcp.AddReceivingMiddleware(s.suggestTools, s.filterToolsList)
+	s.mcp.AddReceivingMiddleware(onlyAdvertised(d), s.suggestTools, s.filterToolsList)
 	if level != nil {
 		s.mcp.AddReceivingMiddleware(followLogLevel(level))
 	}
@@ -98,6 +100,29 @@ func capabilities(d *doctor.Doctor) *mcp.ServerCapabilities {
 		c.Resources = &mcp.ResourceCapabilities{ListChanged: true}
 	}
 	return c
+}
+
+// cacheScope marks tools/list private: each session lists its own list
+// bag, so a shared cache would show one session's tools to another.
+func cacheScope(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	if _, ok := req.(*mcp.ListToolsRequest); ok {
+		c.CacheScope = "private"
+	}
+}
+
+// onlyAdvertised answers a method of a capability the server does not
+// advertise (prompts; resources with dynamic tools off) as not found, as
+// MCP says, where the SDK answered an empty list.
+func onlyAdvertised(d *doctor.Doctor) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if strings.HasPrefix(method, "prompts/") || strings.HasPrefix(method, "resources/") && !d.DynamicEnabled() {
+				family, _, _ := strings.Cut(method, "/")
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("%s: this server has no %s (its capabilities do not list them)", method, family)}
+			}
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // addTool registers t with the SDK. The schema is marshalled once, here:

@@ -316,6 +316,26 @@ func TestStdioSessionRules(t *testing.T) {
 			t.Errorf("call after initialize failed: %s", text)
 		}
 	})
+	// What the capabilities do not list is not found (it was an empty
+	// list), and tools/list, which each session's list bag shapes, is not
+	// for a shared cache.
+	t.Run("only what is advertised", func(t *testing.T) {
+		t.Parallel()
+		for _, c := range []struct{ yaml, method string }{
+			{"", "prompts/list"}, {"", "prompts/get"}, {"tools:\n  enableDynamic: false\n", "resources/list"},
+		} {
+			lc := startLines(t, c.yaml)
+			lc.initialize("2025-06-18")
+			lc.send(`{"jsonrpc":"2.0","id":10,"method":"` + c.method + `","params":{"name":"x"}}`)
+			if code, msg := rpcError(t, c.method, lc.await("10")); code != -32601 {
+				t.Errorf("%s: want -32601, got %d %q", c.method, code, msg)
+			}
+			lc.send(`{"jsonrpc":"2.0","id":20,"method":"tools/list"}`)
+			if r, _ := lc.await("20")["result"].(map[string]any); r["cacheScope"] != "private" || r["tools"] == nil {
+				t.Errorf("tools/list: cacheScope %v", r["cacheScope"])
+			}
+		}
+	})
 	t.Run("duplicate id", func(t *testing.T) {
 		t.Parallel()
 		c := startLines(t, "")
