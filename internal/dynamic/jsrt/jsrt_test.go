@@ -144,8 +144,8 @@ function sync(): never {
 		args, code string
 		contains   []string
 	}{
-		{`{"mode":"async"}`, tool.CodeToolError, []string{"Error: kaboom\n\tat handler (mytool.ts:9:"}},
-		{`{"mode":"sync"}`, tool.CodeToolError, []string{"Error: sync kaboom\n\tat sync (mytool.ts:24:", "at handler (mytool.ts:7:"}},
+		{`{"mode":"async"}`, tool.CodeToolError, []string{"Error: kaboom\n\nStack trace:\n\tat handler (mytool.ts:9:"}},
+		{`{"mode":"sync"}`, tool.CodeToolError, []string{"Error: sync kaboom\n\nStack trace:\n\tat sync (mytool.ts:24:", "at handler (mytool.ts:7:"}},
 		{`{"mode":"string"}`, tool.CodeToolError, []string{"just a string"}},
 		{`{"mode":"object"}`, tool.CodeToolError, []string{`uncaught {"code":42}`}},
 		{`{"mode":"reject"}`, tool.CodeToolError, []string{"TypeError: nope", "mytool.ts:13:"}},
@@ -169,13 +169,18 @@ function sync(): never {
 			if err.Code != tc.code {
 				t.Fatalf("code = %s, want %s (%s)", err.Code, tc.code, err.Message)
 			}
+			// What a client reads: the message, then the stack, once.
+			text := err.Text()
 			for _, want := range tc.contains {
-				if !strings.Contains(err.Message, want) {
-					t.Errorf("message %q lacks %q", err.Message, want)
+				if !strings.Contains(text, want) {
+					t.Errorf("text %q lacks %q", text, want)
 				}
 			}
-			if strings.Contains(err.Message, ")(") || strings.Contains(err.Message, "barrhawk-setup") {
-				t.Errorf("message leaks goja internals: %q", err.Message)
+			if strings.Contains(text, ")(") || strings.Contains(text, "barrhawk-setup") {
+				t.Errorf("text leaks goja internals: %q", text)
+			}
+			if err.Stack != "" && (strings.Count(text, err.Stack) != 1 || strings.Contains(err.Message, "\tat ")) {
+				t.Errorf("the stack is not shown once, apart from the message: %q", text)
 			}
 		})
 	}
@@ -223,8 +228,8 @@ func TestLoadErrors(t *testing.T) {
 				t.Fatalf("code = %s, want %s: %s", te.Code, tc.code, te.Message)
 			}
 			for _, want := range tc.contains {
-				if !strings.Contains(te.Message, want) {
-					t.Errorf("message %q lacks %q", te.Message, want)
+				if !strings.Contains(te.Text(), want) {
+					t.Errorf("text %q lacks %q", te.Text(), want)
 				}
 			}
 		})

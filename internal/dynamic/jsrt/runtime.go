@@ -315,7 +315,7 @@ func (m *Module) newRuntime(ctx context.Context, first bool) (res *jsRuntime, er
 		var ex *goja.Exception
 		if errors.As(err, &ex) {
 			te := rt.thrown(cs, ex.Value())
-			return fail(tool.CodeInvalidArgs, "top-level code failed: %s", te.Message)
+			return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: m.file + ": top-level code failed: " + te.Message, Stack: te.Stack}
 		}
 		return fail(tool.CodeInternal, "evaluating top-level code: %v", err)
 	}
@@ -855,7 +855,7 @@ func (rt *jsRuntime) failure(cs *callState, err error) (json.RawMessage, bool, e
 	if errors.As(err, &so) {
 		msg := "RangeError: maximum call stack size exceeded"
 		stack := stackOf(so.Stack())
-		return nil, false, &tool.Error{Code: tool.CodeToolError, Message: msg + "\n" + stack, Stack: stack}
+		return nil, false, &tool.Error{Code: tool.CodeToolError, Message: msg, Stack: stack}
 	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {
@@ -884,8 +884,8 @@ func stackOf(frames []goja.StackFrame) string {
 const requireHint = "\n(dynamic tools cannot import modules: only `import type` is allowed; use ctx.fetch, ctx.fs and the JavaScript built-ins)"
 
 // thrown converts a thrown or rejected JS value into a tool error whose
-// message is the value (for an Error, "Name: message" and its stack, mapped
-// to the TypeScript source).
+// message is the value (for an Error, "Name: message") and whose stack is
+// the Error's, mapped to the TypeScript source.
 func (rt *jsRuntime) thrown(cs *callState, v goja.Value) *tool.Error {
 	code := tool.CodeToolError
 	if cs.isForbidden(v) {
@@ -895,10 +895,8 @@ func (rt *jsRuntime) thrown(cs *callState, v goja.Value) *tool.Error {
 	if ex := rt.vm.Try(func() { head, stack = rt.describeThrown(v) }); ex != nil {
 		head = "uncaught exception (its description failed: " + stripPC(ex.Error()) + ")"
 	}
+	// The stack goes apart: Error.Text shows it after the message, once.
 	msg := head
-	if stack != "" {
-		msg += "\n" + stack
-	}
 	if strings.Contains(head, "require is not defined") {
 		msg += requireHint
 	}
