@@ -264,7 +264,9 @@ func caret(query string, pos int) string {
 
 // nameTypes names the column types pgx does not know (enums, domains,
 // composite types, void, ...), shown as "oid N" until then, by asking the
-// server; if it cannot, they stay so.
+// server; if it cannot, they stay so. Such a type's values came as
+// PostgreSQL's text; an array of one (mood[]) is made a JSON array of its
+// elements' text.
 func nameTypes(ctx context.Context, c *pgConn, res map[string]any) {
 	cols, _ := res["columns"].([]map[string]any)
 	var oids []uint32
@@ -278,22 +280,114 @@ func nameTypes(ctx context.Context, c *pgConn, res map[string]any) {
 	if len(oids) == 0 {
 		return
 	}
-	rows, err := c.c.Query(ctx, "SELECT oid, format_type(oid, NULL) FROM pg_type WHERE oid = ANY($1)", oids)
+	rows, err := c.c.Query(ctx, "SELECT oid, format_type(oid, NULL), typcategory = 'A' FROM pg_type WHERE oid = ANY($1)", oids)
 	if err != nil {
 		return
 	}
-	names := map[string]string{}
+	type pgType struct {
+		name    string
+		isArray bool
+	}
+	types := map[string]pgType{}
 	for rows.Next() {
 		var oid uint32
-		var name string
-		if rows.Scan(&oid, &name) == nil {
-			names["oid "+strconv.FormatUint(uint64(oid), 10)] = name
+		var t pgType
+		if rows.Scan(&oid, &t.name, &t.isArray) == nil {
+			types["oid "+strconv.FormatUint(uint64(oid), 10)] = t
 		}
 	}
 	rows.Close()
-	for _, col := range cols {
-		if name, ok := names[col["type"].(string)]; ok {
-			col["type"] = name
+	names := make([]string, len(cols))
+	for i, col := range cols {
+		names[i], _ = col["name"].(string)
+	}
+	keys := columnNames(names)
+	data, _ := res["rows"].([]map[string]any)
+	for i, col := range cols {
+		t, ok := types[col["type"].(string)]
+		if !ok {
+			continue
+		}
+		col["type"] = t.name
+		if !t.isArray {
+			continue
+		}
+		for _, row := range data {
+			if text, ok := row[keys[i]].(string); ok {
+				if arr, err := parseArray(text); err == nil {
+					row[keys[i]] = arr
+				}
+			}
+		}
+	}
+}
+
+// parseArray reads PostgreSQL's text form of an array ({a,"b c",NULL},
+// {{1,2},{3,4}}, [0:1]={a,b}) into nested lists of its elements' text,
+// NULL as nil.
+func parseArray(s string) (any, error) {
+	if i := strings.Index(s, "={"); i >= 0 && strings.HasPrefix(s, "[") {
+		s = s[i+1:] // dimension decoration
+	}
+	v, rest, err := arrayAt(s)
+	if err != nil {
+		return nil, err
+	}
+	if rest != "" {
+		return nil, fmt.Errorf("array %q: text after its end", s)
+	}
+	return v, nil
+}
+
+func arrayAt(s string) (any, string, error) {
+	if !strings.HasPrefix(s, "{") {
+		return nil, s, fmt.Errorf("array: want {, got %q", s)
+	}
+	s = s[1:]
+	out := []any{}
+	if strings.HasPrefix(s, "}") {
+		return out, s[1:], nil
+	}
+	for {
+		var elem any
+		switch {
+		case strings.HasPrefix(s, "{"):
+			v, rest, err := arrayAt(s)
+			if err != nil {
+				return nil, s, err
+			}
+			elem, s = v, rest
+		case strings.HasPrefix(s, `"`):
+			var b strings.Builder
+			i := 1
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) {
+					i++
+				}
+				b.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, s, fmt.Errorf("array: a quoted element does not end")
+			}
+			elem, s = b.String(), s[i+1:]
+		default:
+			end := strings.IndexAny(s, ",}")
+			if end < 0 {
+				return nil, s, fmt.Errorf("array: an element does not end")
+			}
+			if text := strings.TrimSpace(s[:end]); !strings.EqualFold(text, "NULL") {
+				elem = text
+			}
+			s = s[end:]
+		}
+		out = append(out, elem)
+		switch {
+		case strings.HasPrefix(s, ","):
+			s = s[1:]
+		case strings.HasPrefix(s, "}"):
+			return out, s[1:], nil
+		default:
+			return nil, s, fmt.Errorf("array: want , or }, got %q", s)
 		}
 	}
 }

@@ -39,4 +39,31 @@ func TestPostgresTypeNamesOfUnknownTypes(t *testing.T) {
 	got := tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT 'happy'::mood AS m, pg_sleep(0) AS v"}`))
 	tooltest.WantJSON(t, "columns", got["columns"], `[{"name":"m","type":"mood"},{"name":"v","type":"void"}]`)
 	tooltest.WantJSON(t, "rows", got["rows"], `[{"m":"happy","v":""}]`)
+	// An array of such a type is an array, as arrays of known types are
+	// (it was the text {sad,happy}).
+	got = tooltest.Object(t, s.MustRun("db_pg_query", `{"alias":"prod","query":"SELECT ARRAY['sad','happy']::mood[] AS ms, ARRAY[ARRAY['sad'::mood, NULL], ARRAY['happy'::mood, 'sad'::mood]] AS grid, '{}'::mood[] AS none, NULL::mood[] AS nothing, ARRAY[1] AS n, ARRAY['happy'::mood] AS m, ARRAY['happy'::mood] AS m"}`))
+	tooltest.WantJSON(t, "columns", got["columns"], `[{"name":"ms","type":"mood[]"},{"name":"grid","type":"mood[]"},{"name":"none","type":"mood[]"},{"name":"nothing","type":"mood[]"},{"name":"n","type":"int4[]"},{"name":"m","type":"mood[]"},{"name":"m","type":"mood[]"}]`)
+	tooltest.WantJSON(t, "rows", got["rows"], `[{"ms":["sad","happy"],"grid":[["sad",null],["happy","sad"]],"none":[],"nothing":null,"n":[1],"m":["happy"],"m_2":["happy"]}]`)
+}
+
+func TestParseArrayText(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`{a,b}`:                 `["a","b"]`,
+		`{"a b","c,d","e\"f"}`: `["a b","c,d","e\"f"]`,
+		`{NULL,"NULL",x}`:       `[null,"NULL","x"]`,
+		`{{1,2},{3,4}}`:         `[["1","2"],["3","4"]]`,
+		`[0:1]={a,b}`:           `["a","b"]`,
+		`{}`:                    `[]`,
+	} {
+		v, err := parseArray(in)
+		if got := tooltest.Marshal(v); err != nil || got != want {
+			t.Errorf("%s: %s %v, want %s", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{`{a`, `a}`, `{"a}`, `{a}b`} {
+		if _, err := parseArray(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
 }
