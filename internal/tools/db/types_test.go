@@ -49,12 +49,12 @@ func TestPostgresTypeNamesOfUnknownTypes(t *testing.T) {
 func TestParseArrayText(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		`{a,b}`:                 `["a","b"]`,
+		`{a,b}`:                `["a","b"]`,
 		`{"a b","c,d","e\"f"}`: `["a b","c,d","e\"f"]`,
-		`{NULL,"NULL",x}`:       `[null,"NULL","x"]`,
-		`{{1,2},{3,4}}`:         `[["1","2"],["3","4"]]`,
-		`[0:1]={a,b}`:           `["a","b"]`,
-		`{}`:                    `[]`,
+		`{NULL,"NULL",x}`:      `[null,"NULL","x"]`,
+		`{{1,2},{3,4}}`:        `[["1","2"],["3","4"]]`,
+		`[0:1]={a,b}`:          `["a","b"]`,
+		`{}`:                   `[]`,
 	} {
 		v, err := parseArray(in)
 		if got := tooltest.Marshal(v); err != nil || got != want {
