@@ -30,6 +30,17 @@ func MCPServers(t testing.TB, want ...string) string {
 	return npmDir(t, "BARRHAWK_MCP_SERVERS", "mcp-servers", "the MCP servers the gateway tests host", want)
 }
 
+// TestRunners is the node_modules directory holding the real test runners
+// whose reports the report_* and test_* tools read (@playwright/test,
+// jest), installed from the npm registry at pinned versions: the directory
+// BARRHAWK_TEST_RUNNERS names, else .cache/test-runners of the repository,
+// where scripts/test installs them. Each of want that is not there fails
+// the test, saying how to install it.
+func TestRunners(t testing.TB, want ...string) string {
+	t.Helper()
+	return npmDir(t, "BARRHAWK_TEST_RUNNERS", "test-runners", "the test runners whose reports the tests read", want)
+}
+
 // npmDir is the node_modules directory env names, else the one under
 // .cache/<cache> of the repository; each of want must be inside it.
 func npmDir(t testing.TB, env, cache, what string, want []string) string {

@@ -157,6 +157,27 @@ func WantJSON(t testing.TB, label string, got any, want string) {
 	}
 }
 
+// InRoot runs a tool with root as the call's one allowed root and returns
+// its result as a JSON object, or its error.
+func InRoot(t testing.TB, root string, tools []tool.Tool, name, args string) (map[string]any, *tool.Error) {
+	t.Helper()
+	v, err := RunContext(t, tool.WithRoots(context.Background(), []string{root}), tools, name, args)
+	if err != nil {
+		return nil, err
+	}
+	return Object(t, v), nil
+}
+
+// MustInRoot is InRoot for a call that must succeed.
+func MustInRoot(t testing.TB, root string, tools []tool.Tool, name, args string) map[string]any {
+	t.Helper()
+	got, err := InRoot(t, root, tools, name, args)
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, args, err)
+	}
+	return got
+}
+
 // Marshal returns v as compact JSON text, for arguments and messages; a
 // value that does not marshal gives "".
 func Marshal(v any) string {

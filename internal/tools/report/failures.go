@@ -10,6 +10,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/stats"
+	"github.com/barrhawk/barrhawk/internal/testreport"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -36,12 +37,14 @@ type failureGroup struct {
 
 // failuresResult is what report_failures returns.
 type failuresResult struct {
-	Total    int            `json:"total"`
-	Failed   int            `json:"failed"`
-	GroupBy  string         `json:"groupBy"`
-	Groups   []failureGroup `json:"groups,omitzero"`
-	Failures []failureTest  `json:"failures,omitzero"`
-	Report   string         `json:"report"`
+	Total     int                     `json:"total"`
+	Failed    int                     `json:"failed"`
+	GroupBy   string                  `json:"groupBy"`
+	Groups    []failureGroup          `json:"groups,omitzero"`
+	Failures  []failureTest           `json:"failures,omitzero"`
+	RunErrors []string                `json:"runErrors,omitempty"`
+	Sources   []testreport.SourceInfo `json:"sources,omitempty"`
+	Report    string                  `json:"report"`
 }
 
 // noErrorKey is the group key of failures without an error message.
@@ -49,34 +52,39 @@ const noErrorKey = "(no error message)"
 
 func reportFailures() tool.Tool {
 	type args struct {
-		Results            []testResult `json:"results"`
-		IncludeScreenshots *bool        `json:"includeScreenshots"`
-		IncludeStack       *bool        `json:"includeStack"`
-		GroupBy            string       `json:"groupBy"`
+		resultsArgs
+		IncludeScreenshots *bool  `json:"includeScreenshots"`
+		IncludeStack       *bool  `json:"includeStack"`
+		GroupBy            string `json:"groupBy"`
 	}
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "report_failures",
-			Description: "Analyse the failed tests among results. With groupBy error (the default), failures are grouped by " +
+			Description: "Analyse the failed tests among results, given or read from what a test runner wrote. With groupBy error (the default), failures are grouped by " +
 				"normalised error message: ANSI colours removed, UUIDs, hex values and ids (8+ characters mixing letters and " +
 				"digits) replaced by <id>, numbers by <n>, whitespace collapsed, so errors differing only in numbers or ids share a " +
 				"group; with suite, by suite; with none, every failure is listed on its own. Returns {total, failed, groupBy, " +
 				"groups: [{key, count, firstError, stack?, tests: [{name, suite, file, retries, durationMs, screenshot?, error " +
 				"(suite grouping only)}]}] (largest group first; omitted for none), failures: [{name, suite, file, retries, " +
 				"durationMs, error, stack?, screenshot?}] (none only), report}. key is the normalised message or the suite name; " +
-				"stack is the first stack trace in the group. report is a ready-to-paste Markdown failure report.",
+				"stack is the first stack trace in the group. report is a ready-to-paste Markdown failure report. Instead of " +
+				"results, source reads what a test runner wrote (JUnit XML, TAP, go test -json, Playwright or Jest JSON: a file, " +
+				"glob, directory or the text), keeping each failure's message and stack apart, its retries and its screenshot " +
+				"(the first image attachment); then sources says what each file held, and runErrors lists failures outside any " +
+				"test (a spec that did not load, a package that did not build), also listed in report.",
 			Group:    Group,
 			Category: tool.CategoryUtility,
-			Input: schema.Object(
-				resultsProp(),
+			Input: schema.Object(append(resultsProps(),
 				schema.Boolean("includeScreenshots", "Include screenshot paths/URLs of failed tests in the result and report").Default(true),
 				schema.Boolean("includeStack", "Include stack traces in the result and report").Default(true),
 				schema.String("groupBy", "How to group failures: error (normalised error message), suite, or none (list each failure)").Enum("none", "error", "suite").Default("error"),
-			),
+			)...),
 			RequiresWorker: true,
+			UsesRoots:      true,
 		},
-		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
-			if err := checkResults(in.Results); err != nil {
+		Run: tool.Typed(func(ctx context.Context, in args, _ *tool.Call) (any, error) {
+			l, err := in.load(ctx)
+			if err != nil {
 				return nil, err
 			}
 			if in.GroupBy == "" {
@@ -89,7 +97,16 @@ func reportFailures() tool.Tool {
 			}
 			shots := in.IncludeScreenshots == nil || *in.IncludeScreenshots
 			stacks := in.IncludeStack == nil || *in.IncludeStack
-			return analyseFailures(in.Results, in.GroupBy, shots, stacks), nil
+			res := analyseFailures(l.results, in.GroupBy, shots, stacks)
+			res.Sources, res.RunErrors = l.sources, l.runErrors
+			if len(res.RunErrors) > 0 {
+				res.Report = strings.TrimRight(res.Report, "\n") + "\n\n## Run errors\n\n"
+				for _, e := range res.RunErrors {
+					res.Report += mdBlock(e) + "\n"
+				}
+				res.Report = strings.TrimRight(res.Report, "\n") + "\n"
+			}
+			return res, nil
 		}),
 	}
 }

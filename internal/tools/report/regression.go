@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/testreport"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -64,7 +65,7 @@ type regressionResult struct {
 // metricsProp is the schema of baseline and current: an object of metric
 // name → number, or an array of {name, value}.
 func metricsProp(name, desc string) schema.Prop {
-	p := schema.Any(name, desc).Types("object", "array").Required()
+	p := schema.Any(name, desc).Types("object", "array")
 	p.Schema.AdditionalProperties = &jsonschema.Schema{Type: "number", Description: "Value of the metric named by the key"}
 	p.Schema.Items = schema.ObjectItems(
 		schema.String("name", "Metric name").Min(1).Required(),
@@ -79,10 +80,13 @@ func performanceRegression() tool.Tool {
 		PerMetric map[string]float64 `json:"perMetric"`
 	}
 	type args struct {
-		Baseline      json.RawMessage `json:"baseline"`
-		Current       json.RawMessage `json:"current"`
-		Thresholds    thresholds      `json:"thresholds"`
-		LowerIsBetter *bool           `json:"lowerIsBetter"`
+		Baseline       json.RawMessage   `json:"baseline"`
+		Current        json.RawMessage   `json:"current"`
+		BaselineSource testreport.Source `json:"baselineSource"`
+		CurrentSource  testreport.Source `json:"currentSource"`
+		SourceFormat   string            `json:"sourceFormat"`
+		Thresholds     thresholds        `json:"thresholds"`
+		LowerIsBetter  *bool             `json:"lowerIsBetter"`
 	}
 	perMetric := schema.Map("perMetric", "Threshold in percent by metric name, overriding default for that metric")
 	perMetric.Schema.AdditionalProperties = &jsonschema.Schema{Type: "number", Minimum: new(0.0), Description: "Threshold in percent for the metric named by the key"}
@@ -97,23 +101,40 @@ func performanceRegression() tool.Tool {
 			Description: "Compare performance metrics (load time, LCP, bundle size, memory, ...) of a current run with a " +
 				"baseline: a change beyond the metric's threshold percent in the worse direction (up, unless lowerIsBetter is " +
 				"false) is a regression, in the better one an improvement. Returns {metrics: [{name, baseline, current, change, " +
-				"changePercent, verdict}], missingInCurrent, missingInBaseline, overall: {regressed, regressions, improvements}, warnings}.",
+				"changePercent, verdict}], missingInCurrent, missingInBaseline, overall: {regressed, regressions, improvements}, warnings}. " +
+				"To compare test durations, give baselineSource and currentSource instead: two test runs as their runners wrote them " +
+				"(JUnit XML, TAP, go test -json, Playwright or Jest JSON: a file, glob, directory or the text). Their metrics are " +
+				"\"(total)\", the sum of the durations, then each test's duration in milliseconds, named suite > title (tests that " +
+				"passed or failed with a duration; a test run several times counts its mean; a retried test its final attempt); " +
+				"tests in one run only are listed in missingInCurrent or missingInBaseline. Per-test durations are noisy: set " +
+				"thresholds.default (or perMetric for one test) to what your runs vary by.",
 			Group:    PerformanceGroup,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				metricsProp("baseline", "Baseline metrics: an object of metric name → number ({\"lcp\": 2100}) or an array of {name, value}"),
-				metricsProp("current", "Current metrics, in the same shapes as baseline"),
+				metricsProp("baseline", "Baseline metrics: an object of metric name → number ({\"lcp\": 2100}) or an array of {name, value}; or give baselineSource"),
+				metricsProp("current", "Current metrics, in the same shapes as baseline; or give currentSource"),
+				reportProp("baselineSource", "baseline"),
+				reportProp("currentSource", "current"),
+				testreport.FormatProp(),
 				schema.Of("thresholds", "Allowed change in percent before a metric counts as a regression or improvement", th),
 				schema.Boolean("lowerIsBetter", "True when smaller values are better (times, sizes); false for throughput, scores").Default(true),
 			),
 			RequiresWorker: true,
+			UsesRoots:      true,
 		},
-		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
-			base, err := decodeMetrics("baseline", in.Baseline)
+		Run: tool.Typed(func(ctx context.Context, in args, _ *tool.Call) (any, error) {
+			format, err := testreport.ParseFormat("sourceFormat", in.SourceFormat)
 			if err != nil {
 				return nil, err
 			}
-			cur, err := decodeMetrics("current", in.Current)
+			if in.SourceFormat != "" && in.BaselineSource == nil && in.CurrentSource == nil {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"sourceFormat\": is the format of baselineSource and currentSource, neither of which is given")
+			}
+			base, err := metricsOf(ctx, "baseline", in.Baseline, in.BaselineSource, format)
+			if err != nil {
+				return nil, err
+			}
+			cur, err := metricsOf(ctx, "current", in.Current, in.CurrentSource, format)
 			if err != nil {
 				return nil, err
 			}
@@ -133,6 +154,79 @@ func performanceRegression() tool.Tool {
 			return compareMetrics(base, cur, def, in.Thresholds.PerMetric, lower), nil
 		}),
 	}
+}
+
+// reportProp is the argument giving a run's test reports in place of
+// metrics.
+func reportProp(name, instead string) schema.Prop {
+	p := schema.Any(name, "A test run as its runner wrote it, instead of "+instead+": a path (relative to the server's "+
+		"working directory, or absolute inside an allowed root), a glob, a directory, the report text, or a list of these "+
+		"(read as one run). Its metrics are (total) and each test's duration in milliseconds").Types("string", "array")
+	p.Schema.Items = schema.StringItems()
+	return p
+}
+
+// metricsOf is the metrics of one side: given as metrics in raw, or
+// computed from the reports src names. One of the two is required.
+func metricsOf(ctx context.Context, field string, raw json.RawMessage, src testreport.Source, format testreport.Format) ([]metric, error) {
+	given := len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null"
+	switch {
+	case given && src != nil:
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "arguments %q and \"%sSource\": give one of them, not both", field, field)
+	case src == nil:
+		if !given {
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: is required (an object of metric name → number, or an array of {name, value}), or give %sSource (a test report)", field, field)
+		}
+		return decodeMetrics(field, raw)
+	}
+	reps, err := readReports(ctx, field+"Source", src, format)
+	if err != nil {
+		return nil, err
+	}
+	return durationMetrics(reps), nil
+}
+
+// totalMetric names the sum of a run's test durations.
+const totalMetric = "(total)"
+
+// durationMetrics are the metrics of a test run: "(total)", the sum of
+// the durations, then each test's duration in milliseconds, named by its
+// ID (suite > title), in the order the tests first appear: only tests
+// that passed or failed with a duration, the mean of a test run more
+// than once.
+func durationMetrics(reps []*testreport.Report) []metric {
+	type acc struct {
+		sum float64
+		n   int
+	}
+	byID := map[string]*acc{}
+	var order []string
+	var total float64
+	for _, rep := range reps {
+		for i := range rep.Results {
+			r := &rep.Results[i]
+			if !r.HasDuration || (r.Status != testreport.Passed && r.Status != testreport.Failed) {
+				continue
+			}
+			id := r.ID()
+			a, ok := byID[id]
+			if !ok {
+				a = &acc{}
+				byID[id] = a
+				order = append(order, id)
+			}
+			a.sum += r.DurationMs
+			a.n++
+			total += r.DurationMs
+		}
+	}
+	out := make([]metric, 0, len(order)+1)
+	out = append(out, metric{totalMetric, sig(total)})
+	for _, id := range order {
+		a := byID[id]
+		out = append(out, metric{id, sig(a.sum / float64(a.n))})
+	}
+	return out
 }
 
 // decodeMetrics reads an object of name → number (keeping key order) or an

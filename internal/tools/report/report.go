@@ -1,17 +1,22 @@
 // Package report holds the reporting and performance tools: report_summary,
 // report_failures, report_timing and performance_regression. The report_*
-// tools take the test results an agent has collected and turn them into
-// numbers and ready-to-paste reports.
+// tools take the test results an agent has collected, or the reports a
+// test runner wrote (read by internal/testreport, in the Igor, through
+// the allowed roots), and turn them into numbers and ready-to-paste
+// reports.
 package report
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/stats"
+	"github.com/barrhawk/barrhawk/internal/testreport"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/tools/fs"
 )
 
 // Group is the heading of the report_* tools.
@@ -58,9 +63,16 @@ func suiteName(suite string) string {
 	return suite
 }
 
+// resultsProps are the shared arguments a report_* tool takes its results
+// from: results, or source (with sourceFormat) naming what a test runner
+// wrote.
+func resultsProps() []schema.Prop {
+	return []schema.Prop{resultsProp(), testreport.SourceProp("source", "results"), testreport.FormatProp()}
+}
+
 // resultsProp is the shared `results` argument.
 func resultsProp() schema.Prop {
-	return schema.Array("results", "Test results, one object per test (as collected from a test run)", schema.ObjectItems(
+	return schema.Array("results", "Test results, one object per test (as collected from a test run); or give source", schema.ObjectItems(
 		schema.String("name", "Test name").Min(1).Required(),
 		schema.String("status", "Outcome of the test").Enum(statusPassed, statusFailed, statusSkipped, statusPending).Required(),
 		schema.Number("duration", "Run time in milliseconds").Min(0),
@@ -70,7 +82,80 @@ func resultsProp() schema.Prop {
 		schema.String("suite", "Suite (describe block, spec file title) the test belongs to"),
 		schema.String("file", "Source file of the test"),
 		schema.Integer("retries", "How many times the test was retried").Min(0),
-	)).Required()
+	))
+}
+
+// resultsArgs are the arguments a report_* tool takes its results from.
+type resultsArgs struct {
+	Results      []testResult      `json:"results"`
+	Source       testreport.Source `json:"source"`
+	SourceFormat string            `json:"sourceFormat"`
+}
+
+// loaded are a call's results and, when they came from source, what each
+// report file held.
+type loaded struct {
+	results   []testResult
+	sources   []testreport.SourceInfo
+	runErrors []string
+}
+
+// load returns the results given, or those source names, read in the
+// Igor through the allowed roots (fs.Reader).
+func (a *resultsArgs) load(ctx context.Context) (*loaded, error) {
+	switch {
+	case a.Results != nil && a.Source != nil:
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "arguments \"results\" and \"source\": give one of them, not both")
+	case a.Source == nil && a.Results == nil:
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"results\": is required, or give source (a report file, glob, directory or text a test runner wrote)")
+	case a.Source == nil:
+		if a.SourceFormat != "" {
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"sourceFormat\": is the format of source, which is not given")
+		}
+		if err := checkResults(a.Results); err != nil {
+			return nil, err
+		}
+		return &loaded{results: a.Results}, nil
+	}
+	format, err := testreport.ParseFormat("sourceFormat", a.SourceFormat)
+	if err != nil {
+		return nil, err
+	}
+	reps, err := readReports(ctx, "source", a.Source, format)
+	if err != nil {
+		return nil, err
+	}
+	l := &loaded{results: []testResult{}, sources: testreport.Infos(reps)}
+	for _, rep := range reps {
+		for i := range rep.Results {
+			l.results = append(l.results, resultOf(&rep.Results[i]))
+		}
+		for _, e := range rep.Errors {
+			l.runErrors = append(l.runErrors, rep.Name+": "+e)
+		}
+	}
+	return l, nil
+}
+
+// readReports reads the reports src (argument arg) names, in the Igor,
+// through the allowed roots (fs.Reader).
+func readReports(ctx context.Context, arg string, src testreport.Source, format testreport.Format) ([]*testreport.Report, error) {
+	files, err := fs.NewReader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer files.Close()
+	return testreport.Load(ctx, files, arg, src, format)
+}
+
+// resultOf is a parsed result in the tools' shape.
+func resultOf(r *testreport.Result) testResult {
+	t := testResult{Name: r.Name, Status: string(r.Status), Error: r.Error, Stack: r.Stack, Screenshot: r.Screenshot(),
+		Suite: r.Suite, File: r.File, Retries: r.Retries}
+	if r.HasDuration {
+		t.Duration = new(r.DurationMs)
+	}
+	return t
 }
 
 // checkResults re-checks what the schema promises, for callers that skip

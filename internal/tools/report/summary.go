@@ -8,6 +8,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/stats"
+	"github.com/barrhawk/barrhawk/internal/testreport"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -72,43 +73,50 @@ type summaryResult struct {
 	Title  string `json:"title"`
 	Status string `json:"status"`
 	counts
-	PassRate    *float64        `json:"passRate"`
-	Duration    durationSummary `json:"duration"`
-	Suites      []suiteSummary  `json:"suites"`
-	FailedTests []namedTest     `json:"failedTests"`
-	FlakyTests  []namedTest     `json:"flakyTests"`
-	Format      string          `json:"format"`
-	Report      string          `json:"report,omitempty"`
+	PassRate    *float64                `json:"passRate"`
+	Duration    durationSummary         `json:"duration"`
+	Suites      []suiteSummary          `json:"suites"`
+	FailedTests []namedTest             `json:"failedTests"`
+	FlakyTests  []namedTest             `json:"flakyTests"`
+	RunErrors   []string                `json:"runErrors,omitempty"`
+	Sources     []testreport.SourceInfo `json:"sources,omitempty"`
+	Format      string                  `json:"format"`
+	Report      string                  `json:"report,omitempty"`
 }
 
 func reportSummary() tool.Tool {
 	type args struct {
-		Results []testResult `json:"results"`
-		Format  string       `json:"format"`
-		Title   string       `json:"title"`
+		resultsArgs
+		Format string `json:"format"`
+		Title  string `json:"title"`
 	}
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "report_summary",
-			Description: "Summarise test results: counts by status, pass rate, durations and a per-suite breakdown. " +
+			Description: "Summarise test results, given or read from what a test runner wrote (JUnit XML, TAP, go test -json, Playwright, Jest): " +
+				"counts by status, pass rate, durations and a per-suite breakdown. " +
 				"Returns {title, status, total, passed, failed, skipped, pending, passRate, duration: {totalMs, averageMs, measured}, " +
 				"suites: [{name, total, passed, failed, skipped, pending, passRate, durationMs}], failedTests: [{name, suite, error}], " +
 				"flakyTests: [{name, suite, retries}], format, report}. status is failed when any test failed, passed when at least one " +
 				"passed and none failed, empty otherwise. passRate is passed/(passed+failed) in percent (2 decimals), null when no test " +
 				"passed or failed. averageMs is over the measured results (those with a duration). flakyTests are passed tests that " +
 				"needed retries. Results without a suite are grouped as \"(no suite)\". With format markdown or text, report holds a " +
-				"ready-to-paste report; with json it is omitted.",
+				"ready-to-paste report; with json it is omitted. Instead of results, source reads what a test runner wrote (JUnit XML, " +
+				"TAP, go test -json, Playwright or Jest JSON: a file, glob, directory or the text); then sources says what each file " +
+				"held [{path, format, results, errors?}], and runErrors lists failures outside any test (a spec that did not load, a " +
+				"package that did not build), which make status failed.",
 			Group:    Group,
 			Category: tool.CategoryUtility,
-			Input: schema.Object(
-				resultsProp(),
+			Input: schema.Object(append(resultsProps(),
 				schema.String("format", "Output format: json for numbers only, markdown or text to also get a ready-to-paste report").Enum("json", "markdown", "text").Default("json"),
 				schema.String("title", "Title of the report").Default("Test Summary"),
-			),
+			)...),
 			RequiresWorker: true,
+			UsesRoots:      true,
 		},
-		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
-			if err := checkResults(in.Results); err != nil {
+		Run: tool.Typed(func(ctx context.Context, in args, _ *tool.Call) (any, error) {
+			l, err := in.load(ctx)
+			if err != nil {
 				return nil, err
 			}
 			if in.Format == "" {
@@ -117,7 +125,11 @@ func reportSummary() tool.Tool {
 			if in.Title == "" {
 				in.Title = "Test Summary"
 			}
-			s := summarize(in.Results, in.Title)
+			s := summarize(l.results, in.Title)
+			s.Sources, s.RunErrors = l.sources, l.runErrors
+			if len(s.RunErrors) > 0 {
+				s.Status = "failed"
+			}
 			s.Format = in.Format
 			switch in.Format {
 			case "json":
@@ -208,6 +220,12 @@ func (s *summaryResult) markdown() string {
 	fmt.Fprintf(&b, "# %s\n\n", s.Title)
 	if s.Total == 0 {
 		b.WriteString("No test results.\n")
+		if len(s.RunErrors) > 0 {
+			b.WriteString("\n## Run errors\n\n")
+			for _, e := range s.RunErrors {
+				b.WriteString("- " + mdCode(firstLine(e)) + "\n")
+			}
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "**Status: %s** (%d tests, pass rate %s, duration %s)\n\n", s.statusWord(), s.Total, formatPercent(s.PassRate), s.durationText())
@@ -232,6 +250,12 @@ func (s *summaryResult) markdown() string {
 			b.WriteString("\n")
 		}
 	}
+	if len(s.RunErrors) > 0 {
+		b.WriteString("\n## Run errors\n\n")
+		for _, e := range s.RunErrors {
+			b.WriteString("- " + mdCode(firstLine(e)) + "\n")
+		}
+	}
 	if len(s.FlakyTests) > 0 {
 		b.WriteString("\n## Flaky tests (passed after retries)\n\n")
 		for _, t := range s.FlakyTests {
@@ -248,6 +272,9 @@ func (s *summaryResult) text() string {
 	fmt.Fprintf(&b, "%s\n%s\n", s.Title, strings.Repeat("=", max(1, utf8.RuneCountInString(s.Title))))
 	if s.Total == 0 {
 		b.WriteString("No test results.\n")
+		for _, e := range s.RunErrors {
+			b.WriteString("Run error: " + firstLine(e) + "\n")
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "Status: %s\n", s.statusWord())
@@ -272,6 +299,12 @@ func (s *summaryResult) text() string {
 				b.WriteString(": " + t.Error)
 			}
 			b.WriteString("\n")
+		}
+	}
+	if len(s.RunErrors) > 0 {
+		b.WriteString("\nRun errors:\n")
+		for _, e := range s.RunErrors {
+			b.WriteString("  - " + firstLine(e) + "\n")
 		}
 	}
 	if len(s.FlakyTests) > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/stats"
+	"github.com/barrhawk/barrhawk/internal/testreport"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -59,36 +60,42 @@ type timingResult struct {
 	Slowest          []timedTest      `json:"slowest"`
 	OverThreshold    *thresholdReport `json:"overThreshold,omitempty"`
 	Suites           []suiteTiming    `json:"suites"`
+	// Sources says what each report file held, when the results came
+	// from source.
+	Sources []testreport.SourceInfo `json:"sources,omitempty"`
 }
 
 func reportTiming() tool.Tool {
 	type args struct {
-		Results     []testResult `json:"results"`
-		ShowSlowest *int         `json:"showSlowest"`
-		ThresholdMs *float64     `json:"thresholdMs"`
+		resultsArgs
+		ShowSlowest *int     `json:"showSlowest"`
+		ThresholdMs *float64 `json:"thresholdMs"`
 	}
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "report_timing",
-			Description: "Timing statistics of test results. Only tests that ran (passed or failed) and have a duration are timed; " +
+			Description: "Timing statistics of test results, given or read from what a test runner wrote. Only tests that ran (passed or failed) and have a duration are timed; " +
 				"the rest are counted in excluded. Returns {count, excluded, percentileMethod, stats: {totalMs, meanMs, medianMs, " +
 				"p90Ms, p95Ms, p99Ms, minMs, maxMs, stdDevMs} (null when nothing was timed), slowest: [{name, suite, status, " +
 				"durationMs}] (the showSlowest slowest, slowest first), overThreshold: {thresholdMs, count, tests} (only with " +
 				"thresholdMs; tests strictly slower than it, slowest first), suites: [{name, count, totalMs, meanMs, medianMs, " +
 				"p95Ms, maxMs, slowest}] (largest total first)}. Percentiles interpolate linearly between closest ranks " +
 				"(numpy default, Excel PERCENTILE.INC), so the median of an even count is the mean of the middle two; stdDevMs is " +
-				"the population standard deviation. Values are rounded to 2 decimals.",
+				"the population standard deviation. Values are rounded to 2 decimals. Instead of results, source reads what a test " +
+				"runner wrote (JUnit XML, TAP, go test -json, Playwright or Jest JSON: a file, glob, directory or the text; a retried " +
+				"test is timed by its final attempt); then sources says what each file held.",
 			Group:    Group,
 			Category: tool.CategoryUtility,
-			Input: schema.Object(
-				resultsProp(),
+			Input: schema.Object(append(resultsProps(),
 				schema.Integer("showSlowest", "How many of the slowest tests to list (0 for none)").Min(0).Default(10),
 				schema.Number("thresholdMs", "List the tests slower than this many milliseconds; omit to skip the check").Min(0),
-			),
+			)...),
 			RequiresWorker: true,
+			UsesRoots:      true,
 		},
-		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
-			if err := checkResults(in.Results); err != nil {
+		Run: tool.Typed(func(ctx context.Context, in args, _ *tool.Call) (any, error) {
+			l, err := in.load(ctx)
+			if err != nil {
 				return nil, err
 			}
 			n := 10
@@ -101,7 +108,9 @@ func reportTiming() tool.Tool {
 			if in.ThresholdMs != nil && *in.ThresholdMs < 0 {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"thresholdMs\": expected milliseconds >= 0, got %v", *in.ThresholdMs)
 			}
-			return timing(in.Results, n, in.ThresholdMs), nil
+			res := timing(l.results, n, in.ThresholdMs)
+			res.Sources = l.sources
+			return res, nil
 		}),
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/stats"
+	"github.com/barrhawk/barrhawk/internal/testreport"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -23,6 +24,10 @@ type testCase struct {
 	Category   string   `json:"category"`
 	Tags       []string `json:"tags"`
 	Covers     []string `json:"covers"`
+
+	// title, for a test read from a report, is its own title, compared
+	// instead of Name (which holds its suite too).
+	title string
 }
 
 // duplicate is one pair of test_deduplicate's duplicates.
@@ -43,8 +48,10 @@ type fingerprint struct {
 
 func deduplicate() tool.Tool {
 	type args struct {
-		Tests               []testCase `json:"tests"`
-		SimilarityThreshold *float64   `json:"similarityThreshold"`
+		Tests               []testCase        `json:"tests"`
+		Source              testreport.Source `json:"source"`
+		SourceFormat        string            `json:"sourceFormat"`
+		SimilarityThreshold *float64          `json:"similarityThreshold"`
 	}
 	return tool.Tool{
 		Def: tool.Def{
@@ -54,22 +61,45 @@ func deduplicate() tool.Tool {
 				"dropped); the similarity of two tests is the Jaccard index of their sets, |A∩B|/|A∪B|, in [0,1]. Pairs " +
 				"at or above similarityThreshold are duplicates. Returns {duplicates:[{a, b, similarity, reason}] most " +
 				"similar first, groups (lists of test names linked by duplicate pairs, each list in input order), " +
-				"totalTests}.",
+				"totalTests, sources?}. Instead of tests, source reads a test report (JUnit XML, TAP, go test -json, " +
+				"Playwright or Jest JSON): its distinct tests, named suite > title, are compared by their titles only, " +
+				"as a report holds no steps or code.",
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.Array("tests", "The tests to compare", schema.ObjectItems(
+				schema.Array("tests", "The tests to compare; or give source", schema.ObjectItems(
 					schema.String("name", "Test name").Min(1).Required(),
 					schema.Array("steps", "Test steps in words, in order", schema.StringItems()),
 					schema.String("code", "Test source code"),
 					schema.Array("assertions", "What the test checks", schema.StringItems()),
-				)).Required().Max(maxTests),
+				)).Max(maxTests),
+				testreport.SourceProp("source", "tests"),
+				testreport.FormatProp(),
 				schema.Number("similarityThreshold", "Smallest similarity (0 to 1) for a pair to be reported").
 					Min(0).Max(1).Default(defaultSimilarityThreshold),
 			),
 			RequiresWorker: true,
+			UsesRoots:      true,
 		},
 		Run: tool.Typed(func(ctx context.Context, in args, _ *tool.Call) (any, error) {
+			var sources []testreport.SourceInfo
+			switch {
+			case in.Tests != nil && in.Source != nil:
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "arguments \"tests\" and \"source\": give one of them, not both")
+			case in.Tests == nil && in.Source == nil:
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"tests\": is required, or give source (a test report)")
+			case in.Source != nil:
+				reps, err := loadReports(ctx, in.Source, in.SourceFormat)
+				if err != nil {
+					return nil, err
+				}
+				in.Tests, sources = testsOf(reps), testreport.Infos(reps)
+				if len(in.Tests) > maxTests {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"source\": at most %d distinct tests per call, the reports hold %d", maxTests, len(in.Tests))
+				}
+			case in.SourceFormat != "":
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"sourceFormat\": is the format of source, which is not given")
+			}
 			threshold := defaultSimilarityThreshold
 			if in.SimilarityThreshold != nil {
 				threshold = *in.SimilarityThreshold
@@ -131,9 +161,29 @@ func deduplicate() tool.Tool {
 					groups = append(groups, members[r])
 				}
 			}
-			return map[string]any{"duplicates": dups, "groups": groups, "totalTests": len(in.Tests)}, nil
+			out := map[string]any{"duplicates": dups, "groups": groups, "totalTests": len(in.Tests)}
+			if sources != nil {
+				out["sources"] = sources
+			}
+			return out, nil
 		}),
 	}
+}
+
+// testsOf is the distinct tests of reports, in order of first appearance.
+func testsOf(reps []*testreport.Report) []testCase {
+	seen := map[string]bool{}
+	out := []testCase{}
+	for _, rep := range reps {
+		for i := range rep.Results {
+			r := &rep.Results[i]
+			if id := r.ID(); !seen[id] {
+				seen[id] = true
+				out = append(out, testCase{Name: id, title: r.Name})
+			}
+		}
+	}
+	return out
 }
 
 // normalize returns the meaningful tokens of text joined by spaces.
@@ -152,7 +202,7 @@ func normalize(text string) string {
 
 func fingerprintOf(t testCase, ids map[string]int) fingerprint {
 	fp := fingerprint{
-		name:       normalize(t.Name),
+		name:       normalize(cmp.Or(t.title, t.Name)),
 		steps:      normalize(strings.Join(t.Steps, "\n")),
 		code:       normalize(t.Code),
 		assertions: normalize(strings.Join(t.Assertions, "\n")),

@@ -32,33 +32,36 @@ type flakyTest struct {
 
 func flakyDetect() tool.Tool {
 	type args struct {
-		TestHistory        []run    `json:"testHistory"`
+		historyArgs
 		FlakinessThreshold *float64 `json:"flakinessThreshold"`
 		MinRuns            *int     `json:"minRuns"`
 	}
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "test_flaky_detect",
-			Description: "Find flaky tests in a CI run history: tests that both passed and failed (or passed only after " +
+			Description: "Find flaky tests in a CI run history, given or read from the reports test runners wrote: tests that both passed and failed (or passed only after " +
 				"retries) across runs. For each test it counts runs (skipped ones included), passes, failures and flips, and scores flakiness in " +
-				"[0,1]: " + flakinessFormula + ". A test with at least minRuns passed or failed runs is flaky when it " +
-				"has both outcomes (or a retried pass) and its score is at least flakinessThreshold; otherwise it is " +
-				"stable. Returns {flakyTests:[{name, runs, passes, failures, skipped, retriedPasses, failureRate, flips, " +
+				"[0,1]: " + flakinessFormula + ". A test is flaky when its score is at least flakinessThreshold and it " +
+				"has a retried pass (it failed, then passed on a retry within one run: flaky whatever its number of runs), " +
+				"or it has at least minRuns passed or failed runs with both outcomes; otherwise it is stable, or short of " +
+				"data. Returns {flakyTests:[{name, runs, passes, failures, skipped, retriedPasses, failureRate, flips, " +
 				"score, avgDuration?}] sorted by score (highest first), stableTests (count), consistentlyFailing " +
 				"(names of stable tests that failed every run), insufficientData (names with fewer than minRuns " +
-				"runs), summary (one sentence)}.",
+				"runs), summary (one sentence), sources? (what each report file of source held)}. Instead of " +
+				"testHistory, source reads the reports test runners wrote, one file a run (JUnit XML, TAP, go test " +
+				"-json, Playwright or Jest JSON), with their retries (Playwright's, Surefire's flakyFailure, Jest's).",
 			Group:    Group,
 			Category: tool.CategoryUtility,
-			Input: schema.Object(
-				historyProp(schema.String("runId", "Identifier of the CI run (informational)")),
+			Input: schema.Object(append(historyProps(schema.String("runId", "Identifier of the CI run (informational)")),
 				schema.Number("flakinessThreshold", "Smallest flakiness score for a test with both outcomes to be reported flaky").
 					Min(0).Max(1).Default(defaultFlakinessThreshold),
-				schema.Integer("minRuns", "Fewest passed or failed runs (skipped runs do not count) a test needs to be judged").
+				schema.Integer("minRuns", "Fewest passed or failed runs (skipped runs do not count) a test needs to be judged; a test with a retried pass needs none").
 					Min(1).Default(defaultMinRuns),
-			),
+			)...),
 			RequiresWorker: true,
+			UsesRoots:      true,
 		},
-		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
+		Run: tool.Typed(func(ctx context.Context, in args, _ *tool.Call) (any, error) {
 			threshold, minRuns := defaultFlakinessThreshold, defaultMinRuns
 			if in.FlakinessThreshold != nil {
 				threshold = *in.FlakinessThreshold
@@ -72,7 +75,7 @@ func flakyDetect() tool.Tool {
 			if minRuns < 1 {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"minRuns\": expected at least 1, got %d", minRuns)
 			}
-			h, err := parseHistory("testHistory", in.TestHistory)
+			h, results, sources, err := in.load(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -81,15 +84,16 @@ func flakyDetect() tool.Tool {
 			stable := 0
 			for _, g := range h {
 				name, s := g.Key, compute(g.Items)
+				enough := s.passes+s.failures >= minRuns
 				switch {
-				case s.passes+s.failures < minRuns:
-					insufficient = append(insufficient, name)
-				case (s.passes > 0 && s.failures > 0 || s.retriedPasses > 0) && s.score >= threshold:
+				case (s.retriedPasses > 0 || enough && s.passes > 0 && s.failures > 0) && s.score >= threshold:
 					flaky = append(flaky, flakyTest{
 						Name: name, Runs: s.runs, Passes: s.passes, Failures: s.failures, Skipped: s.skipped,
 						RetriedPasses: s.retriedPasses, FailureRate: s.failureRate, Flips: s.flips, Score: s.score,
 						AvgDuration: s.avgDuration,
 					})
+				case !enough:
+					insufficient = append(insufficient, name)
 				default:
 					stable++
 					if s.passes == 0 {
@@ -102,13 +106,17 @@ func flakyDetect() tool.Tool {
 			})
 			slices.Sort(insufficient)
 			slices.Sort(failing)
-			return map[string]any{
+			out := map[string]any{
 				"flakyTests":          flaky,
 				"stableTests":         stable,
 				"consistentlyFailing": failing,
 				"insufficientData":    insufficient,
-				"summary":             flakySummary(len(h), len(in.TestHistory), flaky, stable, failing, insufficient, minRuns),
-			}, nil
+				"summary":             flakySummary(len(h), results, flaky, stable, failing, insufficient, minRuns),
+			}
+			if sources != nil {
+				out["sources"] = sources
+			}
+			return out, nil
 		}),
 	}
 }

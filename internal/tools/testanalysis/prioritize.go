@@ -55,8 +55,8 @@ func prioritize() tool.Tool {
 		ChangedFiles *float64 `json:"changedFiles"`
 	}
 	type args struct {
-		TestHistory []run   `json:"testHistory"`
-		Weights     weights `json:"weights"`
+		historyArgs
+		Weights weights `json:"weights"`
 	}
 	weight := func(name, desc string, def float64) schema.Prop {
 		return schema.Number(name, desc).Min(0).Default(def)
@@ -64,26 +64,29 @@ func prioritize() tool.Tool {
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "test_prioritize",
-			Description: "Rank tests by risk, from a CI run history, to decide what to run first. Score = weighted mean of five " +
+			Description: "Rank tests by risk, from a CI run history (given, or the reports test runners wrote), to decide what to run first. Score = weighted mean of five " +
 				"factors in [0,1]: failureRate; recency (0.5^runs since the last failure); flakiness (test_flaky_detect's score); " +
 				"duration (faster ranks higher); changedFiles (covers changed files). Returns {ranked:[{rank, name, score, runs, " +
-				"lastStatus, avgDuration?, factors}], weights, count}, highest score first.",
+				"lastStatus, avgDuration?, factors}], weights, count, sources?}, highest score first. Instead of testHistory, " +
+				"source reads the reports test runners wrote, one file a run (JUnit XML, TAP, go test -json, Playwright or " +
+				"Jest JSON); their tests cover no changed files, as reports do not say.",
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				historyProp(schema.Boolean("changedFilesCovered", "True when the test exercises files changed in the change under test")),
-				schema.Of("weights", "Weight of each risk factor, >= 0; omitted weights keep their defaults, and at least one must be above 0",
-					schema.Object(
-						weight("failureRate", "Weight of the failure rate", defaultWeightFailureRate),
-						weight("recency", "Weight of how recently the test failed", defaultWeightRecency),
-						weight("flakiness", "Weight of the flakiness score", defaultWeightFlakiness),
-						weight("duration", "Weight of speed (fast tests first)", defaultWeightDuration),
-						weight("changedFiles", "Weight of covering changed files", defaultWeightChangedFiles),
-					)),
+				append(historyProps(schema.Boolean("changedFilesCovered", "True when the test exercises files changed in the change under test")),
+					schema.Of("weights", "Weight of each risk factor, >= 0; omitted weights keep their defaults, and at least one must be above 0",
+						schema.Object(
+							weight("failureRate", "Weight of the failure rate", defaultWeightFailureRate),
+							weight("recency", "Weight of how recently the test failed", defaultWeightRecency),
+							weight("flakiness", "Weight of the flakiness score", defaultWeightFlakiness),
+							weight("duration", "Weight of speed (fast tests first)", defaultWeightDuration),
+							weight("changedFiles", "Weight of covering changed files", defaultWeightChangedFiles),
+						)))...,
 			),
 			RequiresWorker: true,
+			UsesRoots:      true,
 		},
-		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
+		Run: tool.Typed(func(ctx context.Context, in args, _ *tool.Call) (any, error) {
 			w := map[string]float64{}
 			var sum float64
 			for i, p := range []*float64{in.Weights.FailureRate, in.Weights.Recency, in.Weights.Flakiness, in.Weights.Duration, in.Weights.ChangedFiles} {
@@ -100,7 +103,7 @@ func prioritize() tool.Tool {
 			if sum == 0 {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"weights\": every weight is 0; at least one must be above 0")
 			}
-			h, err := parseHistory("testHistory", in.TestHistory)
+			h, _, sources, err := in.load(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -144,7 +147,11 @@ func prioritize() tool.Tool {
 			for i := range ranked {
 				ranked[i].Rank = i + 1
 			}
-			return map[string]any{"ranked": ranked, "weights": w, "count": len(ranked)}, nil
+			out := map[string]any{"ranked": ranked, "weights": w, "count": len(ranked)}
+			if sources != nil {
+				out["sources"] = sources
+			}
+			return out, nil
 		}),
 	}
 }

@@ -1,12 +1,15 @@
 // Package testanalysis holds the tools that analyse test suites and the test
 // run histories an agent collects from CI: test_flaky_detect,
 // test_prioritize, test_deduplicate and test_coverage_gaps. They compute
-// only from their arguments, so the same input always gives the same output.
+// only from their arguments and the report files those name (read by
+// internal/testreport, in the Igor, through the allowed roots), so the
+// same input always gives the same output.
 package testanalysis
 
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -16,7 +19,9 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/stats"
+	"github.com/barrhawk/barrhawk/internal/testreport"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/tools/fs"
 )
 
 // Group is the heading these tools are listed under.
@@ -48,10 +53,16 @@ type run struct {
 	hasAt bool
 }
 
-// historyProp is the testHistory argument of test_flaky_detect and
-// test_prioritize; extra is the entry property only that tool reads.
+// historyProps are the arguments test_flaky_detect and test_prioritize
+// take their history from: testHistory (extra is the entry property only
+// that tool reads), or source and sourceFormat.
+func historyProps(extra schema.Prop) []schema.Prop {
+	return []schema.Prop{historyProp(extra), testreport.HistoryProp("source", "testHistory"), testreport.FormatProp()}
+}
+
+// historyProp is the testHistory argument.
 func historyProp(extra schema.Prop) schema.Prop {
-	return schema.Array("testHistory", "Test results, one entry per test per CI run, in any order", schema.ObjectItems(
+	return schema.Array("testHistory", "Test results, one entry per test per CI run, in any order; or give source", schema.ObjectItems(
 		schema.String("name", "Test name, unique per test (such as file > suite > title)").Min(1).Required(),
 		schema.String("status", "Outcome of the run").Enum("passed", "failed", "skipped").Required(),
 		schema.Number("duration", "Run time in milliseconds").Min(0),
@@ -60,7 +71,67 @@ func historyProp(extra schema.Prop) schema.Prop {
 			"order when every run of a test has one, otherwise they keep the order given").Types("string", "number"),
 		extra,
 		schema.Integer("retries", "How many times the test was retried within the run before its final status").Min(0),
-	)).Required().Max(maxRuns)
+	)).Max(maxRuns)
+}
+
+// historyArgs are the arguments a run history is taken from.
+type historyArgs struct {
+	TestHistory  []run             `json:"testHistory"`
+	Source       testreport.Source `json:"source"`
+	SourceFormat string            `json:"sourceFormat"`
+}
+
+// load returns the history given or read from source, the number of
+// results it holds and, for a source, what each report file held.
+func (a *historyArgs) load(ctx context.Context) (history, int, []testreport.SourceInfo, error) {
+	switch {
+	case a.TestHistory != nil && a.Source != nil:
+		return nil, 0, nil, tool.Errorf(tool.CodeInvalidArgs, "arguments \"testHistory\" and \"source\": give one of them, not both")
+	case a.TestHistory == nil && a.Source == nil:
+		return nil, 0, nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"testHistory\": is required, or give source (report files a test runner wrote, one a run)")
+	case a.Source == nil:
+		if a.SourceFormat != "" {
+			return nil, 0, nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"sourceFormat\": is the format of source, which is not given")
+		}
+		h, err := parseHistory("testHistory", a.TestHistory)
+		return h, len(a.TestHistory), nil, err
+	}
+	reps, err := loadReports(ctx, a.Source, a.SourceFormat)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	var runs []run
+	for _, rep := range reps {
+		at, hasAt := 0.0, !rep.Started.IsZero()
+		if hasAt {
+			at = float64(rep.Started.UnixNano()) / 1e9
+		}
+		for i := range rep.Results {
+			r := &rep.Results[i]
+			status := string(r.Status)
+			if r.Status == testreport.Pending {
+				status = "skipped" // a todo did not run
+			}
+			ru := run{Name: r.ID(), Status: status, RunID: rep.Name, Retries: r.Retries, at: at, hasAt: hasAt}
+			if r.HasDuration {
+				ru.Duration = new(r.DurationMs)
+			}
+			runs = append(runs, ru)
+		}
+	}
+	h, err := parseHistory("source", runs)
+	return h, len(runs), testreport.Infos(reps), err
+}
+
+// loadReports reads the reports src names, in the Igor, through the
+// allowed roots (fs.Reader).
+func loadReports(ctx context.Context, src testreport.Source, sourceFormat string) ([]*testreport.Report, error) {
+	files, err := fs.NewReader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer files.Close()
+	return testreport.LoadSource(ctx, files, "source", src, sourceFormat)
 }
 
 // history is the runs of every test: one group a test, keyed by its name,
@@ -91,11 +162,13 @@ func parseHistory(field string, in []run) (history, error) {
 		if r.Retries < 0 {
 			return nil, at("retries\": expected a count >= 0, got %d", r.Retries)
 		}
-		t, ok, err := parseTime(r.Timestamp)
-		if err != nil {
-			return nil, at("timestamp\": %v", err)
+		if r.Timestamp != nil { // else a run from a report: at is its start, where it has one
+			t, ok, err := parseTime(r.Timestamp)
+			if err != nil {
+				return nil, at("timestamp\": %v", err)
+			}
+			r.at, r.hasAt = t, ok
 		}
-		r.at, r.hasAt = t, ok
 		runs[i] = r
 	}
 	h := history(stats.GroupBy(runs, func(r run) string { return r.Name }))

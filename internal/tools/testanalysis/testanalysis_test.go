@@ -65,6 +65,11 @@ func TestFlakyDetect(t *testing.T) {
 			`{"flakyTests":[],"stableTests":0,"consistentlyFailing":[],"insufficientData":[],"summary":"No test runs given."}`},
 		{"single run", `{"testHistory":[{"name":"ログイン","status":"failed"}]}`,
 			`{"flakyTests":[],"stableTests":0,"consistentlyFailing":[],"insufficientData":["ログイン"],"summary":"1 test in 1 result: 0 flaky, 0 stable, 1 with fewer than 3 runs."}`},
+		// A retried pass is flakiness seen within one run: no more runs
+		// are needed.
+		{"retried pass in a single run", `{"testHistory":[{"name":"r","status":"passed","retries":1}]}`,
+			`{"flakyTests":[{"name":"r","runs":1,"passes":1,"failures":0,"skipped":0,"retriedPasses":1,"failureRate":0,"flips":0,"score":0.6}],
+			"stableTests":0,"consistentlyFailing":[],"insufficientData":[],"summary":"1 test in 1 result: 1 flaky (most flaky: r, score 0.6), 0 stable."}`},
 		{"single run, minRuns 1", `{"testHistory":[{"name":"ログイン","status":"failed"}],"minRuns":1}`,
 			`{"flakyTests":[],"stableTests":1,"consistentlyFailing":["ログイン"],"insufficientData":[],"summary":"1 test in 1 result: 0 flaky, 1 stable (1 of them failing every run)."}`},
 		// Given out of order; in time order (mixed timestamp forms) it is
