@@ -148,8 +148,9 @@ func redisGet() tool.Tool {
 		Alias string `json:"alias"`
 	}
 	return tool.Tool{
-		Def: def("db_redis_get", redisGroup, "Read a key of any type. Returns {key, exists, type, value, ttl}: a string as text (base64, with encoding: base64, when it is not UTF-8), a hash as an object, "+
-			"a list or set as an array, a sorted set as [{member, score}] (a hash or collection at most 1000 members, with a note); ttl in seconds, -1 for none.", false,
+		Def: def("db_redis_get", redisGroup, "Read a key of any type. Returns {key, exists, type, value, ttl}: a string as text, a hash as an object, "+
+			"a list or set as an array, a sorted set as [{member, score}] (a hash or collection at most 1000 members, with a note); ttl in seconds, -1 for none. "+
+			"When any of it is not UTF-8, encoding: base64 says every string of the value is in base64.", false,
 			schema.Object(schema.String("key", "The key").Required(), aliasArg("Redis"))),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
@@ -210,9 +211,8 @@ func redisGet() tool.Tool {
 			if err != nil && !errors.Is(err, redis.Nil) {
 				return nil, redisErr(c, err)
 			}
-			if str, ok := v.(string); ok && !utf8.ValidString(str) {
-				// Bytes that are not text would come back as U+FFFD and be lost.
-				v, out["encoding"] = base64.StdEncoding.EncodeToString([]byte(str)), "base64"
+			if enc, ok := notText(v); ok {
+				v, out["encoding"] = enc, "base64"
 			}
 			out["value"] = v
 			ttl, err := r.TTL(ctx, in.Key).Result()
@@ -223,6 +223,50 @@ func redisGet() tool.Tool {
 			return out, nil
 		}),
 	}
+}
+
+// notText is v (a string, a list or set of them, a hash, a sorted set's
+// members) with every string in base64, when one of them is not UTF-8:
+// such bytes would come back as U+FFFD and be lost. Then all are encoded,
+// so that a client decodes one way (encoding: base64, as for a string).
+func notText(v any) (any, bool) {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	switch v := v.(type) {
+	case string:
+		if !utf8.ValidString(v) {
+			return b64(v), true
+		}
+	case []string:
+		if slices.ContainsFunc(v, func(s string) bool { return !utf8.ValidString(s) }) {
+			out := make([]string, len(v))
+			for i, s := range v {
+				out[i] = b64(s)
+			}
+			return out, true
+		}
+	case map[string]string:
+		bad := false
+		for k, x := range v {
+			bad = bad || !utf8.ValidString(k) || !utf8.ValidString(x)
+		}
+		if bad {
+			out := make(map[string]string, len(v))
+			for k, x := range v {
+				out[b64(k)] = b64(x)
+			}
+			return out, true
+		}
+	case []map[string]any:
+		if slices.ContainsFunc(v, func(m map[string]any) bool { s, _ := m["member"].(string); return !utf8.ValidString(s) }) {
+			out := make([]map[string]any, len(v))
+			for i, m := range v {
+				s, _ := m["member"].(string)
+				out[i] = map[string]any{"member": b64(s), "score": m["score"]}
+			}
+			return out, true
+		}
+	}
+	return v, false
 }
 
 // hashFields reads a hash: all of it with HGETALL up to collectionLimit
@@ -469,6 +513,9 @@ func redisHash() tool.Tool {
 					return map[string]any{"key": in.Key, "field": in.Field, "exists": false}, nil
 				}
 				err, out = gerr, map[string]any{"key": in.Key, "field": in.Field, "exists": true, "value": v}
+				if enc, ok := notText(v); ok {
+					out["value"], out["encoding"] = enc, "base64"
+				}
 			case "set":
 				vals := map[string]any{}
 				for k, v := range in.Fields {
@@ -491,6 +538,9 @@ func redisHash() tool.Tool {
 				var note string
 				m, note, err = hashFields(ctx, r, in.Key)
 				out = map[string]any{"key": in.Key, "fields": m, "count": len(m)}
+				if enc, ok := notText(m); ok {
+					out["fields"], out["encoding"] = enc, "base64"
+				}
 				if note != "" {
 					out["note"], out["truncated"] = note, true
 				}

@@ -266,4 +266,34 @@ func TestRedisGetShapes(t *testing.T) {
 		`{"key":"z","exists":true,"type":"zset","ttl":-1,"value":[{"member":"a","score":1.5},{"member":"b","score":2}]}`)
 	tooltest.WantJSON(t, "binary string", s.MustRun("db_redis_get", `{"alias":"cache","key":"bin"}`),
 		`{"key":"bin","exists":true,"type":"string","ttl":-1,"value":"/wD+","encoding":"base64"}`)
+	// Members of collections that are not UTF-8 come back whole too: every
+	// member in base64, as a string is (they were U+FFFD).
+	if err := direct.HSet(ctx, "h", "f\xff", "ok", "g", "\xfe").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.RPush(ctx, "l", "a", "\xff").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.SAdd(ctx, "s", "\xff").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.ZAdd(ctx, "zb", redis.Z{Score: 1, Member: "\xff"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.RPush(ctx, "text", "a", "é").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"h":    `{"key":"h","exists":true,"type":"hash","ttl":-1,"value":{"Zv8=":"b2s=","Zw==":"/g=="},"encoding":"base64"}`,
+		"l":    `{"key":"l","exists":true,"type":"list","ttl":-1,"value":["YQ==","/w=="],"encoding":"base64"}`,
+		"s":    `{"key":"s","exists":true,"type":"set","ttl":-1,"value":["/w=="],"encoding":"base64"}`,
+		"zb":   `{"key":"zb","exists":true,"type":"zset","ttl":-1,"value":[{"member":"/w==","score":1}],"encoding":"base64"}`,
+		"text": `{"key":"text","exists":true,"type":"list","ttl":-1,"value":["a","é"]}`,
+	} {
+		tooltest.WantJSON(t, key, s.MustRun("db_redis_get", `{"alias":"cache","key":"`+key+`"}`), want)
+	}
+	tooltest.WantJSON(t, "hash getall", s.MustRun("db_redis_hash", `{"alias":"cache","action":"getall","key":"h"}`),
+		`{"key":"h","fields":{"Zv8=":"b2s=","Zw==":"/g=="},"count":2,"encoding":"base64"}`)
+	tooltest.WantJSON(t, "hash get", s.MustRun("db_redis_hash", `{"alias":"cache","action":"get","key":"h","field":"g"}`),
+		`{"key":"h","field":"g","exists":true,"value":"/g==","encoding":"base64"}`)
 }
