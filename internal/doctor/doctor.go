@@ -57,6 +57,8 @@ type Doctor struct {
 	// swarmSeq numbers swarms for their events.
 	swarmSeq atomic.Uint64
 	gateway  *gateway.Hub // nil when gateway.enabled is off
+	// conns knows which Igor holds each connection alias (connections.go).
+	conns *connections
 
 	changeMu sync.Mutex
 	onChange []func(added []*tool.Tool, removed []string)
@@ -91,7 +93,8 @@ func New(opts Options) (*Doctor, error) {
 	events.Subscribe(LogEvents(opts.Log))
 	d := &Doctor{cfg: opts.Config, events: events, log: opts.Log, started: time.Now(), reg: tool.NewRegistry(),
 		results: tool.ResultLimits{Cut: opts.Config.Tools.MaxResultBytes, Hard: opts.Config.Tools.MaxResultHardBytes},
-		squads:  squad.Registry{Idle: opts.Config.Igors.SquadIdleTimeout}}
+		squads:  squad.Registry{Idle: opts.Config.Igors.SquadIdleTimeout}, conns: newConnections()}
+	events.Subscribe(d.conns.onEvent)
 	popts := PoolOptions{
 		Command: opts.IgorCommand, Env: opts.IgorEnv, Igors: opts.Config.Igors,
 		DefaultTimeout: opts.Config.Tools.DefaultTimeout, FSRoot: opts.Config.Tools.FSRoot, ScreenshotDir: opts.Config.Tools.ScreenshotDir, Log: opts.Log, Events: events,
@@ -242,7 +245,7 @@ func (d *Doctor) Call(ctx context.Context, name string, args json.RawMessage) Re
 		ctx = tool.WithRoots(ctx, d.AllowedRoots(ctx)) // sent with the task; see wire.Task.Roots
 	}
 	v, igor, terr := d.pool.CallWhere(d.lanes.forCall(ctx, t), name, args, timeout, t.MaxRetries())
-	return Result{Value: v, Err: terr, Igor: igor}
+	return Result{Value: v, Err: d.conns.after(name, args, igor, terr), Igor: igor}
 }
 
 // runLocal runs one of the front's own tools; a panic is caught and

@@ -824,7 +824,10 @@ func (p *Pool) exited(ig *igorConn) {
 	if crashed {
 		typ = EventIgorCrashed
 	}
-	p.opts.Events.Emit(Event{Type: typ, Igor: ig.id, Reason: reason + " (" + status + ")"})
+	if !crashed { // a crash's reason has the status already
+		reason += " (" + status + ")"
+	}
+	p.opts.Events.Emit(Event{Type: typ, Igor: ig.id, Reason: reason})
 }
 
 // maxHandedBack bounds how often one call may be handed back unrun by

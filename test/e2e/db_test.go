@@ -206,3 +206,42 @@ func TestDatabasesAcrossIgors(t *testing.T) {
 		t.Errorf("%d connections left after SIGTERM", n)
 	}
 }
+
+// A connection dies with the Igor that opened it: the next call naming its
+// alias says so, with the Igor, when and why, and how to open it again
+// (it said only that no connection was open); once opened again, it works.
+func TestConnectionDiedWithItsIgor(t *testing.T) {
+	t.Parallel()
+	s := startWith(t, []string{"--max-igors", "1"}, "")
+	s.mustCall("db_sqlite_open", map[string]any{"path": "app.db", "alias": "app"})
+	s.mustCall("db_sqlite_query", map[string]any{"alias": "app", "query": "CREATE TABLE t (x)"})
+	st := s.mustCall("worker_status", map[string]any{})
+	igors, _ := st["pool"].(map[string]any)["igors"].([]any)
+	if len(igors) != 1 {
+		t.Fatalf("igors: %v", igors)
+	}
+	victim := igors[0].(map[string]any)
+	if err := syscall.Kill(int(victim["pid"].(float64)), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var isErr bool
+		if out, isErr = s.call("db_sqlite_query", map[string]any{"alias": "app", "query": "SELECT count(*) AS n FROM t"}); isErr && strings.Contains(out, "NOT_FOUND") {
+			break
+		}
+	}
+	for _, want := range []string{`connection "app" died with its Igor (` + victim["id"].(string), "crashed", "db_sqlite_open (alias \"app\")"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("after the Igor died: %s\nwant it to say %q", out, want)
+		}
+	}
+	// Another alias, never opened, is only not open.
+	if out, _ := s.call("db_sqlite_query", map[string]any{"alias": "other", "query": "SELECT 1"}); strings.Contains(out, "died") {
+		t.Errorf("an alias never opened: %s", out)
+	}
+	s.mustCall("db_sqlite_open", map[string]any{"path": "app.db", "alias": "app"})
+	if got := s.mustCall("db_sqlite_query", map[string]any{"alias": "app", "query": "SELECT count(*) AS n FROM t"}); got["rowCount"] != float64(1) {
+		t.Errorf("after opening it again: %v", got)
+	}
+}
