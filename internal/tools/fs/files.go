@@ -269,7 +269,7 @@ func fsExists() tool.Tool {
 			"A symbolic link is described itself, not followed.", false,
 			schema.Object(pathArg("path", "Path to check"))),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
-			pl, err := s.resolve("path", in.Path)
+			pl, err := s.resolveLink("path", in.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -341,7 +341,7 @@ func fsRemove() tool.Tool {
 				schema.Boolean("force", "A missing path is not an error (removed is then false)").Default(false),
 			)),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
-			pl, err := s.resolve("path", in.Path)
+			pl, err := s.resolveLink("path", in.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -435,16 +435,17 @@ func fsCopy() tool.Tool {
 }
 
 // pair resolves source and destination; a destination that is an existing
-// directory receives the source inside it.
+// directory receives the source inside it. A source that is a link is the
+// link (fs_copy copies links as links, fs_move moves them).
 func (s *sandbox) pair(source, destination string) (src, dst *place, err error) {
-	if src, err = s.resolve("source", source); err != nil {
+	if src, err = s.resolveLink("source", source); err != nil {
 		return nil, nil, err
 	}
 	if dst, err = s.resolve("destination", destination); err != nil {
 		return nil, nil, err
 	}
 	if fi, err := dst.root.Stat(dst.rel); err == nil && fi.IsDir() {
-		if dst, err = s.resolve("destination", filepath.Join(dst.abs, filepath.Base(src.abs))); err != nil {
+		if dst, err = s.resolve("destination", filepath.Join(dst.abs, filepath.Base(filepath.Clean(source)))); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -141,13 +141,38 @@ func TestEscapesAreRefused(t *testing.T) {
 	b.fail("fs_mkdir", `{"path":"dir-out/new"}`, tool.CodeForbidden)
 	b.fail("fs_remove", `{"path":`+q(b.root)+`,"recursive":true}`, tool.CodeForbidden, "allowed root")
 	b.fail("fs_read", `{"path":"a\u0000b"}`, tool.CodeInvalidArgs, "NUL")
-	// An absolute link is not followed even when its target is inside: the
-	// message says what to give instead.
+	// An absolute link whose target is inside the roots is followed (os.Root
+	// alone refuses any absolute target), as a file and as a directory on
+	// the way; the link itself is what fs_exists describes and fs_remove
+	// removes.
 	b.write("in.txt", "inside")
+	b.write("sub/deep.txt", "deep")
 	if err := os.Symlink(filepath.Join(b.root, "in.txt"), filepath.Join(b.root, "abs-in")); err != nil {
 		t.Fatal(err)
 	}
-	b.fail("fs_read", `{"path":"abs-in"}`, tool.CodeForbidden, "points to "+filepath.Join(b.root, "in.txt")+", an absolute target", "give the path it points to", "make the link relative")
+	if err := os.Symlink(filepath.Join(b.other, "."), filepath.Join(b.root, "abs-other")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(b.root, "sub"), filepath.Join(b.root, "abs-sub")); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.must("fs_read", `{"path":"abs-in"}`); got["content"] != "inside" {
+		t.Errorf("fs_read through an absolute link inside: %v", got)
+	}
+	if got := b.must("fs_read", `{"path":"abs-sub/deep.txt"}`); got["content"] != "deep" {
+		t.Errorf("fs_read through an absolute directory link inside: %v", got)
+	}
+	b.must("fs_write", `{"path":"abs-other/written.txt","content":"x"}`)
+	if data, err := os.ReadFile(filepath.Join(b.other, "written.txt")); err != nil || string(data) != "x" {
+		t.Errorf("fs_write through an absolute link to another root: %q %v", data, err)
+	}
+	if got := b.must("fs_exists", `{"path":"abs-in"}`); got["type"] != "symlink" {
+		t.Errorf("fs_exists on an absolute link inside: %v", got)
+	}
+	b.must("fs_remove", `{"path":"abs-in"}`)
+	if data, err := os.ReadFile(filepath.Join(b.root, "in.txt")); err != nil || string(data) != "inside" {
+		t.Errorf("removing the link removed its target: %q %v", data, err)
+	}
 	ents, err := os.ReadDir(b.outside)
 	if err != nil || len(ents) != 1 {
 		t.Fatalf("the outside directory changed: %v %v", ents, err)

@@ -61,8 +61,18 @@ func (s *sandbox) rootList() string { return strings.Join(s.roots, ", ") }
 
 // resolve places the path p given in argument arg. A relative path is taken
 // from the first root (the working directory); the result must be a root or
-// inside one, else FORBIDDEN naming the path and the roots.
-func (s *sandbox) resolve(arg, p string) (*place, error) {
+// inside one, else FORBIDDEN naming the path and the roots. Symbolic links
+// on the way are followed to where they lead when that is inside the roots,
+// absolute ones too (os.Root refuses a link to an absolute path, even one
+// inside the root); the last element too, unless the call works on the
+// link itself (resolveLink).
+func (s *sandbox) resolve(arg, p string) (*place, error) { return s.place(arg, p, true) }
+
+// resolveLink is resolve for a call that works on a link itself (fs_remove,
+// fs_move): the last element is not followed.
+func (s *sandbox) resolveLink(arg, p string) (*place, error) { return s.place(arg, p, false) }
+
+func (s *sandbox) place(arg, p string, follow bool) (*place, error) {
 	if p == "" {
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: a path is required (relative to %s, or absolute inside %s)", arg, s.roots[0], s.rootList())
 	}
@@ -74,30 +84,20 @@ func (s *sandbox) resolve(arg, p string) (*place, error) {
 		abs = filepath.Join(s.roots[0], abs)
 	}
 	abs = filepath.Clean(abs)
-	// The widest root holding the path, so that moving within it works.
-	best := ""
-	for _, r := range s.roots {
-		if inside(abs, r) && (best == "" || len(r) < len(best)) {
-			best = r
+	// The roots are real paths (their links resolved), so a path given
+	// through a link (a root declared as /home/me/proj where /home is a
+	// link, /tmp on macOS, a link inside a root to another place in the
+	// roots) is placed by where it leads, when that is in the roots; a link
+	// leading out is left for os.Root to refuse.
+	if real, ok := realDir(abs); ok && s.rootOf(real) != "" {
+		abs = real
+	}
+	if follow {
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs && s.rootOf(real) != "" {
+			abs = real
 		}
 	}
-	if best == "" {
-		// The roots are real paths (their links resolved), so a path given
-		// through a link to one (a root declared as /home/me/proj where
-		// /home is a link, /tmp on macOS) is placed by its real directory.
-		// Only the directories are resolved: the last element stays as it
-		// is, so that fs_remove of a link removes the link.
-		if real, ok := realDir(abs); ok {
-			for _, r := range s.roots {
-				if inside(real, r) && (best == "" || len(r) < len(best)) {
-					best = r
-				}
-			}
-			if best != "" {
-				abs = real
-			}
-		}
-	}
+	best := s.rootOf(abs)
 	if best == "" {
 		return nil, tool.Errorf(tool.CodeForbidden, "argument %q: path %q (%s) is outside the allowed roots (%s); give a path inside one of them, or allow its directory with tools.roots in barrhawk.yaml or as a root of your MCP client",
 			arg, p, abs, s.rootList())
@@ -124,6 +124,18 @@ func (s *sandbox) resolve(arg, p string) (*place, error) {
 		s.opened[best] = root
 	}
 	return &place{root: root, rootDir: best, rel: rel, abs: abs}, nil
+}
+
+// rootOf is the widest root holding path (so that moving within it
+// works), or "".
+func (s *sandbox) rootOf(path string) string {
+	best := ""
+	for _, r := range s.roots {
+		if inside(path, r) && (best == "" || len(r) < len(best)) {
+			best = r
+		}
+	}
+	return best
 }
 
 // realDir returns abs with the symbolic links of its directory resolved
