@@ -84,8 +84,12 @@ func TestAdminAPI(t *testing.T) {
 	if code, res, raw = do("POST", "/shutdown", "", token); code != 200 || res["success"] != true {
 		t.Fatalf("shutdown: %d %s", code, raw)
 	}
+	// The server's end is seen through the session: the SDK's transport owns
+	// the command and waits for it itself. A second cmd.Wait raced with the
+	// transport's, and under load both took the process, then one waited
+	// forever for the I/O results the other had read: the rare hang.
 	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
+	go func() { done <- s.session.Wait() }()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
@@ -94,7 +98,7 @@ func TestAdminAPI(t *testing.T) {
 		<-done
 		t.Fatal("the server did not stop within 30 s of POST /shutdown; goroutine dump above")
 	}
-	s.session = nil // already gone
+	s.stop() // reaps it and checks nothing is left behind
 }
 
 // Igors crashing repeatedly with dynamic tools loaded roll the tools back to
