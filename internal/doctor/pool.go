@@ -489,36 +489,6 @@ func (p *Pool) freeSlotLocked(slots []*slot, lane *Lane) *slot {
 	return victim.slot
 }
 
-// toolBag is what ig loads: its lane's bag within igors.toolBag.
-func (p *Pool) toolBag(ig *igorConn) []string {
-	if ig.lane == nil || len(ig.lane.ToolBag) == 0 {
-		return p.opts.Igors.ToolBag
-	}
-	if len(p.opts.Igors.ToolBag) == 0 {
-		return ig.lane.ToolBag
-	}
-	var out []string
-	for _, name := range ig.lane.ToolBag {
-		if tool.MatchAny(p.opts.Igors.ToolBag, name) {
-			out = append(out, name)
-		}
-	}
-	return orNone(out)
-}
-
-// dynamicBag is what an Igor sends dynamic tools through: nil (its tool
-// bag) but in a lane whose dynamic tools the front routes itself, where
-// only igors.toolBag may narrow them.
-func (p *Pool) dynamicBag(ig *igorConn) []string {
-	if ig.lane == nil || !ig.lane.RoutesDynamic {
-		return nil
-	}
-	if len(p.opts.Igors.ToolBag) == 0 {
-		return []string{"*"}
-	}
-	return p.opts.Igors.ToolBag
-}
-
 // StopLane stops the Igors of a lane (a dissolved squad's), once their
 // calls finish.
 func (p *Pool) StopLane(name string) {
@@ -881,79 +851,6 @@ func (p *Pool) runOn(ctx context.Context, ig *igorConn, task wire.Task, timeout 
 		p.kill(ig, reason)
 		return reply{env: &wire.Envelope{ID: task.ID, Status: wire.StatusTimeout, Error: tool.Errorf(tool.CodeTimeout, "%s did not finish within %s, and its Igor stopped answering; it was replaced", task.Tool, timeout)}}
 	}
-}
-
-// UpdateDynamic makes set the dynamic tools of every Igor, present and
-// future, and returns how one Igor loaded them. With describeOnly, the set
-// is only loaded by one Igor to report its metadata and errors, and nothing
-// changes.
-func (p *Pool) UpdateDynamic(ctx context.Context, set []wire.DynamicTool, describeOnly bool, timeout time.Duration) ([]wire.LoadedTool, error) {
-	if set == nil {
-		set = []wire.DynamicTool{}
-	}
-	var others []*igorConn
-	if !describeOnly {
-		p.mu.Lock()
-		p.dynamic = set
-		for ig := range p.all {
-			if ig.enc != nil && ig.state != stateStopping && ig.state != stateDead {
-				others = append(others, ig)
-			}
-		}
-		p.mu.Unlock()
-	}
-	ig, terr := p.acquire(ctx, "tools_update", anyLane, nil, timeout)
-	if terr != nil {
-		return nil, terr
-	}
-	id := "u" + strconv.FormatUint(p.seq.Add(1), 10)
-	ch := make(chan reply, 1)
-	ig.mu.Lock()
-	if ig.dead {
-		ig.mu.Unlock()
-		p.release(ig, reply{died: true})
-		return nil, tool.Errorf(tool.CodeWorkerDied, "the Igor loading the dynamic tools died")
-	}
-	ig.pending[id] = ch
-	ig.mu.Unlock()
-	for _, o := range others {
-		if o != ig {
-			_ = o.enc.Encode(wire.ToolsUpdate{Type: wire.TypeToolsUpdate, DynamicTools: set}) // a dying Igor is replaced with the new set
-		}
-	}
-	r := func() reply {
-		if err := ig.enc.Encode(wire.ToolsUpdate{Type: wire.TypeToolsUpdate, ID: id, DynamicTools: set, Describe: describeOnly}); err != nil {
-			return reply{died: true, reason: err.Error()}
-		}
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		select {
-		case r := <-ch:
-			return r
-		case <-ctx.Done():
-			return reply{died: true, reason: ctx.Err().Error()}
-		case <-t.C:
-			return reply{died: true, reason: "no answer within " + timeout.String()}
-		}
-	}()
-	ig.mu.Lock()
-	delete(ig.pending, id)
-	ig.mu.Unlock()
-	p.release(ig, reply{env: &wire.Envelope{Status: wire.StatusSuccess}, died: r.died})
-	if r.died {
-		return nil, tool.Errorf(tool.CodeWorkerDied, "loading the dynamic tools: %s", r.reason)
-	}
-	if r.env.Error != nil {
-		return nil, r.env.Error
-	}
-	return r.env.Loaded, nil
-}
-
-// hasDynamic reports whether the Igors are given any dynamic tools.
-func (p *Pool) hasDynamic() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.dynamic) > 0
 }
 
 // release uncounts a finished task and records its outcome.
