@@ -1,10 +1,14 @@
 // Package intent says what a call or a request in words is after
 // (doctor-spec.md, Intent Analysis): its primary and secondary domains,
-// whether it is one simple step, a compound of several (a tool name such
-// as test_login_flow, or a sentence with "and" or "then") or a swarm (the
-// same work over many items), the tools that would do it, and whether it
-// can be split across Igors. It reads only the registry (categories,
-// names) and the tool search; no model is asked.
+// whether it is one simple step, a compound of several or a swarm (the
+// same work over several independent items), the tools that would do it
+// in calling order with the arguments the words give, and whether it can
+// be split across Igors. A request is read as a QA engineer reads it: cut
+// into steps (request.go), each step given the tools its kind of work
+// takes (workflows.go, text.go), and hints found in its words (hints.go);
+// a compound tool name such as test_login_flow stands for a recipe. It
+// reads only the registry and the tool search; no model is asked, and the
+// same words always give the same answer.
 package intent
 
 import (
