@@ -2,7 +2,7 @@ package doctor
 
 import (
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -78,7 +78,7 @@ func (c *connections) after(name string, args json.RawMessage, igor string, err 
 	case err == nil && name == f.close:
 		delete(c.open, key)
 		delete(c.lost, key)
-	case err != nil && err.Code == tool.CodeNotFound && strings.Contains(err.Message, "connection "+fmt.Sprintf("%q", a.Alias)):
+	case err != nil && err.Code == tool.CodeNotFound && strings.Contains(err.Message, "connection "+strconv.Quote(a.Alias)):
 		if l, ok := c.lost[key]; ok {
 			return tool.Errorf(tool.CodeNotFound, "connection %q died with its Igor (%s, %s at %s): connections live in the Igor that opened them. Open it again with %s (alias %q), then repeat this call",
 				a.Alias, l.igor, l.reason, l.at.Format(time.TimeOnly), f.open, a.Alias)

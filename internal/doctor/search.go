@@ -136,7 +136,7 @@ func (d *Doctor) searchTools() []tool.Tool {
 // analysis), only tools of category when one is given; nil for a query of
 // one step, or when intent analysis is off.
 func (d *Doctor) stepsOf(query string, category tool.Category) []intent.Step {
-	if d.intent == nil || !d.cfg.Intent.Enabled {
+	if !d.cfg.Intent.Enabled {
 		return nil
 	}
 	a := d.intent.Text(query)

@@ -112,13 +112,13 @@ func cacheScope(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 
 // onlyAdvertised answers a method of a capability the server does not
 // advertise (prompts; resources with dynamic tools off) as not found, as
-// MCP says, where the SDK answered an empty list.
+// MCP says, where the SDK answered an empty list. (The SDK's connection
+// words every method-not-found itself: method not found: "prompts/list".)
 func onlyAdvertised(d *doctor.Doctor) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if strings.HasPrefix(method, "prompts/") || strings.HasPrefix(method, "resources/") && !d.DynamicEnabled() {
-				family, _, _ := strings.Cut(method, "/")
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("%s: this server has no %s (its capabilities do not list them)", method, family)}
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
 			}
 			return next(ctx, method, req)
 		}

@@ -15,8 +15,12 @@ import (
 // A step no rule knows goes to the tool search, which knows every tool,
 // dynamic and gateway ones included.
 func (a *Analyzer) text(text string) Analysis {
-	tools := a.byName()
-	own := a.Own != nil && slices.ContainsFunc(a.Tools(), a.Own)
+	tools, own := a.byName(), false
+	if a.Own != nil {
+		for _, t := range tools {
+			own = own || a.Own(t)
+		}
+	}
 	clauses := split(lex(text))
 	req := contextOf(clauses)
 
@@ -193,8 +197,10 @@ func contextOf(clauses []*clause) request {
 				sizes++
 			case t.kind == number && i+1 < len(c.tokens) && itemNouns[c.tokens[i+1].text] && t.num >= 2:
 				items += t.num
-			case t.kind == word && itemNouns[t.text] && listBefore(c.tokens, i) >= 2:
-				items += listBefore(c.tokens, i)
+			case t.kind == word && itemNouns[t.text]:
+				if n := listBefore(c.tokens, i); n >= 2 {
+					items += n
+				}
 			}
 		}
 	}
@@ -266,7 +272,7 @@ func implied(steps []Step, clauses []*clause, req request) []Step {
 	if i := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) }); i >= 0 && has("browser_navigate") < 0 && req.pages {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
 	}
-	if i := has("browser_type"); i >= 0 && has("assert_") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loginWords) }) {
+	if i := has("browser_type"); i >= 0 && has("assert_") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loggingIn) }) {
 		steps = append(steps, Step{Tool: "assert_url", Words: steps[i].Words})
 	}
 	return steps
@@ -276,7 +282,7 @@ func implied(steps []Step, clauses []*clause, req request) []Step {
 // a page's.
 var strongDB = triggers(`database db table tables sql migration migrations seed`)
 
-var loginWords = triggers(`log+in logg+in sign+in login`)
+var loggingIn = triggers(loginWords)
 
 // isPageStep: the tool works on an open page.
 func isPageStep(name string) bool {

@@ -90,7 +90,13 @@ func (x rule) checks() rule {
 
 // audits are checks a tool makes whole (accessibility_audit, the
 // console's errors, the network's requests).
-var audits = triggers(`accessibility a11y wcag alt+text screen+reader contrast console javascript+error network`)
+var audits = triggers(a11yWords + ` console javascript+error network`)
+
+// a11yWords ask for an accessibility audit; loginWords for logging in.
+const (
+	a11yWords  = `accessibility a11y wcag alt+text screen+reader contrast`
+	loginWords = `log+in logg+in sign+in login`
+)
 
 func (x rule) first(group string) rule { x.group = group; return x }
 
@@ -107,7 +113,7 @@ var rules = []rule{
 	r(web, `mobile desktop tablet viewport width widths size siz responsive <size>`, `browser_resize`),
 
 	// Actions in the browser.
-	r(web, `log+in logg+in sign+in login authenticate`, `browser_navigate browser_type browser_click`),
+	r(web, loginWords+` authenticate`, `browser_navigate browser_type browser_click`),
 	r(web, `sign+up register registration`, `browser_navigate browser_fill_form browser_click`),
 	r(web, `checkout`, `browser_navigate browser_click browser_fill_form`).with(`flow go+through complete`),
 	r(web, `submit submitt`, `browser_fill_form browser_click`).but(`empty blank without`).first("submit"),
@@ -134,7 +140,7 @@ var rules = []rule{
 	r(web, `text`, `browser_get_text`).with(`read get`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
 	r(web, `network api+call request requests`, `browser_network_requests`).with(`page network`),
-	r(web, `accessibility a11y wcag alt+text screen+reader contrast aria`, `accessibility_audit`).but(`tree snapshot`),
+	r(web, a11yWords+` aria`, `accessibility_audit`).but(`tree snapshot`),
 	r(web, `accessibility+tree aria+snapshot`, `browser_snapshot`),
 
 	// Checks in the browser: the first that applies.
