@@ -89,11 +89,14 @@ func (s *sandbox) place(arg, p string, follow bool) (*place, error) {
 	// link, /tmp on macOS, a link inside a root to another place in the
 	// roots) is placed by where it leads, when that is in the roots; a link
 	// leading out is left for os.Root to refuse.
-	if real, ok := realDir(abs); ok && s.rootOf(real) != "" {
-		abs = real
-	}
+	followed := false
 	if follow {
-		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs && s.rootOf(real) != "" {
+		if real, err := filepath.EvalSymlinks(abs); err == nil && s.rootOf(real) != "" {
+			abs, followed = real, true
+		}
+	}
+	if !followed { // a path still to be made, a link kept or one leading out
+		if real, ok := realDir(abs); ok && s.rootOf(real) != "" {
 			abs = real
 		}
 	}
