@@ -41,7 +41,7 @@ const MaxBodyBytes = 10 << 20
 
 // ShutdownGrace is how long [Serve] lets in-flight requests finish after its
 // context ends before it closes their connections.
-const ShutdownGrace = 5 * time.Second
+const ShutdownGrace = loopback.ShutdownGrace
 
 // AllowRemoteFlag is the serve flag that lets the admin API listen on a
 // non-loopback address; [CheckAddress] names it in its refusal.
@@ -453,54 +453,5 @@ func CheckAddress(addr string, allowRemote bool) error {
 // it), and is then closed. If it cannot listen, it returns an error and no
 // server runs.
 func Serve(ctx context.Context, addr string, allowRemote bool, h http.Handler) (net.Addr, <-chan error, error) {
-	if err := CheckAddress(addr, allowRemote); err != nil {
-		return nil, nil, err
-	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return nil, nil, fmt.Errorf("admin API: listen on %s: %w", addr, err)
-	}
-	bound := ln.Addr()
-	if !allowRemote {
-		// "localhost" is resolved by Listen; make sure it landed on loopback.
-		if ta, ok := bound.(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
-			_ = ln.Close()
-			return nil, nil, fmt.Errorf("admin address %q resolved to %s, which is not loopback; pass %s to allow it", addr, bound, AllowRemoteFlag)
-		}
-	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelDebug),
-	}
-	done := make(chan error, 1)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	go func() {
-		defer close(done)
-		select {
-		case err := <-served: // failed on its own
-			if errors.Is(err, http.ErrServerClosed) {
-				err = nil
-			}
-			done <- err
-			return
-		case <-ctx.Done():
-		}
-		sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
-		defer cancel()
-		err := srv.Shutdown(sctx)
-		if err != nil {
-			_ = srv.Close()
-			err = fmt.Errorf("admin API: in-flight requests cut off after %s: %w", ShutdownGrace, err)
-		}
-		if serr := <-served; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-			err = serr
-		}
-		done <- err
-	}()
-	return bound, done, nil
+	return loopback.Serve(ctx, "admin address", addr, allowRemote, AllowRemoteFlag, h)
 }

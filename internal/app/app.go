@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -120,6 +121,10 @@ type ServeOptions struct {
 	// Admin, if set, serves the Beta HTTP admin API on this address.
 	Admin            string
 	AdminAllowRemote bool
+	// Dashboard, if set, serves the web UI on this address (else
+	// dashboard.addr).
+	Dashboard            string
+	DashboardAllowRemote bool
 }
 
 // regexMatchTimeout bounds one regular-expression match in a dynamic tool.
@@ -182,6 +187,8 @@ func Serve(opts ServeOptions) error {
 		}
 	}()
 	srv := front.New(d, log, level)
+	recording, closeRecord := startRecord(ctx, opts.Config, d, qs, srv, log)
+	defer closeRecord()
 
 	// Listen before the Igors start: they must know the server's own
 	// addresses, which dynamic tools may not fetch.
@@ -216,6 +223,15 @@ func Serve(opts ServeOptions) error {
 		adminErr = errs
 		own = append(own, addr.String())
 		log.Info("admin API", "url", "http://"+addr.String()+"/")
+	}
+	var dashErr <-chan error
+	if addr := cmp.Or(opts.Dashboard, opts.Config.Dashboard.Addr); addr != "" {
+		a, errs, err := serveDashboard(ctx, opts, addr, d, recording, log)
+		if err != nil {
+			return err
+		}
+		dashErr = errs
+		own = append(own, a.String())
 	}
 	d.SetOwnAddrs(own...)
 	if err := d.Start(ctx); err != nil {
@@ -253,8 +269,12 @@ func Serve(opts ServeOptions) error {
 		running++
 		go func() { errc <- <-adminErr; <-ctx.Done() }()
 	}
+	if dashErr != nil {
+		running++
+		go func() { errc <- <-dashErr; <-ctx.Done() }()
+	}
 	if running == 0 {
-		return errors.New("nothing to serve: enable stdio, or give --http or --admin")
+		return errors.New("nothing to serve: enable stdio, or give --http, --admin or --dashboard")
 	}
 	err = <-errc
 	stop()

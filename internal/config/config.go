@@ -51,6 +51,9 @@ type Config struct {
 	Docker Docker `koanf:"docker"`
 	// GitHub configures the GitHub tools and spawn's pull requests.
 	GitHub GitHub `koanf:"github"`
+	// Dashboard configures the web UI (serve --dashboard) and the record
+	// of calls and test runs it shows.
+	Dashboard Dashboard `koanf:"dashboard"`
 	// Home is where persistent state lives (default ~/.barrhawk).
 	Home string `koanf:"home"`
 
@@ -265,6 +268,29 @@ type Admin struct {
 	Token string `koanf:"token"`
 }
 
+// Dashboard configures the web UI and the record it shows.
+type Dashboard struct {
+	// Addr serves the dashboard on this loopback address, as serve
+	// --dashboard does. Default none (off).
+	Addr string `koanf:"addr"`
+	// Token is what every request must carry (env
+	// BARRHAWK_DASHBOARD_TOKEN); one is made for the run when none is
+	// set. The URL printed at start carries it.
+	Token string `koanf:"token"`
+	// Record keeps every call and test result (assertions, audits, the
+	// reports the tools read, finished jobs) in DB, whether or not the
+	// dashboard is served. Default true.
+	Record bool `koanf:"record"`
+	// DB is the record's SQLite file. Default <home>/record.db.
+	DB string `koanf:"db"`
+	// Retention is how long calls and runs are kept. Default 720h (30
+	// days).
+	Retention time.Duration `koanf:"retention"`
+	// MaxCalls bounds the calls kept (the oldest go first). Default
+	// 200000.
+	MaxCalls int `koanf:"maxCalls"`
+}
+
 // Intent configures intent analysis (intent_analyze).
 type Intent struct {
 	// Enabled turns intent_analyze on. Default true.
@@ -328,13 +354,14 @@ func Default() Config {
 			SnapshotKeep: 20, RecoveryCrashes: 5, RecoveryWindow: time.Minute,
 			MaxResultBytes: 100_000, MaxResultHardBytes: 16 << 20, ListProfile: "core",
 		},
-		MCP:     MCP{MaxMessageBytes: 16 << 20},
-		Intent:  Intent{Enabled: true, CacheResults: true},
-		Log:     Log{Level: "info", Format: "text"},
-		Workers: defaultWorkers(),
-		Gateway: defaultGateway(),
-		Spawn:   Spawn{IdleTimeout: 120 * time.Second, TotalTimeout: 30 * time.Minute, Recovery: "moderate"},
-		Home:    filepath.Join(home, ".barrhawk"),
+		MCP:       MCP{MaxMessageBytes: 16 << 20},
+		Intent:    Intent{Enabled: true, CacheResults: true},
+		Log:       Log{Level: "info", Format: "text"},
+		Workers:   defaultWorkers(),
+		Gateway:   defaultGateway(),
+		Spawn:     Spawn{IdleTimeout: 120 * time.Second, TotalTimeout: 30 * time.Minute, Recovery: "moderate"},
+		Home:      filepath.Join(home, ".barrhawk"),
+		Dashboard: Dashboard{Record: true, Retention: 30 * 24 * time.Hour, MaxCalls: 200_000},
 	}
 	c.fillPaths()
 	return c
@@ -360,6 +387,7 @@ var EnvVars = []struct{ Name, Key, Doc string }{
 	{"BARRHAWK_IGOR_MEMORY_LIMIT", "igors.memoryLimit", "per-Igor memory bound (bytes or 512MiB)"},
 	{"BARRHAWK_ADMIN_TOKEN", "admin.token", "bearer token of the admin API"},
 	{"BARRHAWK_MCP_TOKEN", "mcp.token", "bearer token of the MCP endpoint over HTTP"},
+	{"BARRHAWK_DASHBOARD_TOKEN", "dashboard.token", "token of the dashboard (serve --dashboard)"},
 }
 
 // Load builds the configuration. path names the config file (from --config
@@ -409,7 +437,7 @@ func Load(path string, flags map[string]any) (Config, error) {
 		// State paths not set explicitly follow a changed home.
 		for key, p := range map[string]*string{"tools.dynamicDir": &cfg.Tools.DynamicDir, "tools.snapshotsDir": &cfg.Tools.SnapshotsDir, "tools.fsRoot": &cfg.Tools.FSRoot, "tools.screenshotDir": &cfg.Tools.ScreenshotDir,
 			"workers.db": &cfg.Workers.DB, "workers.logDir": &cfg.Workers.LogDir, "workers.artifactDir": &cfg.Workers.ArtifactDir,
-			"spawn.dir": &cfg.Spawn.Dir, "spawn.secretsDir": &cfg.Spawn.SecretsDir, "gateway.stateFile": &cfg.Gateway.StateFile} {
+			"spawn.dir": &cfg.Spawn.Dir, "spawn.secretsDir": &cfg.Spawn.SecretsDir, "gateway.stateFile": &cfg.Gateway.StateFile, "dashboard.db": &cfg.Dashboard.DB} {
 			if !k.Exists(key) {
 				*p = ""
 			}
@@ -511,6 +539,9 @@ func (c *Config) fillPaths() {
 	}
 	if c.Tools.FSRoot == "" {
 		c.Tools.FSRoot = filepath.Join(c.Home, "tool-files")
+	}
+	if c.Dashboard.DB == "" {
+		c.Dashboard.DB = filepath.Join(c.Home, "record.db")
 	}
 }
 
@@ -633,6 +664,12 @@ func (c *Config) Validate() error {
 	c.validateGateway(bad)
 	c.validateDocker(bad)
 	c.validateGitHub(bad)
+	if c.Dashboard.Retention < 0 {
+		bad("dashboard.retention", "%v must not be negative (0 keeps calls and runs for ever)", c.Dashboard.Retention)
+	}
+	if c.Dashboard.MaxCalls < 0 {
+		bad("dashboard.maxCalls", "%d must not be negative (0 keeps every call)", c.Dashboard.MaxCalls)
+	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
 		bad("log.level", "%q is not a level; use debug, info, warn or error", c.Log.Level)
 	}

@@ -103,6 +103,9 @@ func New(opts Options) (*Doctor, error) {
 			AllowedMounts: opts.Config.Docker.AllowedMounts, Compose: opts.Config.Docker.Compose},
 		GitHubAPI: opts.Config.GitHub.API,
 	}
+	if opts.Config.Dashboard.Record {
+		popts.RecordDB = opts.Config.Dashboard.DB
+	}
 	var tools []tool.Tool
 	for _, family := range [][]tool.Tool{d.managementTools(), d.searchTools(), d.bagTools(), d.eventTools(), d.swarmTools(), d.squadTools(), d.intentTools()} {
 		tools = append(tools, family...)

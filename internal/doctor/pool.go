@@ -33,6 +33,9 @@ type PoolOptions struct {
 	FSRoot string
 	// ScreenshotDir is where the browser tools write files.
 	ScreenshotDir string
+	// RecordDB is the record's SQLite file the Igors import reports into
+	// and read test histories from; empty when dashboard.record is off.
+	RecordDB string
 	// Results bounds each result; sent to each Igor.
 	Results tool.ResultLimits
 	// OwnAddrs are the front's listen addresses, which dynamic tools'
@@ -582,7 +585,7 @@ func (p *Pool) launch(ig *igorConn) {
 	initErr := enc.Encode(wire.Init{
 		Type: wire.TypeInit, ID: ig.id, ToolBag: p.toolBag(ig), DynamicBag: p.dynamicBag(ig), DynamicTools: dyn,
 		Config: wire.InitConfig{
-			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: p.opts.Igors.BrowserHeadless, BrowserIdleTimeout: p.opts.Igors.BrowserIdleTimeout.Milliseconds(), ScreenshotDir: p.opts.ScreenshotDir,
+			Timeout: p.opts.DefaultTimeout.Milliseconds(), StopGrace: p.opts.Igors.StopGrace.Milliseconds(), BrowserHeadless: p.opts.Igors.BrowserHeadless, BrowserIdleTimeout: p.opts.Igors.BrowserIdleTimeout.Milliseconds(), ScreenshotDir: p.opts.ScreenshotDir, RecordDB: p.opts.RecordDB,
 			BrowserTestIDAttribute: p.opts.Igors.BrowserTestIDAttribute,
 			MemoryLimit:            p.opts.Igors.MemoryLimit, FSRoot: p.opts.FSRoot,
 			MaxResultBytes: p.opts.Results.Cut, MaxResultHardBytes: p.opts.Results.Hard, OwnAddrs: p.opts.OwnAddrs,

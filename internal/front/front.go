@@ -21,6 +21,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/doctor"
 	"github.com/barrhawk/barrhawk/internal/logging"
 	"github.com/barrhawk/barrhawk/internal/loopback"
+	"github.com/barrhawk/barrhawk/internal/record"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/toolbag"
 	"github.com/barrhawk/barrhawk/internal/version"
@@ -42,7 +43,12 @@ type Server struct {
 	tools    map[string]*mcp.Tool       // as registered, to re-register one when a list bag changes
 	res      resourceSet
 	bags     sessionBags
+	rec      *record.Recorder // nil: calls are not recorded
 }
+
+// Record hands every finished tools/call to rec, on every transport. Call
+// it before serving.
+func (s *Server) Record(rec *record.Recorder) { s.rec = rec }
 
 // New builds the MCP server for d. level, if not nil, follows the client's
 // logging/setLevel.
@@ -166,8 +172,26 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 				ctx = tool.WithAsk(ctx, ask)
 			}
 		}
-		return ToResult(s.doctor.Call(ctx, name, req.Params.Arguments), Structured(req.ProtocolVersion())), nil
+		start := time.Now()
+		r := s.doctor.Call(ctx, name, req.Params.Arguments)
+		if s.rec != nil {
+			s.record(start, req, name, r)
+		}
+		return ToResult(r, Structured(req.ProtocolVersion())), nil
 	}
+}
+
+// record hands one finished call to the recorder: a few field copies, no
+// encoding (the recorder's flusher does that off the call's path).
+func (s *Server) record(start time.Time, req *mcp.CallToolRequest, name string, r doctor.Result) {
+	e := record.Entry{Start: start, Duration: time.Since(start), Tool: name, Args: req.Params.Arguments, Value: r.Value, Igor: r.Igor}
+	if r.Err != nil {
+		e.Code, e.Message = r.Err.Code, r.Err.Message
+	}
+	if req.Session != nil {
+		e.Session = req.Session.ID()
+	}
+	s.rec.Call(e)
 }
 
 // progressTo sends a call's progress to its client.

@@ -29,6 +29,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/gopool"
 	"github.com/barrhawk/barrhawk/internal/logging"
 	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/record"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	dockertools "github.com/barrhawk/barrhawk/internal/tools/docker"
 	githubtools "github.com/barrhawk/barrhawk/internal/tools/github"
@@ -205,6 +206,7 @@ func (w *worker) init(env *wire.Envelope) error {
 		w.jsOpts.FSRoot = c.FSRoot
 		browser.Configure(c.BrowserHeadless, c.ScreenshotDir, time.Duration(c.BrowserIdleTimeout)*time.Millisecond)
 		browser.SetTestIDAttribute(c.BrowserTestIDAttribute)
+		record.Use(c.RecordDB)
 		w.limits = tool.ResultLimits{Cut: c.MaxResultBytes, Hard: c.MaxResultHardBytes}
 		w.jsOpts.Results = w.limits
 		w.jsOpts.OwnAddrs = c.OwnAddrs

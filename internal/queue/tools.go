@@ -22,8 +22,8 @@ func idArg() schema.Prop {
 	return schema.Integer("id", "The job's id (task_submit gave it)").Required().Min(1)
 }
 
-// final reports whether a job's state is one it ends in.
-func final(state string) bool {
+// Final reports whether a job's state is one it ends in.
+func Final(state string) bool {
 	return state == "completed" || state == "discarded" || state == "cancelled"
 }
 
@@ -102,7 +102,7 @@ func (s *Service) Tools() []tool.Tool {
 				t0 := time.Now()
 				for {
 					info, err := get(ctx, in.ID)
-					if err != nil || !in.Wait || final(info.State) {
+					if err != nil || !in.Wait || Final(info.State) {
 						return info, err
 					}
 					progress(float64(time.Since(t0).Seconds()), 0, "job "+info.State)
@@ -139,7 +139,7 @@ func (s *Service) Tools() []tool.Tool {
 				if err != nil {
 					return nil, tool.Errorf(tool.CodeNotFound, "%v", err)
 				}
-				return map[string]any{"text": text, "nextOffset": next, "done": final(info.State) && text == "", "state": info.State}, nil
+				return map[string]any{"text": text, "nextOffset": next, "done": Final(info.State) && text == "", "state": info.State}, nil
 			})},
 		{Def: def("task_cancel", "Cancel a job: a queued one never runs, a running one is stopped with its processes.", idArg()),
 			Run: tool.Typed(func(ctx context.Context, in idArgs, _ *tool.Call) (any, error) {

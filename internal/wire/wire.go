@@ -144,6 +144,9 @@ type InitConfig struct {
 	StopGrace       int64  `json:"stopGrace,omitempty"`
 	BrowserHeadless bool   `json:"browserHeadless"`
 	ScreenshotDir   string `json:"screenshotDir,omitempty"`
+	// RecordDB is the record's SQLite file; empty when dashboard.record is
+	// off.
+	RecordDB string `json:"recordDb,omitempty"`
 	// BrowserIdleTimeout, in milliseconds, closes a browser unused this
 	// long (0: never).
 	BrowserIdleTimeout int64 `json:"browserIdleTimeout,omitempty"`

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,7 +27,12 @@ import (
 // bin is the barrhawk binary built for this test run.
 var bin string
 
-func TestMain(m *testing.M) { testbin.Main(m, &bin) }
+func TestMain(m *testing.M) {
+	// The dashboard test drives a Chromium of its own, started through
+	// this test binary as the Igors start theirs through barrhawk.
+	browser.ExecIfBrowserStart()
+	testbin.Main(m, &bin)
+}
 
 // server is a running `barrhawk serve` with a connected client.
 type server struct {

@@ -2,14 +2,17 @@
 // (assert_visible, assert_hidden, assert_text, assert_url, assert_title,
 // assert_count, assert_attribute) and accessibility_audit. Like the other
 // assertions, a failed one is a result {passed: false, expected, actual,
-// message}, not an error; each looks again until it passes or its timeout
-// ends, as Playwright's expect does.
+// message}, not an error, with a screenshot of the page saved beside it;
+// each looks again until it passes or its timeout ends, as Playwright's
+// expect does.
 package browserassert
 
 import (
 	"context"
 	"fmt"
 	neturl "net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -23,7 +26,11 @@ import (
 
 // Tools returns the family.
 func Tools() []tool.Tool {
-	return []tool.Tool{visible(), hidden(), text(), url(), title(), count(), attribute(), audit()}
+	asserts := []tool.Tool{visible(), hidden(), text(), url(), title(), count(), attribute()}
+	for i := range asserts {
+		asserts[i].Description += " A failure also saves a PNG of the page (its path in screenshot)."
+	}
+	return append(asserts, audit())
 }
 
 // defaultTimeout is how long an assertion keeps looking.
@@ -69,13 +76,47 @@ func until(ctx context.Context, timeoutMs *int64, check func() (outcome, error))
 	}
 }
 
-// result is the answer every browser assertion gives.
-func result(o outcome, waited time.Duration, expected any, pass, fail string) map[string]any {
-	msg := pass
+// result is the answer every browser assertion gives. A failed one also
+// has a screenshot of the page as the assertion last saw it, saved under
+// the browser's output directory (the record shows it as the failure's
+// evidence), as Playwright keeps one for a failed test.
+func result(ctx context.Context, p *browser.Page, name string, o outcome, waited time.Duration, expected any, pass, fail string) map[string]any {
+	out := map[string]any{"passed": o.passed, "expected": expected, "actual": o.actual, "message": pass, "waitedMs": waited.Milliseconds()}
 	if !o.passed {
-		msg = fail
+		out["message"] = fail
+		if path, err := failureShot(ctx, p, name); err == nil {
+			out["screenshot"] = path
+		} else {
+			out["screenshotError"] = err.Error()
+		}
 	}
-	return map[string]any{"passed": o.passed, "expected": expected, "actual": o.actual, "message": msg, "waitedMs": waited.Milliseconds()}
+	return out
+}
+
+// shotTimeout bounds the failure screenshot: a page too busy to capture
+// must not hold the answer up.
+const shotTimeout = 3 * time.Second
+
+// failureShot saves the viewport as <output dir>/failures/<tool>-<time>.png.
+func failureShot(ctx context.Context, p *browser.Page, name string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shotTimeout)
+	defer cancel()
+	png, err := p.Screenshot(ctx, false, "", browser.FindOptions{})
+	if err != nil {
+		return "", fmt.Errorf("no screenshot of the failure: %w", err)
+	}
+	dir, err := filepath.Abs(filepath.Join(browser.OutputDir(), "failures"))
+	if err != nil {
+		return "", fmt.Errorf("no screenshot of the failure: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("no screenshot of the failure: %w", err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s.png", name, time.Now().UTC().Format("20060102T150405.000000000")))
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		return "", fmt.Errorf("no screenshot of the failure: %w", err)
+	}
+	return path, nil
 }
 
 // runOn adapts a handler on the active page.
@@ -124,7 +165,7 @@ func visible() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			return result(o, waited, "visible", fmt.Sprintf("%s is visible", in.Selector), fmt.Sprintf("%s is %s, expected visible", in.Selector, o.actual)), nil
+			return result(ctx, p, "assert_visible", o, waited, "visible", fmt.Sprintf("%s is visible", in.Selector), fmt.Sprintf("%s is %s, expected visible", in.Selector, o.actual)), nil
 		}),
 	}
 }
@@ -152,7 +193,7 @@ func hidden() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			return result(o, waited, "hidden", fmt.Sprintf("%s is %s", in.Selector, o.actual), fmt.Sprintf("%s is visible, expected hidden", in.Selector)), nil
+			return result(ctx, p, "assert_hidden", o, waited, "hidden", fmt.Sprintf("%s is %s", in.Selector, o.actual), fmt.Sprintf("%s is visible, expected hidden", in.Selector)), nil
 		}),
 	}
 }
@@ -232,7 +273,7 @@ func text() tool.Tool {
 			if o.actual == nil {
 				fail = fmt.Sprintf("%s matched no element, expected its text to %s %q", in.Selector, verb(mode), in.Expected)
 			}
-			return result(o, waited, in.Expected, fmt.Sprintf("the text of %s %ss %q", in.Selector, strings.TrimSuffix(verb(mode), " to"), in.Expected), fail), nil
+			return result(ctx, p, "assert_text", o, waited, in.Expected, fmt.Sprintf("the text of %s %ss %q", in.Selector, strings.TrimSuffix(verb(mode), " to"), in.Expected), fail), nil
 		}),
 	}
 }
@@ -285,7 +326,7 @@ func pageValue(name, what string, paths bool, get func(ctx context.Context, p *b
 			if err != nil {
 				return nil, err
 			}
-			return result(o, waited, in.Expected, fmt.Sprintf("the %s %ss %q", what, verb(in.Mode), in.Expected),
+			return result(ctx, p, name, o, waited, in.Expected, fmt.Sprintf("the %s %ss %q", what, verb(in.Mode), in.Expected),
 				fmt.Sprintf("the %s is %q, expected it to %s %q", what, o.actual, verb(in.Mode), in.Expected)), nil
 		}),
 	}
@@ -358,7 +399,7 @@ func count() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			return result(o, waited, expected, fmt.Sprintf("%s matches %v elements (%s)", in.Selector, o.actual, expected),
+			return result(ctx, p, "assert_count", o, waited, expected, fmt.Sprintf("%s matches %v elements (%s)", in.Selector, o.actual, expected),
 				fmt.Sprintf("%s matches %v elements, expected %s", in.Selector, o.actual, expected)), nil
 		}),
 	}
@@ -414,7 +455,7 @@ func attribute() tool.Tool {
 			case "no element":
 				fail = fmt.Sprintf("%s matched no element", in.Selector)
 			}
-			return result(o, waited, expected, fmt.Sprintf("%s's %s is %v", in.Selector, in.Name, o.actual), fail), nil
+			return result(ctx, p, "assert_attribute", o, waited, expected, fmt.Sprintf("%s's %s is %v", in.Selector, in.Name, o.actual), fail), nil
 		}),
 	}
 }

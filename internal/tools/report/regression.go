@@ -2,15 +2,19 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/barrhawk/barrhawk/internal/record"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/testreport"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -60,6 +64,24 @@ type regressionResult struct {
 	MissingInBaseline []string           `json:"missingInBaseline"`
 	Overall           regressionOverall  `json:"overall"`
 	Warnings          []string           `json:"warnings"`
+	// Record names the runs compared, for fromRecord.
+	Record *comparedRuns `json:"record,omitempty"`
+}
+
+// comparedRuns are the two recorded runs fromRecord compared.
+type comparedRuns struct {
+	Baseline recordedRun `json:"baseline"`
+	Current  recordedRun `json:"current"`
+}
+
+// recordedRun names a run of the record.
+type recordedRun struct {
+	ID      int64     `json:"id"`
+	Kind    string    `json:"kind"`
+	Name    string    `json:"name"`
+	Started time.Time `json:"started"`
+	// Tests is how many of its tests are named like fromRecord.name.
+	Tests int `json:"tests"`
 }
 
 // metricsProp is the schema of baseline and current: an object of metric
@@ -87,6 +109,7 @@ func performanceRegression() tool.Tool {
 		SourceFormat   string            `json:"sourceFormat"`
 		Thresholds     thresholds        `json:"thresholds"`
 		LowerIsBetter  *bool             `json:"lowerIsBetter"`
+		FromRecord     *recordRuns       `json:"fromRecord"`
 	}
 	perMetric := schema.Map("perMetric", "Threshold in percent by metric name, overriding default for that metric")
 	perMetric.Schema.AdditionalProperties = &jsonschema.Schema{Type: "number", Minimum: new(0.0), Description: "Threshold in percent for the metric named by the key"}
@@ -107,7 +130,9 @@ func performanceRegression() tool.Tool {
 				"\"(total)\", the sum of the durations, then each test's duration in milliseconds, named suite > title (tests that " +
 				"passed or failed with a duration; a test run several times counts its mean; a retried test its final attempt); " +
 				"tests in one run only are listed in missingInCurrent or missingInBaseline. Per-test durations are noisy: set " +
-				"thresholds.default (or perMetric for one test) to what your runs vary by.",
+				"thresholds.default (or perMetric for one test) to what your runs vary by. Or fromRecord compares two runs BarrHawk " +
+				"recorded (the reports its tools read, its sessions' assertions), with the same metrics from the durations of their " +
+				"tests named like fromRecord.name; the result's record names the two runs.",
 			Group:    PerformanceGroup,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
@@ -118,6 +143,12 @@ func performanceRegression() tool.Tool {
 				testreport.FormatProp(),
 				schema.Of("thresholds", "Allowed change in percent before a metric counts as a regression or improvement", th),
 				schema.Boolean("lowerIsBetter", "True when smaller values are better (times, sizes); false for throughput, scores").Default(true),
+				schema.Of("fromRecord", "Instead of baseline and current or their sources: two runs of the record BarrHawk keeps "+
+					"(dashboard.record, on by default)", schema.Object(
+					schema.String("name", "Glob over test names (suite > title): * any text, ? one character, case-sensitive").Min(1).Default("*"),
+					schema.Integer("baselineRun", "Id of the baseline run (the dashboard's); default the latest run holding a matching test that started before currentRun").Min(1),
+					schema.Integer("currentRun", "Id of the current run; default the latest run holding a matching test").Min(1),
+				)),
 			),
 			RequiresWorker: true,
 			UsesRoots:      true,
@@ -130,13 +161,22 @@ func performanceRegression() tool.Tool {
 			if in.SourceFormat != "" && in.BaselineSource == nil && in.CurrentSource == nil {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"sourceFormat\": is the format of baselineSource and currentSource, neither of which is given")
 			}
-			base, err := metricsOf(ctx, "baseline", in.Baseline, in.BaselineSource, format)
-			if err != nil {
-				return nil, err
-			}
-			cur, err := metricsOf(ctx, "current", in.Current, in.CurrentSource, format)
-			if err != nil {
-				return nil, err
+			var base, cur []metric
+			var compared *comparedRuns
+			if in.FromRecord != nil {
+				if given(in.Baseline) || given(in.Current) || in.BaselineSource != nil || in.CurrentSource != nil {
+					return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"fromRecord\": give it instead of baseline and current (or their sources), not with them")
+				}
+				if base, cur, compared, err = in.FromRecord.metrics(ctx); err != nil {
+					return nil, err
+				}
+			} else {
+				if base, err = metricsOf(ctx, "baseline", in.Baseline, in.BaselineSource, format); err != nil {
+					return nil, err
+				}
+				if cur, err = metricsOf(ctx, "current", in.Current, in.CurrentSource, format); err != nil {
+					return nil, err
+				}
 			}
 			def := DefaultRegressionThreshold
 			if in.Thresholds.Default != nil {
@@ -151,9 +191,91 @@ func performanceRegression() tool.Tool {
 				}
 			}
 			lower := in.LowerIsBetter == nil || *in.LowerIsBetter
-			return compareMetrics(base, cur, def, in.Thresholds.PerMetric, lower), nil
+			res := compareMetrics(base, cur, def, in.Thresholds.PerMetric, lower)
+			res.Record = compared
+			return res, nil
 		}),
 	}
+}
+
+// given reports whether a metrics argument was given (not absent, not null).
+func given(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && string(raw) != "null"
+}
+
+// recordRuns is performance_regression's fromRecord argument.
+type recordRuns struct {
+	Name        string `json:"name"`
+	BaselineRun *int64 `json:"baselineRun"`
+	CurrentRun  *int64 `json:"currentRun"`
+}
+
+// metrics are the duration metrics of the two runs fromRecord picks, and
+// which runs they are.
+func (a *recordRuns) metrics(ctx context.Context) (base, cur []metric, runs *comparedRuns, err error) {
+	pattern := cmp.Or(a.Name, "*")
+	s, err := record.ToolStore("fromRecord")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pick := func(field string, id *int64, before int64) (*record.Run, error) {
+		var r *record.Run
+		var err error
+		if id != nil {
+			r, err = s.RunInfo(ctx, *id)
+		} else {
+			r, err = s.LatestRunWith(ctx, pattern, before)
+		}
+		switch {
+		case err == nil:
+			return r, nil
+		case !errors.Is(err, record.ErrNotFound):
+			return nil, tool.Errorf(tool.CodeToolError, "argument \"fromRecord\": %v", err)
+		case id != nil:
+			return nil, tool.Errorf(tool.CodeNotFound, "argument \"fromRecord.%s\": run %d is not in the record", field, *id)
+		case before == 0:
+			return nil, tool.Errorf(tool.CodeNotFound, "argument \"fromRecord.name\": no recorded run holds a test named like %q", pattern)
+		}
+		return nil, tool.Errorf(tool.CodeNotFound, "argument \"fromRecord\": run %d is the earliest recorded run holding a test named like %q; "+
+			"there is no baseline before it (give baselineRun)", before, pattern)
+	}
+	curRun, err := pick("currentRun", a.CurrentRun, 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	baseRun, err := pick("baselineRun", a.BaselineRun, curRun.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if baseRun.ID == curRun.ID {
+		return nil, nil, nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"fromRecord\": baselineRun and currentRun are the same run, %d", curRun.ID)
+	}
+	side := func(field string, r *record.Run) ([]metric, recordedRun, error) {
+		tests, err := s.RunTests(ctx, r.ID, pattern)
+		if err != nil {
+			return nil, recordedRun{}, tool.Errorf(tool.CodeToolError, "argument \"fromRecord\": %v", err)
+		}
+		if len(tests) == 0 {
+			return nil, recordedRun{}, tool.Errorf(tool.CodeInvalidArgs, "argument \"fromRecord.%s\": run %d (%s) holds no test named like %q", field, r.ID, r.Name, pattern)
+		}
+		var t timings
+		for _, x := range tests {
+			// A test without a duration is recorded with 0.
+			if x.DurationMs > 0 && (x.Status == record.StatusPassed || x.Status == record.StatusFailed || x.Status == record.StatusFlaky) {
+				t.add(x.Name, x.DurationMs)
+			}
+		}
+		return t.metrics(), recordedRun{ID: r.ID, Kind: r.Kind, Name: r.Name, Started: r.Started, Tests: len(tests)}, nil
+	}
+	runs = &comparedRuns{}
+	if base, runs.Baseline, err = side("baselineRun", baseRun); err != nil {
+		return nil, nil, nil, err
+	}
+	if cur, runs.Current, err = side("currentRun", curRun); err != nil {
+		return nil, nil, nil, err
+	}
+	return base, cur, runs, nil
 }
 
 // reportProp is the argument giving a run's test reports in place of
@@ -169,13 +291,13 @@ func reportProp(name, instead string) schema.Prop {
 // metricsOf is the metrics of one side: given as metrics in raw, or
 // computed from the reports src names. One of the two is required.
 func metricsOf(ctx context.Context, field string, raw json.RawMessage, src testreport.Source, format testreport.Format) ([]metric, error) {
-	given := len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null"
+	has := given(raw)
 	switch {
-	case given && src != nil:
+	case has && src != nil:
 		return nil, tool.Errorf(tool.CodeInvalidArgs, "arguments %q and \"%sSource\": give one of them, not both", field, field)
 	case src == nil:
-		if !given {
-			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: is required (an object of metric name → number, or an array of {name, value}), or give %sSource (a test report)", field, field)
+		if !has {
+			return nil, tool.Errorf(tool.CodeInvalidArgs, "argument %q: is required (an object of metric name → number, or an array of {name, value}), or give %sSource (a test report), or fromRecord (two recorded runs)", field, field)
 		}
 		return decodeMetrics(field, raw)
 	}
@@ -195,35 +317,53 @@ const totalMetric = "(total)"
 // that passed or failed with a duration, the mean of a test run more
 // than once.
 func durationMetrics(reps []*testreport.Report) []metric {
-	type acc struct {
-		sum float64
-		n   int
-	}
-	byID := map[string]*acc{}
-	var order []string
-	var total float64
+	var t timings
 	for _, rep := range reps {
 		for i := range rep.Results {
 			r := &rep.Results[i]
-			if !r.HasDuration || (r.Status != testreport.Passed && r.Status != testreport.Failed) {
-				continue
+			if r.HasDuration && (r.Status == testreport.Passed || r.Status == testreport.Failed) {
+				t.add(r.ID(), r.DurationMs)
 			}
-			id := r.ID()
-			a, ok := byID[id]
-			if !ok {
-				a = &acc{}
-				byID[id] = a
-				order = append(order, id)
-			}
-			a.sum += r.DurationMs
-			a.n++
-			total += r.DurationMs
 		}
 	}
-	out := make([]metric, 0, len(order)+1)
-	out = append(out, metric{totalMetric, sig(total)})
-	for _, id := range order {
-		a := byID[id]
+	return t.metrics()
+}
+
+// timings gathers the test durations of a run into its metrics.
+type timings struct {
+	byID  map[string]*durationSum
+	order []string
+	total float64
+}
+
+type durationSum struct {
+	sum float64
+	n   int
+}
+
+// add counts one duration of the test named id.
+func (t *timings) add(id string, ms float64) {
+	if t.byID == nil {
+		t.byID = map[string]*durationSum{}
+	}
+	a, ok := t.byID[id]
+	if !ok {
+		a = &durationSum{}
+		t.byID[id] = a
+		t.order = append(t.order, id)
+	}
+	a.sum += ms
+	a.n++
+	t.total += ms
+}
+
+// metrics are "(total)" then each test's mean duration, in the order the
+// tests were first added.
+func (t *timings) metrics() []metric {
+	out := make([]metric, 0, len(t.order)+1)
+	out = append(out, metric{totalMetric, sig(t.total)})
+	for _, id := range t.order {
+		a := t.byID[id]
 		out = append(out, metric{id, sig(a.sum / float64(a.n))})
 	}
 	return out

@@ -3,7 +3,8 @@
 // tools take the test results an agent has collected, or the reports a
 // test runner wrote (read by internal/testreport, in the Igor, through
 // the allowed roots), and turn them into numbers and ready-to-paste
-// reports.
+// reports. The report files they read are recorded (internal/record), for
+// the dashboard and for the histories fromRecord reads.
 package report
 
 import (
@@ -12,6 +13,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/barrhawk/barrhawk/internal/record"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/testreport"
@@ -138,14 +140,21 @@ func (a *resultsArgs) load(ctx context.Context) (*loaded, error) {
 }
 
 // readReports reads the reports src (argument arg) names, in the Igor,
-// through the allowed roots (fs.Reader).
+// through the allowed roots (fs.Reader), and records them
+// (record.ImportShared).
 func readReports(ctx context.Context, arg string, src testreport.Source, format testreport.Format) ([]*testreport.Report, error) {
 	files, err := fs.NewReader(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer files.Close()
-	return testreport.Load(ctx, files, arg, src, format)
+	reps, err := testreport.Load(ctx, files, arg, src, format)
+	if err != nil {
+		return nil, err
+	}
+	// The record is a by-product: failing to keep it does not fail the call.
+	_, _ = record.ImportShared(ctx, reps)
+	return reps, nil
 }
 
 // resultOf is a parsed result in the tools' shape.

@@ -49,7 +49,8 @@ func flakyDetect() tool.Tool {
 				"(names of stable tests that failed every run), insufficientData (names with fewer than minRuns " +
 				"runs), summary (one sentence), sources? (what each report file of source held)}. Instead of " +
 				"testHistory, source reads the reports test runners wrote, one file a run (JUnit XML, TAP, go test " +
-				"-json, Playwright or Jest JSON), with their retries (Playwright's, Surefire's flakyFailure, Jest's).",
+				"-json, Playwright or Jest JSON), with their retries (Playwright's, Surefire's flakyFailure, Jest's); or fromRecord reads the history " +
+				"BarrHawk recorded (assertions, audits, the reports its tools read), the tests named by a glob.",
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(append(historyProps(schema.String("runId", "Identifier of the CI run (informational)")),

@@ -69,7 +69,8 @@ func prioritize() tool.Tool {
 				"duration (faster ranks higher); changedFiles (covers changed files). Returns {ranked:[{rank, name, score, runs, " +
 				"lastStatus, avgDuration?, factors}], weights, count, sources?}, highest score first. Instead of testHistory, " +
 				"source reads the reports test runners wrote, one file a run (JUnit XML, TAP, go test -json, Playwright or " +
-				"Jest JSON); their tests cover no changed files, as reports do not say.",
+				"Jest JSON); their tests cover no changed files, as reports do not say. Or fromRecord reads the history BarrHawk " +
+				"recorded (assertions, audits, the reports its tools read), the tests named by a glob; they cover no changed files either.",
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

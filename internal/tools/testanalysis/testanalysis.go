@@ -3,7 +3,9 @@
 // test_prioritize, test_deduplicate and test_coverage_gaps. They compute
 // only from their arguments and the report files those name (read by
 // internal/testreport, in the Igor, through the allowed roots), so the
-// same input always gives the same output.
+// same input always gives the same output; but for fromRecord, which
+// reads the history BarrHawk recorded (internal/record). The reports they
+// read are recorded too.
 package testanalysis
 
 import (
@@ -17,6 +19,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/record"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/testreport"
@@ -55,9 +58,34 @@ type run struct {
 
 // historyProps are the arguments test_flaky_detect and test_prioritize
 // take their history from: testHistory (extra is the entry property only
-// that tool reads), or source and sourceFormat.
+// that tool reads), source and sourceFormat, or fromRecord.
 func historyProps(extra schema.Prop) []schema.Prop {
-	return []schema.Prop{historyProp(extra), testreport.HistoryProp("source", "testHistory"), testreport.FormatProp()}
+	return []schema.Prop{historyProp(extra), testreport.HistoryProp("source", "testHistory"), testreport.FormatProp(), fromRecordProp()}
+}
+
+// Bounds of fromRecord.limit.
+const (
+	defaultRecordLimit = 50
+	maxRecordLimit     = record.HistoryLimit
+)
+
+// fromRecordProp is the fromRecord argument.
+func fromRecordProp() schema.Prop {
+	return schema.Of("fromRecord", "Instead of testHistory or source: the history BarrHawk recorded (dashboard.record, on by default): "+
+		"every assertion, accessibility audit and test case of the reports its tools read, a test named by its suite and title "+
+		"(suite > title), or an assertion by its tool and arguments. A test that failed and then passed on a retry within a run "+
+		"is a retried pass", schema.Object(
+		schema.String("name", "Glob over test names: * any text, ? one character, case-sensitive").Min(1).Default("*"),
+		schema.String("since", "Oldest result read: an RFC 3339 time, or a duration back from now such as 168h or 7d").Default("30d"),
+		schema.Integer("limit", "Latest results read per test").Min(1).Max(maxRecordLimit).Default(defaultRecordLimit),
+	))
+}
+
+// recordArgs are the fromRecord argument.
+type recordArgs struct {
+	Name  string `json:"name"`
+	Since string `json:"since"`
+	Limit *int   `json:"limit"`
 }
 
 // historyProp is the testHistory argument.
@@ -79,16 +107,36 @@ type historyArgs struct {
 	TestHistory  []run             `json:"testHistory"`
 	Source       testreport.Source `json:"source"`
 	SourceFormat string            `json:"sourceFormat"`
+	FromRecord   *recordArgs       `json:"fromRecord"`
 }
 
-// load returns the history given or read from source, the number of
-// results it holds and, for a source, what each report file held.
+// load returns the history given, read from source or from the record,
+// the number of results it holds and, for a source, what each report
+// file held.
 func (a *historyArgs) load(ctx context.Context) (history, int, []testreport.SourceInfo, error) {
+	var given []string
+	for i, ok := range []bool{a.TestHistory != nil, a.Source != nil, a.FromRecord != nil} {
+		if ok {
+			given = append(given, strconv.Quote([]string{"testHistory", "source", "fromRecord"}[i]))
+		}
+	}
 	switch {
-	case a.TestHistory != nil && a.Source != nil:
-		return nil, 0, nil, tool.Errorf(tool.CodeInvalidArgs, "arguments \"testHistory\" and \"source\": give one of them, not both")
-	case a.TestHistory == nil && a.Source == nil:
-		return nil, 0, nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"testHistory\": is required, or give source (report files a test runner wrote, one a run)")
+	case len(given) == 3:
+		return nil, 0, nil, tool.Errorf(tool.CodeInvalidArgs, "arguments \"testHistory\", \"source\" and \"fromRecord\": give one of them, not all three")
+	case len(given) == 2:
+		return nil, 0, nil, tool.Errorf(tool.CodeInvalidArgs, "arguments %s and %s: give one of them, not both", given[0], given[1])
+	case len(given) == 0:
+		return nil, 0, nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"testHistory\": is required, or give source (report files a test runner wrote, one a run) or fromRecord (the history BarrHawk recorded)")
+	case a.FromRecord != nil:
+		if a.SourceFormat != "" {
+			return nil, 0, nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"sourceFormat\": is the format of source, which is not given")
+		}
+		runs, err := a.FromRecord.runs(ctx)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		h, err := parseHistory("fromRecord", runs)
+		return h, len(runs), nil, err
 	case a.Source == nil:
 		if a.SourceFormat != "" {
 			return nil, 0, nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"sourceFormat\": is the format of source, which is not given")
@@ -123,15 +171,59 @@ func (a *historyArgs) load(ctx context.Context) (history, int, []testreport.Sour
 	return h, len(runs), testreport.Infos(reps), err
 }
 
+// runs reads the history fromRecord selects, as runs of the tools' shape:
+// one test's results in time order, a flaky result (it failed, then
+// passed on a retry) a pass with a retry.
+func (a *recordArgs) runs(ctx context.Context) ([]run, error) {
+	pattern := cmp.Or(a.Name, "*")
+	since, err := record.ParseSince(a.Since, time.Now())
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"fromRecord.since\": %v", err)
+	}
+	limit := defaultRecordLimit
+	if a.Limit != nil {
+		limit = *a.Limit
+	}
+	if limit < 1 || limit > maxRecordLimit {
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"fromRecord.limit\": expected 1 to %d, got %d", maxRecordLimit, limit)
+	}
+	s, err := record.ToolStore("fromRecord")
+	if err != nil {
+		return nil, err
+	}
+	hs, err := s.Histories(ctx, pattern, since, limit)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeToolError, "argument \"fromRecord\": %v", err)
+	}
+	var runs []run
+	for _, h := range hs {
+		for _, p := range h.Points {
+			r := run{Name: h.Name, Status: p.Status, Duration: new(p.DurationMs), RunID: strconv.FormatInt(p.RunID, 10),
+				at: float64(p.Time.UnixNano()) / 1e9, hasAt: true}
+			if p.Status == record.StatusFlaky {
+				r.Status, r.Retries = "passed", 1
+			}
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
+
 // loadReports reads the reports src names, in the Igor, through the
-// allowed roots (fs.Reader).
+// allowed roots (fs.Reader), and records them (record.ImportShared).
 func loadReports(ctx context.Context, src testreport.Source, sourceFormat string) ([]*testreport.Report, error) {
 	files, err := fs.NewReader(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer files.Close()
-	return testreport.LoadSource(ctx, files, "source", src, sourceFormat)
+	reps, err := testreport.LoadSource(ctx, files, "source", src, sourceFormat)
+	if err != nil {
+		return nil, err
+	}
+	// The record is a by-product: failing to keep it does not fail the call.
+	_, _ = record.ImportShared(ctx, reps)
+	return reps, nil
 }
 
 // history is the runs of every test: one group a test, keyed by its name,

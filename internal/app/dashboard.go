@@ -1,0 +1,111 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/admin"
+	"github.com/barrhawk/barrhawk/internal/config"
+	"github.com/barrhawk/barrhawk/internal/dashboard"
+	"github.com/barrhawk/barrhawk/internal/doctor"
+	"github.com/barrhawk/barrhawk/internal/front"
+	"github.com/barrhawk/barrhawk/internal/queue"
+	"github.com/barrhawk/barrhawk/internal/record"
+)
+
+// pruneEvery is how often the record drops what is past its retention.
+const pruneEvery = time.Hour
+
+// recording is the record of one serve: the recorder the front hands its
+// calls to, and the watch on the queue that records finished jobs.
+type recording struct {
+	rec  *record.Recorder
+	jobs *dashboard.JobWatch
+}
+
+// startRecord opens the record (dashboard.record) and starts recording the
+// front's calls and the queue's jobs; the returned function flushes and
+// closes it. With the record off, or its file unusable, it returns a
+// zero recording: the server runs without one, saying why.
+func startRecord(ctx context.Context, cfg config.Config, d *doctor.Doctor, qs *queue.Service, srv *front.Server, log *slog.Logger) (recording, func()) {
+	if !cfg.Dashboard.Record {
+		return recording{}, func() {}
+	}
+	store, err := record.Open(cfg.Dashboard.DB)
+	if err != nil {
+		log.Warn("the record of calls and test runs is off for this run", "err", err)
+		return recording{}, func() {}
+	}
+	rec := record.NewRecorder(store, record.RecorderOptions{Log: log, KindOf: func(name string) string {
+		if t, ok := d.Registry().Get(name); ok {
+			return record.KindOf(&t.Def)
+		}
+		return ""
+	}})
+	srv.Record(rec)
+	rctx, cancel := context.WithCancel(context.Background())
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		rec.Run(rctx)
+	}()
+	jobs := dashboard.NewJobWatch(qs, store, log)
+	go func() {
+		jobs.Run(ctx)
+	}()
+	go func() {
+		t := time.NewTicker(pruneEvery)
+		defer t.Stop()
+		for {
+			if err := store.Prune(ctx, cfg.Dashboard.Retention, cfg.Dashboard.MaxCalls); err != nil && ctx.Err() == nil {
+				log.Warn("pruning the record", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return recording{rec: rec, jobs: jobs}, func() {
+		cancel()
+		<-flushed
+		if err := store.Close(); err != nil {
+			log.Warn("closing the record", "err", err)
+		}
+	}
+}
+
+// serveDashboard serves the web UI on addr and prints the URL that opens
+// it, token included, on stderr.
+func serveDashboard(ctx context.Context, opts ServeOptions, addr string, d *doctor.Doctor, r recording, log *slog.Logger) (net.Addr, <-chan error, error) {
+	if r.rec == nil {
+		return nil, nil, errors.New("the dashboard shows the record, and the record is off or could not open (dashboard.record, dashboard.db): see the warning above")
+	}
+	token := opts.Config.Dashboard.Token
+	if token == "" {
+		var err error
+		if token, err = admin.NewToken(); err != nil {
+			return nil, nil, err
+		}
+	}
+	cfg := opts.Config
+	srv, err := dashboard.New(dashboard.Options{Doctor: d, Recorder: r.rec, Jobs: r.jobs, Token: token, Log: log,
+		EvidenceDirs: []string{cfg.Tools.ScreenshotDir, cfg.Workers.LogDir, cfg.Workers.ArtifactDir, cfg.Tools.FSRoot}})
+	if err != nil {
+		return nil, nil, err
+	}
+	a, errs, err := srv.Serve(ctx, addr, opts.DashboardAllowRemote)
+	if err != nil {
+		return nil, nil, err
+	}
+	url := dashboard.URL(a, token)
+	fmt.Fprintf(os.Stderr, "BarrHawk dashboard: %s\n", url)
+	log.Info("dashboard", "addr", "http://"+a.String()+"/")
+	return a, errs, nil
+}

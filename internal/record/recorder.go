@@ -1,0 +1,341 @@
+package record
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/redact"
+	"github.com/barrhawk/barrhawk/internal/stats"
+)
+
+// FlushEvery is how often the recorder writes what it was given and tells
+// the live subscribers: a call shows on the dashboard within about this.
+const FlushEvery = 200 * time.Millisecond
+
+// MaxPending bounds the calls waiting for the next flush; past it a call
+// is counted as dropped rather than held (the front must not grow without
+// bound when the disk stalls).
+const MaxPending = 1 << 16
+
+// Entry is one finished tools/call as the front hands it over: nothing is
+// copied or encoded on the call's path, the flusher does that.
+type Entry struct {
+	Start    time.Time
+	Duration time.Duration
+	Session  string
+	Tool     string
+	Args     json.RawMessage
+	// Value is the result; Code and Message are set instead for an error.
+	Value   json.RawMessage
+	Code    string
+	Message string
+	Igor    string
+}
+
+// Live is what the recorder tells subscribers after each flush: a call
+// (*Call) or a test (*Test) just written.
+type Live struct {
+	Kind string // "call" or "test"
+	Data any
+}
+
+// Recorder buffers calls on the front's hot path and writes them, with the
+// test results they hold, to the Store.
+type Recorder struct {
+	store  *Store
+	log    *slog.Logger
+	kindOf func(tool string) string
+	red    *redact.Redactor
+	start  time.Time
+
+	mu      sync.Mutex
+	pending []Entry
+	spare   []Entry
+	dropped int
+
+	subMu sync.Mutex
+	subs  map[int]func(Live)
+	subN  int
+
+	runs map[string]*Run // session runs of this server start, by key
+}
+
+// RecorderOptions configure a Recorder.
+type RecorderOptions struct {
+	// KindOf says which test kind a tool's calls are (KindAssertion, ...),
+	// or "" for a tool whose calls are not tests.
+	KindOf func(tool string) string
+	// Redact masks known secrets (URL passwords are always masked).
+	Redact *redact.Redactor
+	Log    *slog.Logger
+}
+
+// NewRecorder returns a recorder writing to s. Run its Run.
+func NewRecorder(s *Store, o RecorderOptions) *Recorder {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.KindOf == nil {
+		o.KindOf = func(string) string { return "" }
+	}
+	return &Recorder{store: s, log: o.Log, kindOf: o.KindOf, red: o.Redact, start: time.Now(),
+		subs: map[int]func(Live){}, runs: map[string]*Run{}}
+}
+
+// Store is the recorder's database.
+func (r *Recorder) Store() *Store { return r.store }
+
+// Call records one finished call. It appends to a buffer under a mutex and
+// nothing else: no allocation in the steady state, no system call.
+func (r *Recorder) Call(e Entry) {
+	r.mu.Lock()
+	if len(r.pending) < MaxPending {
+		r.pending = append(r.pending, e)
+	} else {
+		r.dropped++
+	}
+	r.mu.Unlock()
+}
+
+// Subscribe calls fn after each flush with what it wrote; fn must not
+// block. The returned function ends the subscription.
+func (r *Recorder) Subscribe(fn func(Live)) (cancel func()) {
+	r.subMu.Lock()
+	r.subN++
+	id := r.subN
+	r.subs[id] = fn
+	r.subMu.Unlock()
+	return func() {
+		r.subMu.Lock()
+		delete(r.subs, id)
+		r.subMu.Unlock()
+	}
+}
+
+func (r *Recorder) publish(l Live) {
+	r.subMu.Lock()
+	defer r.subMu.Unlock()
+	for _, fn := range r.subs {
+		fn(l)
+	}
+}
+
+// Run flushes every FlushEvery until ctx ends, then flushes once more.
+func (r *Recorder) Run(ctx context.Context) {
+	t := time.NewTicker(FlushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			r.Flush(context.Background())
+			return
+		case <-t.C:
+			r.Flush(ctx)
+		}
+	}
+}
+
+// Flush writes the buffered calls now.
+func (r *Recorder) Flush(ctx context.Context) {
+	r.mu.Lock()
+	batch, dropped := r.pending, r.dropped
+	r.pending, r.spare, r.dropped = r.spare[:0], nil, 0
+	r.mu.Unlock()
+	if dropped > 0 {
+		r.log.Warn("record: calls dropped, the database is behind", "dropped", dropped)
+	}
+	if len(batch) == 0 {
+		r.giveBack(batch)
+		return
+	}
+	calls := make([]*CallDetail, len(batch))
+	type sessionTests struct {
+		run   *Run
+		tests []*Test
+		calls []int // the index in calls of each test's call
+	}
+	var keys []string
+	bySession := map[string]*sessionTests{}
+	var tests []*Test
+	for i := range batch {
+		e := &batch[i]
+		c := r.callOf(e)
+		calls[i] = c
+		if kind := r.kindOf(e.Tool); kind != "" {
+			t := testOf(e, kind, r.red)
+			key := "session:" + r.start.UTC().Format("20060102T150405.000000") + ":" + e.Session
+			st := bySession[key]
+			if st == nil {
+				st = &sessionTests{run: r.sessionRun(key, e)}
+				bySession[key] = st
+				keys = append(keys, key)
+			}
+			st.tests, st.calls = append(st.tests, t), append(st.calls, i)
+			tests = append(tests, t)
+		}
+		batch[i] = Entry{} // the result may be large: let it go now
+	}
+	r.giveBack(batch)
+	if err := r.write(ctx, calls, func(tx *sql.Tx) error {
+		for _, key := range keys {
+			st := bySession[key]
+			for j, t := range st.tests {
+				t.CallID = calls[st.calls[j]].ID
+			}
+			if err := insertTests(ctx, tx, key, st.run, st.tests); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		r.log.Error("record: writing calls", "calls", len(calls), "err", err)
+		return
+	}
+	for _, c := range calls {
+		r.publish(Live{Kind: "call", Data: &c.Call})
+	}
+	for _, t := range tests {
+		r.publish(Live{Kind: "test", Data: t})
+	}
+}
+
+// giveBack keeps the batch's array for the next one.
+func (r *Recorder) giveBack(batch []Entry) {
+	r.mu.Lock()
+	if r.spare == nil {
+		r.spare = batch[:0]
+	}
+	r.mu.Unlock()
+}
+
+// write inserts the calls and runs more in one transaction.
+func (r *Recorder) write(ctx context.Context, calls []*CallDetail, more func(*sql.Tx) error) error {
+	tx, err := r.store.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := insertCalls(ctx, tx, calls); err != nil {
+		return err
+	}
+	if err := more(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// sessionRun is the run of a session's tests in this server start.
+func (r *Recorder) sessionRun(key string, e *Entry) *Run {
+	if run, ok := r.runs[key]; ok {
+		return run
+	}
+	who := e.Session
+	if who == "" {
+		who = "stdio"
+	}
+	run := &Run{Kind: RunSession, Name: fmt.Sprintf("MCP session %s (server started %s)", who, r.start.Format("2006-01-02 15:04:05")),
+		Session: e.Session, Started: e.Start, Ended: e.Start}
+	r.runs[key] = run
+	return run
+}
+
+// callOf is the record of one call: arguments redacted and cut.
+func (r *Recorder) callOf(e *Entry) *CallDetail {
+	args := r.red.String(string(e.Args))
+	args = redactKeys(args)
+	c := &CallDetail{Call: Call{Time: e.Start, Session: e.Session, Tool: e.Tool, Args: cut(args, ArgsCut),
+		DurationUs: e.Duration.Microseconds(), Outcome: "ok", Igor: e.Igor, ResultBytes: len(e.Value)}}
+	c.FullArgs = cut(args, ResultCut)
+	if e.Code != "" {
+		c.Outcome, c.Code = "error", e.Code
+		msg := r.red.String(e.Message)
+		c.Message, c.Result = cut(msg, ArgsCut), cut(msg, ResultCut)
+		c.ResultBytes = len(e.Message)
+		return c
+	}
+	res := e.Value
+	if len(res) > ResultCut {
+		res, c.Truncated = res[:ResultCut], true
+	}
+	c.Result = r.red.String(string(res))
+	return c
+}
+
+// cut returns s cut to n bytes on a rune boundary, ending in "…" when cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !isRuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// secretKey is an argument name whose value is a secret.
+func secretKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"password", "passwd", "secret", "token", "apikey", "api_key", "authorization", "credential", "privatekey", "private_key"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactKeys masks the values of secret-named keys in a JSON object text;
+// text that is not a JSON object is returned as it is.
+func redactKeys(s string) string {
+	if !strings.Contains(strings.ToLower(s), "pass") && !strings.Contains(strings.ToLower(s), "secret") &&
+		!strings.Contains(strings.ToLower(s), "token") && !strings.Contains(strings.ToLower(s), "key") &&
+		!strings.Contains(strings.ToLower(s), "auth") && !strings.Contains(strings.ToLower(s), "credential") {
+		return s
+	}
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	if !maskKeys(v) {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return s
+	}
+	return string(b)
+}
+
+func maskKeys(v any) bool {
+	changed := false
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if _, isStr := val.(string); isStr && secretKey(k) {
+				x[k] = redact.Mask
+				changed = true
+				continue
+			}
+			changed = maskKeys(val) || changed
+		}
+	case []any:
+		for _, val := range x {
+			changed = maskKeys(val) || changed
+		}
+	}
+	return changed
+}
+
+// percentiles returns the 50th, 95th and 99th percentiles of x.
+func percentiles(x []float64) (p50, p95, p99 float64) {
+	s := stats.Sorted(x)
+	return stats.Percentile(s, 50), stats.Percentile(s, 95), stats.Percentile(s, 99)
+}

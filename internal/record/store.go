@@ -1,0 +1,621 @@
+// Package record keeps BarrHawk's record for the dashboard: every
+// tools/call (what was called, how long it took, how it ended) and every
+// test result (assertions, browser assertions, accessibility audits, the
+// test cases of the reports the tools read, finished jobs), grouped into
+// runs, with their evidence, in one SQLite file under the state directory.
+//
+// The front records a call with [Recorder.Call], which only appends to a
+// buffer; a flusher writes the buffer in one transaction a few times a
+// second and tells the live subscribers (the dashboard's event stream).
+// Igors open the same file ([Open]) to import the reports they read and to
+// read a test's history: SQLite's WAL lets the processes share it.
+package record
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// DefaultPath is the record's file under the state directory.
+func DefaultPath(home string) string { return filepath.Join(home, "record.db") }
+
+// Store is the record's database.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+const schemaSQL = `
+CREATE TABLE IF NOT EXISTS calls (
+	id INTEGER PRIMARY KEY,
+	time INTEGER NOT NULL,
+	session TEXT NOT NULL DEFAULT '',
+	tool TEXT NOT NULL,
+	args TEXT NOT NULL DEFAULT '',
+	duration_us INTEGER NOT NULL,
+	ok INTEGER NOT NULL,
+	code TEXT NOT NULL DEFAULT '',
+	message TEXT NOT NULL DEFAULT '',
+	igor TEXT NOT NULL DEFAULT '',
+	result_bytes INTEGER NOT NULL DEFAULT 0,
+	full_args TEXT NOT NULL DEFAULT '',
+	result TEXT NOT NULL DEFAULT '',
+	truncated INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS calls_tool ON calls (tool, id);
+CREATE INDEX IF NOT EXISTS calls_ok ON calls (ok, id);
+CREATE INDEX IF NOT EXISTS calls_time ON calls (time);
+CREATE TABLE IF NOT EXISTS runs (
+	id INTEGER PRIMARY KEY,
+	key TEXT NOT NULL UNIQUE,
+	kind TEXT NOT NULL,
+	name TEXT NOT NULL,
+	session TEXT NOT NULL DEFAULT '',
+	started INTEGER NOT NULL,
+	ended INTEGER NOT NULL,
+	passed INTEGER NOT NULL DEFAULT 0,
+	failed INTEGER NOT NULL DEFAULT 0,
+	skipped INTEGER NOT NULL DEFAULT 0,
+	source TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS runs_kind ON runs (kind, id);
+CREATE INDEX IF NOT EXISTS runs_ended ON runs (ended);
+CREATE TABLE IF NOT EXISTS tests (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	name TEXT NOT NULL,
+	suite TEXT NOT NULL DEFAULT '',
+	kind TEXT NOT NULL,
+	tool TEXT NOT NULL DEFAULT '',
+	time INTEGER NOT NULL,
+	session TEXT NOT NULL DEFAULT '',
+	status TEXT NOT NULL,
+	duration_ms REAL NOT NULL DEFAULT 0,
+	message TEXT NOT NULL DEFAULT '',
+	expected TEXT NOT NULL DEFAULT '',
+	actual TEXT NOT NULL DEFAULT '',
+	output TEXT NOT NULL DEFAULT '',
+	call_id INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS tests_run ON tests (run_id, id);
+CREATE INDEX IF NOT EXISTS tests_name ON tests (name, time);
+CREATE TABLE IF NOT EXISTS evidence (
+	id INTEGER PRIMARY KEY,
+	test_id INTEGER NOT NULL REFERENCES tests (id) ON DELETE CASCADE,
+	kind TEXT NOT NULL,
+	name TEXT NOT NULL DEFAULT '',
+	path TEXT NOT NULL,
+	mime TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS evidence_test ON evidence (test_id);
+`
+
+// Open opens (and makes, if need be) the record at path.
+func Open(path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("record: no database file given")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("record: the database's directory: %w", err)
+	}
+	v := url.Values{}
+	v.Add("_pragma", "journal_mode(WAL)")
+	v.Add("_pragma", "busy_timeout(10000)")
+	v.Add("_pragma", "synchronous(NORMAL)")
+	v.Add("_pragma", "foreign_keys(ON)")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+v.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("record: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	if _, err := db.Exec(schemaSQL); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("record: make the tables in %s: %w", path, err)
+	}
+	return &Store{db: db, path: path}, nil
+}
+
+// Path is the database's file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us) }
+
+// CallFilter selects calls: Tool is a tool's name or a part of one;
+// Outcome is "ok", "error" or empty; Before pages (ids below it).
+type CallFilter struct {
+	Tool    string
+	Outcome string
+	Before  int64
+	Limit   int
+}
+
+// MaxPage bounds one page of a list.
+const MaxPage = 500
+
+func pageLimit(n int) int {
+	if n <= 0 {
+		return 100
+	}
+	return min(n, MaxPage)
+}
+
+// Calls returns a page of calls, newest first, and the id to ask Before
+// for the next page (0 when there is none).
+func (s *Store) Calls(ctx context.Context, f CallFilter) ([]Call, int64, error) {
+	var where []string
+	var args []any
+	if f.Tool != "" {
+		var exact int
+		if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM calls WHERE tool = ?)`, f.Tool).Scan(&exact); err != nil {
+			return nil, 0, fmt.Errorf("record: calls: %w", err)
+		}
+		if exact == 1 {
+			where, args = append(where, "tool = ?"), append(args, f.Tool)
+		} else {
+			where, args = append(where, "tool LIKE ? ESCAPE '\\'"), append(args, "%"+likeEscape(f.Tool)+"%")
+		}
+	}
+	switch f.Outcome {
+	case "":
+	case "ok", "error":
+		where, args = append(where, "ok = ?"), append(args, f.Outcome == "ok")
+	default:
+		return nil, 0, fmt.Errorf("record: outcome %q: give ok, error or nothing", f.Outcome)
+	}
+	if f.Before > 0 {
+		where, args = append(where, "id < ?"), append(args, f.Before)
+	}
+	limit := pageLimit(f.Limit)
+	q := `SELECT id, time, session, tool, args, duration_us, ok, code, message, igor, result_bytes FROM calls`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id DESC LIMIT ?"
+	rows, err := s.db.QueryContext(ctx, q, append(args, limit+1)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("record: calls: %w", err)
+	}
+	defer rows.Close()
+	out := []Call{}
+	for rows.Next() {
+		var c Call
+		var t int64
+		var ok bool
+		if err := rows.Scan(&c.ID, &t, &c.Session, &c.Tool, &c.Args, &c.DurationUs, &ok, &c.Code, &c.Message, &c.Igor, &c.ResultBytes); err != nil {
+			return nil, 0, fmt.Errorf("record: calls: %w", err)
+		}
+		c.Time, c.Outcome = fromMicros(t), outcome(ok)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("record: calls: %w", err)
+	}
+	var next int64
+	if len(out) > limit {
+		out = out[:limit]
+		next = out[limit-1].ID
+	}
+	return out, next, nil
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+func outcome(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "error"
+}
+
+// CallCount is how many calls the record holds, and how many failed.
+func (s *Store) CallCount(ctx context.Context) (calls, errs int, err error) {
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM calls`).Scan(&calls); err != nil {
+		return 0, 0, fmt.Errorf("record: count calls: %w", err)
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM calls WHERE ok = 0`).Scan(&errs); err != nil {
+		return 0, 0, fmt.Errorf("record: count calls: %w", err)
+	}
+	return calls, errs, nil
+}
+
+// ErrNotFound is what the getters return for an id the record lacks.
+var ErrNotFound = errors.New("not in the record")
+
+// Call returns one call with its whole arguments and result.
+func (s *Store) Call(ctx context.Context, id int64) (*CallDetail, error) {
+	var c CallDetail
+	var t int64
+	var ok bool
+	err := s.db.QueryRowContext(ctx, `SELECT id, time, session, tool, args, duration_us, ok, code, message, igor, result_bytes, full_args, result, truncated FROM calls WHERE id = ?`, id).
+		Scan(&c.ID, &t, &c.Session, &c.Tool, &c.Args, &c.DurationUs, &ok, &c.Code, &c.Message, &c.Igor, &c.ResultBytes, &c.FullArgs, &c.Result, &c.Truncated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("call %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("record: call %d: %w", id, err)
+	}
+	c.Time, c.Outcome = fromMicros(t), outcome(ok)
+	return &c, nil
+}
+
+// insertCalls writes calls (their IDs set here) in tx.
+func insertCalls(ctx context.Context, tx *sql.Tx, calls []*CallDetail) error {
+	st, err := tx.PrepareContext(ctx, `INSERT INTO calls (time, session, tool, args, duration_us, ok, code, message, igor, result_bytes, full_args, result, truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, c := range calls {
+		res, err := st.ExecContext(ctx, micros(c.Time), c.Session, c.Tool, c.Args, c.DurationUs, c.Outcome == "ok", c.Code, c.Message, c.Igor, c.ResultBytes, c.FullArgs, c.Result, c.Truncated)
+		if err != nil {
+			return err
+		}
+		if c.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runKey finds or makes the run of key, returning its id.
+func runKey(ctx context.Context, tx *sql.Tx, key string, r *Run) (id int64, made bool, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT id FROM runs WHERE key = ?`, key).Scan(&id)
+	if err == nil {
+		return id, false, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, false, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO runs (key, kind, name, session, started, ended, source) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		key, r.Kind, r.Name, r.Session, micros(r.Started), micros(r.Ended), r.Source)
+	if err != nil {
+		return 0, false, err
+	}
+	id, err = res.LastInsertId()
+	return id, true, err
+}
+
+// insertTests writes tests into the run of key (made from run if new) and
+// updates its counts and end; the tests' IDs and RunIDs are set here.
+func insertTests(ctx context.Context, tx *sql.Tx, key string, run *Run, tests []*Test) error {
+	runID, _, err := runKey(ctx, tx, key, run)
+	if err != nil {
+		return err
+	}
+	st, err := tx.PrepareContext(ctx, `INSERT INTO tests (run_id, name, suite, kind, tool, time, session, status, duration_ms, message, expected, actual, output, call_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ev, err := tx.PrepareContext(ctx, `INSERT INTO evidence (test_id, kind, name, path, mime) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ev.Close()
+	var passed, failed, skipped int
+	start, end := run.Started, run.Ended
+	for _, t := range tests {
+		t.RunID = runID
+		res, err := st.ExecContext(ctx, runID, t.Name, t.Suite, t.Kind, t.Tool, micros(t.Time), t.Session, t.Status, t.DurationMs, t.Message, string(t.Expected), string(t.Actual), t.Output, t.CallID)
+		if err != nil {
+			return err
+		}
+		if t.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		for i := range t.Evidence {
+			e := &t.Evidence[i]
+			res, err := ev.ExecContext(ctx, t.ID, e.Kind, e.Name, e.Path, e.MIMEType)
+			if err != nil {
+				return err
+			}
+			if e.ID, err = res.LastInsertId(); err != nil {
+				return err
+			}
+		}
+		switch t.Status {
+		case StatusFailed:
+			failed++
+		case StatusSkipped:
+			skipped++
+		default:
+			passed++
+		}
+		if t.Time.After(end) {
+			end = t.Time
+		}
+		if t.Time.Before(start) {
+			start = t.Time
+		}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET passed = passed + ?, failed = failed + ?, skipped = skipped + ?, started = min(started, ?), ended = max(ended, ?) WHERE id = ?`,
+		passed, failed, skipped, micros(start), micros(end), runID)
+	return err
+}
+
+// ImportRun records a whole run (a report, a job) under key, once: a key
+// already recorded is left as it is and reported with done false. It
+// returns the run's id.
+func (s *Store) ImportRun(ctx context.Context, key string, run Run, tests []*Test) (id int64, done bool, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, false, fmt.Errorf("record: import %s: %w", key, err)
+	}
+	defer tx.Rollback()
+	var have int64
+	err = tx.QueryRowContext(ctx, `SELECT id FROM runs WHERE key = ?`, key).Scan(&have)
+	if err == nil {
+		return have, false, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, false, fmt.Errorf("record: import %s: %w", key, err)
+	}
+	if err := insertTests(ctx, tx, key, &run, tests); err != nil {
+		return 0, false, fmt.Errorf("record: import %s: %w", key, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, false, fmt.Errorf("record: import %s: %w", key, err)
+	}
+	if len(tests) > 0 {
+		return tests[0].RunID, true, nil
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE key = ?`, key).Scan(&id)
+	return id, true, err
+}
+
+// Has reports whether a run of key is recorded.
+func (s *Store) Has(ctx context.Context, key string) (bool, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE key = ?`, key).Scan(&n); err != nil {
+		return false, fmt.Errorf("record: %w", err)
+	}
+	return n > 0, nil
+}
+
+const runCols = `id, kind, name, session, started, ended, passed, failed, skipped, source`
+
+func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
+	var r Run
+	var st, en int64
+	err := sc.Scan(&r.ID, &r.Kind, &r.Name, &r.Session, &st, &en, &r.Passed, &r.Failed, &r.Skipped, &r.Source)
+	r.Started, r.Ended = fromMicros(st), fromMicros(en)
+	return r, err
+}
+
+// Runs returns a page of runs (of kind, if given), newest first, and the id
+// to ask before for the next page (0 when there is none).
+func (s *Store) Runs(ctx context.Context, kind string, before int64, limit int) ([]Run, int64, error) {
+	limit = pageLimit(limit)
+	q := `SELECT ` + runCols + ` FROM runs WHERE (? = '' OR kind = ?) AND (? = 0 OR id < ?) ORDER BY id DESC LIMIT ?`
+	rows, err := s.db.QueryContext(ctx, q, kind, kind, before, before, limit+1)
+	if err != nil {
+		return nil, 0, fmt.Errorf("record: runs: %w", err)
+	}
+	defer rows.Close()
+	out := []Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("record: runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("record: runs: %w", err)
+	}
+	var next int64
+	if len(out) > limit {
+		out = out[:limit]
+		next = out[limit-1].ID
+	}
+	return out, next, nil
+}
+
+// Run returns one run with its tests, in the order they were recorded.
+func (s *Store) Run(ctx context.Context, id int64) (*Run, []Test, error) {
+	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, fmt.Errorf("run %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("record: run %d: %w", id, err)
+	}
+	tests, err := s.tests(ctx, `WHERE run_id = ? ORDER BY id`, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("record: run %d: %w", id, err)
+	}
+	return &r, tests, nil
+}
+
+func (s *Store) tests(ctx context.Context, where string, args ...any) ([]Test, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, run_id, name, suite, kind, tool, time, session, status, duration_ms, message, expected, actual, output, call_id FROM tests `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Test{}
+	byID := map[int64]int{}
+	for rows.Next() {
+		var t Test
+		var tm int64
+		var exp, act string
+		if err := rows.Scan(&t.ID, &t.RunID, &t.Name, &t.Suite, &t.Kind, &t.Tool, &tm, &t.Session, &t.Status, &t.DurationMs, &t.Message, &exp, &act, &t.Output, &t.CallID); err != nil {
+			return nil, err
+		}
+		t.Time = fromMicros(tm)
+		if exp != "" {
+			t.Expected = []byte(exp)
+		}
+		if act != "" {
+			t.Actual = []byte(act)
+		}
+		byID[t.ID] = len(out)
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	evs, err := s.db.QueryContext(ctx, `SELECT id, test_id, kind, name, path, mime FROM evidence WHERE test_id BETWEEN ? AND ? ORDER BY id`, out[0].ID, out[len(out)-1].ID)
+	if err != nil {
+		return nil, err
+	}
+	defer evs.Close()
+	for evs.Next() {
+		var e Evidence
+		var tid int64
+		if err := evs.Scan(&e.ID, &tid, &e.Kind, &e.Name, &e.Path, &e.MIMEType); err != nil {
+			return nil, err
+		}
+		if i, ok := byID[tid]; ok {
+			out[i].Evidence = append(out[i].Evidence, e)
+		}
+	}
+	return out, evs.Err()
+}
+
+// HistoryLimit bounds the results of one history.
+const HistoryLimit = 1000
+
+// History returns the latest results of the test named name, oldest first.
+func (s *Store) History(ctx context.Context, name string) (*History, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT time, run_id, id, status, duration_ms FROM (SELECT * FROM tests WHERE name = ? ORDER BY time DESC LIMIT ?) ORDER BY time`, name, HistoryLimit)
+	if err != nil {
+		return nil, fmt.Errorf("record: history of %q: %w", name, err)
+	}
+	defer rows.Close()
+	h := &History{Name: name, Points: []Point{}}
+	for rows.Next() {
+		var p Point
+		var tm int64
+		if err := rows.Scan(&tm, &p.RunID, &p.TestID, &p.Status, &p.DurationMs); err != nil {
+			return nil, fmt.Errorf("record: history of %q: %w", name, err)
+		}
+		p.Time = fromMicros(tm)
+		h.Points = append(h.Points, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("record: history of %q: %w", name, err)
+	}
+	h.count()
+	return h, nil
+}
+
+// count fills the figures from the points.
+func (h *History) count() {
+	h.Runs, h.Failures, h.Flips = len(h.Points), 0, 0
+	prev := ""
+	for _, p := range h.Points {
+		st := p.Status
+		if st == StatusSkipped {
+			h.Runs--
+			continue
+		}
+		if st == StatusFailed {
+			h.Failures++
+		}
+		if st == StatusFlaky {
+			h.Flips++ // it changed within the run
+			st = StatusPassed
+		}
+		if prev != "" && st != prev {
+			h.Flips++
+		}
+		prev = st
+	}
+	if h.Runs > 1 {
+		h.Flakiness = min(1, float64(h.Flips)/float64(h.Runs-1))
+	}
+}
+
+// Evidence returns one evidence file's record and the source of its run
+// (a report's path), which may hold it.
+func (s *Store) Evidence(ctx context.Context, id int64) (*Evidence, string, error) {
+	var e Evidence
+	var source string
+	err := s.db.QueryRowContext(ctx, `SELECT e.id, e.kind, e.name, e.path, e.mime, r.source FROM evidence e JOIN tests t ON t.id = e.test_id JOIN runs r ON r.id = t.run_id WHERE e.id = ?`, id).
+		Scan(&e.ID, &e.Kind, &e.Name, &e.Path, &e.MIMEType, &source)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, "", fmt.Errorf("evidence %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("record: evidence %d: %w", id, err)
+	}
+	return &e, source, nil
+}
+
+// Buckets returns the calls since since in slices of step, oldest first,
+// for the charts; slices without calls are left out.
+func (s *Store) Buckets(ctx context.Context, since time.Time, step time.Duration) ([]Bucket, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT time, duration_us, ok FROM calls WHERE time >= ? ORDER BY time`, micros(since))
+	if err != nil {
+		return nil, fmt.Errorf("record: stats: %w", err)
+	}
+	defer rows.Close()
+	out := []Bucket{}
+	var cur *Bucket
+	var durs []float64
+	flush := func() {
+		if cur != nil {
+			cur.P50, cur.P95, cur.P99 = percentiles(durs)
+			out = append(out, *cur)
+		}
+	}
+	for rows.Next() {
+		var tm, us int64
+		var ok bool
+		if err := rows.Scan(&tm, &us, &ok); err != nil {
+			return nil, fmt.Errorf("record: stats: %w", err)
+		}
+		slot := fromMicros(tm).Truncate(step)
+		if cur == nil || !cur.Time.Equal(slot) {
+			flush()
+			cur, durs = &Bucket{Time: slot}, durs[:0]
+		}
+		cur.Calls++
+		if !ok {
+			cur.Errors++
+		}
+		durs = append(durs, float64(us)/1000)
+	}
+	flush()
+	return out, rows.Err()
+}
+
+// Prune deletes calls and runs older than keep, and the oldest calls past
+// maxCalls (0: no bound).
+func (s *Store) Prune(ctx context.Context, keep time.Duration, maxCalls int) error {
+	if keep > 0 {
+		cut := micros(time.Now().Add(-keep))
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM calls WHERE time < ?`, cut); err != nil {
+			return fmt.Errorf("record: prune calls: %w", err)
+		}
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM runs WHERE ended < ?`, cut); err != nil {
+			return fmt.Errorf("record: prune runs: %w", err)
+		}
+	}
+	if maxCalls > 0 {
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM calls WHERE id <= (SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?)`, maxCalls); err != nil {
+			return fmt.Errorf("record: prune calls: %w", err)
+		}
+	}
+	return nil
+}
