@@ -172,6 +172,12 @@ func Serve(opts ServeOptions) error {
 		defer writeAllocs(opts.MemProfile, log)
 	}
 
+	dashAddr := cmp.Or(opts.Dashboard, opts.Config.Dashboard.Addr)
+	if dashAddr != "" {
+		// The dashboard follows each call: task:started and
+		// task:completed are what its Igors page shows of it.
+		opts.Config.Events.Tasks = true
+	}
 	d, qs, err := newDoctor(opts.Config, log)
 	if err != nil {
 		return err
@@ -225,8 +231,8 @@ func Serve(opts ServeOptions) error {
 		log.Info("admin API", "url", "http://"+addr.String()+"/")
 	}
 	var dashErr <-chan error
-	if addr := cmp.Or(opts.Dashboard, opts.Config.Dashboard.Addr); addr != "" {
-		a, errs, err := serveDashboard(ctx, opts, addr, d, recording, log)
+	if dashAddr != "" {
+		a, errs, err := serveDashboard(ctx, opts, dashAddr, d, recording, log)
 		if err != nil {
 			return err
 		}

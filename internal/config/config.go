@@ -173,7 +173,8 @@ type Events struct {
 	// Tasks emits task:started and task:completed for every call, for a
 	// dashboard that follows each call; task:queued and task:failed are
 	// always emitted. Off by default: at thousands of calls a second they
-	// would crowd out everything else in events_recent. Default false.
+	// would crowd out everything else in events_recent. Default false;
+	// on while the dashboard is served.
 	Tasks bool `koanf:"tasks"`
 }
 

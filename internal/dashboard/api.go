@@ -26,6 +26,7 @@ const maxEvidence = 64 << 20
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /api/events", s.events)
+	m.HandleFunc("GET /api/events/recent", s.recent)
 	m.HandleFunc("GET /api/overview", s.overview)
 	m.HandleFunc("GET /api/igors", s.igors)
 	m.HandleFunc("GET /api/calls", s.calls)
@@ -95,6 +96,20 @@ func pathID(r *http.Request) (int64, error) {
 		return 0, badRequest{fmt.Sprintf("id %q: want a whole number of 1 or more", v)}
 	}
 	return n, nil
+}
+
+// recent answers the front's latest events (the bus keeps 1,024), oldest
+// first, so that a page opened now shows what just happened.
+func (s *Server) recent(w http.ResponseWriter, r *http.Request) {
+	n, err := intParam(r, "limit")
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if n == 0 {
+		n = 200
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"events": s.o.Doctor.Events().Recent(int(n))})
 }
 
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {

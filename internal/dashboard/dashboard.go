@@ -177,5 +177,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v) // the client may be gone
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // read by scripts and people, never put into HTML as it is
+	_ = enc.Encode(v)        // the client may be gone
 }

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
@@ -281,23 +281,21 @@ func cut(s string, n int) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
+// secretWords are the parts of argument names whose values are secrets.
+var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "api_key", "authorization", "credential", "privatekey", "private_key"}
+
+// secretHints are what text must hold for one of secretWords to be in it.
+var secretHints = []string{"pass", "secret", "token", "key", "auth", "credential"}
+
 // secretKey is an argument name whose value is a secret.
 func secretKey(k string) bool {
-	k = strings.ToLower(k)
-	for _, w := range []string{"password", "passwd", "secret", "token", "apikey", "api_key", "authorization", "credential", "privatekey", "private_key"} {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(secretWords, func(w string) bool { return redact.ContainsFold(k, w) })
 }
 
 // redactKeys masks the values of secret-named keys in a JSON object text;
 // text that is not a JSON object is returned as it is.
 func redactKeys(s string) string {
-	if !strings.Contains(strings.ToLower(s), "pass") && !strings.Contains(strings.ToLower(s), "secret") &&
-		!strings.Contains(strings.ToLower(s), "token") && !strings.Contains(strings.ToLower(s), "key") &&
-		!strings.Contains(strings.ToLower(s), "auth") && !strings.Contains(strings.ToLower(s), "credential") {
+	if !slices.ContainsFunc(secretHints, func(w string) bool { return redact.ContainsFold(s, w) }) {
 		return s
 	}
 	var v any

@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,8 +53,6 @@ CREATE TABLE IF NOT EXISTS calls (
 	truncated INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS calls_tool ON calls (tool, id);
-CREATE INDEX IF NOT EXISTS calls_ok ON calls (ok, id);
-CREATE INDEX IF NOT EXISTS calls_time ON calls (time);
 CREATE TABLE IF NOT EXISTS runs (
 	id INTEGER PRIMARY KEY,
 	key TEXT NOT NULL UNIQUE,
@@ -251,23 +250,60 @@ func (s *Store) Call(ctx context.Context, id int64) (*CallDetail, error) {
 		return nil, fmt.Errorf("record: call %d: %w", id, err)
 	}
 	c.Time, c.Outcome = fromMicros(t), outcome(ok)
+	if c.FullArgs == "" {
+		c.FullArgs = c.Args
+	}
 	return &c, nil
 }
 
-// insertCalls writes calls (their IDs set here) in tx.
+// callsPerInsert is how many calls one INSERT statement writes: one
+// statement per row cost as much again as the rows themselves.
+const callsPerInsert = 32
+
+const callCols = 13
+
+// insertCalls writes calls (their IDs set here) in tx, many to a
+// statement. In one transaction the rows of a statement get consecutive
+// ids, ending at the last insert id.
 func insertCalls(ctx context.Context, tx *sql.Tx, calls []*CallDetail) error {
-	st, err := tx.PrepareContext(ctx, `INSERT INTO calls (time, session, tool, args, duration_us, ok, code, message, igor, result_bytes, full_args, result, truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	for _, c := range calls {
-		res, err := st.ExecContext(ctx, micros(c.Time), c.Session, c.Tool, c.Args, c.DurationUs, c.Outcome == "ok", c.Code, c.Message, c.Igor, c.ResultBytes, c.FullArgs, c.Result, c.Truncated)
+	stmts := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	args := make([]any, 0, callsPerInsert*callCols)
+	for len(calls) > 0 {
+		chunk := calls[:min(len(calls), callsPerInsert)]
+		calls = calls[len(chunk):]
+		st := stmts[len(chunk)]
+		if st == nil {
+			q := `INSERT INTO calls (time, session, tool, args, duration_us, ok, code, message, igor, result_bytes, full_args, result, truncated) VALUES ` +
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
+			var err error
+			if st, err = tx.PrepareContext(ctx, q); err != nil {
+				return err
+			}
+			stmts[len(chunk)] = st
+		}
+		args = args[:0]
+		for _, c := range chunk {
+			full := c.FullArgs
+			if full == c.Args {
+				full = "" // kept once: Call reads Args for it
+			}
+			args = append(args, micros(c.Time), c.Session, c.Tool, c.Args, c.DurationUs, c.Outcome == "ok", c.Code, c.Message, c.Igor, c.ResultBytes, full, c.Result, c.Truncated)
+		}
+		res, err := st.ExecContext(ctx, args...)
 		if err != nil {
 			return err
 		}
-		if c.ID, err = res.LastInsertId(); err != nil {
+		last, err := res.LastInsertId()
+		if err != nil {
 			return err
+		}
+		for i, c := range chunk {
+			c.ID = last - int64(len(chunk)-1-i)
 		}
 	}
 	return nil
@@ -337,8 +373,8 @@ func insertTests(ctx context.Context, tx *sql.Tx, key string, run *Run, tests []
 		default:
 			passed++
 		}
-		if t.Time.After(end) {
-			end = t.Time
+		if done := t.Time.Add(time.Duration(t.DurationMs * float64(time.Millisecond))); done.After(end) {
+			end = done
 		}
 		if t.Time.Before(start) {
 			start = t.Time
@@ -565,39 +601,61 @@ func (s *Store) Evidence(ctx context.Context, id int64) (*Evidence, string, erro
 // Buckets returns the calls since since in slices of step, oldest first,
 // for the charts; slices without calls are left out.
 func (s *Store) Buckets(ctx context.Context, since time.Time, step time.Duration) ([]Bucket, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT time, duration_us, ok FROM calls WHERE time >= ? ORDER BY time`, micros(since))
+	// Newest first by id, which needs no index on time: calls are written
+	// in the order they ended, so a row a minute older than since ends the
+	// window even when calls of different lengths came out of order.
+	rows, err := s.db.QueryContext(ctx, `SELECT time, duration_us, ok FROM calls ORDER BY id DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("record: stats: %w", err)
 	}
 	defer rows.Close()
-	out := []Bucket{}
-	var cur *Bucket
-	var durs []float64
-	flush := func() {
-		if cur != nil {
-			cur.P50, cur.P95, cur.P99 = percentiles(durs)
-			out = append(out, *cur)
-		}
+	type sample struct {
+		t  time.Time
+		ms float64
+		ok bool
 	}
+	var all []sample
+	from, stop := micros(since), micros(since.Add(-time.Minute))
 	for rows.Next() {
 		var tm, us int64
 		var ok bool
 		if err := rows.Scan(&tm, &us, &ok); err != nil {
 			return nil, fmt.Errorf("record: stats: %w", err)
 		}
-		slot := fromMicros(tm).Truncate(step)
-		if cur == nil || !cur.Time.Equal(slot) {
-			flush()
-			cur, durs = &Bucket{Time: slot}, durs[:0]
+		if tm < stop {
+			break
 		}
-		cur.Calls++
-		if !ok {
-			cur.Errors++
+		if tm >= from {
+			all = append(all, sample{fromMicros(tm), float64(us) / 1000, ok})
 		}
-		durs = append(durs, float64(us)/1000)
 	}
-	flush()
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("record: stats: %w", err)
+	}
+	slices.SortFunc(all, func(a, b sample) int { return a.t.Compare(b.t) })
+	out := []Bucket{}
+	var durs []float64
+	for i, x := range all {
+		slot := x.t.Truncate(step)
+		if i == 0 || !out[len(out)-1].Time.Equal(slot) {
+			if i > 0 {
+				b := &out[len(out)-1]
+				b.P50, b.P95, b.P99 = percentiles(durs)
+			}
+			out, durs = append(out, Bucket{Time: slot}), durs[:0]
+		}
+		b := &out[len(out)-1]
+		b.Calls++
+		if !x.ok {
+			b.Errors++
+		}
+		durs = append(durs, x.ms)
+	}
+	if len(out) > 0 {
+		b := &out[len(out)-1]
+		b.P50, b.P95, b.P99 = percentiles(durs)
+	}
+	return out, nil
 }
 
 // Prune deletes calls and runs older than keep, and the oldest calls past

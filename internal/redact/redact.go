@@ -75,10 +75,25 @@ var (
 	dsnPassword = regexp.MustCompile(`(?i)\b((?:password|passwd|pwd|pass)\s*=\s*)('[^']*'|"[^"]*"|[^\s&;]*)`)
 )
 
+// ContainsFold reports whether s holds word (lower-case ASCII) in any
+// case, without making a lower-case copy of s.
+func ContainsFold(s, word string) bool {
+	n := len(word)
+	if n == 0 {
+		return true
+	}
+	for i := 0; i+n <= len(s); i++ {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+n], word) {
+			return true
+		}
+	}
+	return false
+}
+
 // URLs masks the passwords inside URLs (postgres://u:pw@h, redis://:pw@h)
 // and password=... pairs of DSNs and query strings.
 func URLs(s string) string {
-	if !strings.Contains(s, "@") && !strings.Contains(strings.ToLower(s), "pass") && !strings.Contains(strings.ToLower(s), "pwd") {
+	if !strings.Contains(s, "@") && !ContainsFold(s, "pass") && !ContainsFold(s, "pwd") {
 		return s
 	}
 	s = urlPassword.ReplaceAllStringFunc(s, func(m string) string {

@@ -20,12 +20,14 @@ import (
 	"github.com/barrhawk/barrhawk/internal/testreport"
 )
 
+// dashboardLine is the line serve prints with the dashboard's URL.
+var dashboardLine = regexp.MustCompile(`BarrHawk dashboard: (http://\S+\?token=\S+)`)
+
 // dashboardURL waits for the line serve prints with the dashboard's URL.
 func dashboardURL(t *testing.T, s *server) string {
 	t.Helper()
-	re := regexp.MustCompile(`BarrHawk dashboard: (http://\S+\?token=\S+)`)
 	for range 200 {
-		if m := re.FindStringSubmatch(s.stderr.String()); m != nil {
+		if m := dashboardLine.FindStringSubmatch(s.stderr.String()); m != nil {
 			return m[1]
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -34,8 +36,8 @@ func dashboardURL(t *testing.T, s *server) string {
 	return ""
 }
 
-// dashGet fetches a dashboard path with the token and decodes JSON.
-func dashGet(t *testing.T, base, token, path string) (int, []byte) {
+// dashGet fetches a dashboard path with the token.
+func dashGet(t testing.TB, base, token, path string) (int, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", base+path, nil)
 	if token != "" {
@@ -220,7 +222,32 @@ func TestDashboard(t *testing.T) {
 	if code != 200 || !bytes.Contains(html, []byte("data:image/png;base64,")) {
 		t.Errorf("the HTML report: %d, inline screenshot %v", code, bytes.Contains(html, []byte("data:image/png;base64,")))
 	}
-	_, runsBody := dashGet(t, base, token, "/api/runs")
+	// A job: in the jobs page with its log followed live, and once it
+	// has failed, in the runs.
+	job := s.mustCall("task_submit", map[string]any{"repo": spawnRepo(t), "test": []string{"echo job-says-hello; sleep 1; echo job-says-bye; exit 3"}})
+	jobID := int64(job["id"].(float64))
+	if _, err := p.Navigate(ctx, base+"/#/jobs"); err != nil {
+		t.Fatal(err)
+	}
+	row := fmt.Sprintf(`#jobs-table tr[data-job-id="%d"]`, jobID)
+	wait(row, 15*time.Second)
+	if _, err := p.Click(ctx, row, browser.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wait(`#job-log:has-text("job-says-hello")`, 15*time.Second)
+	wait(`#job-log:has-text("job-says-bye")`, 15*time.Second)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		_, body := dashGet(t, base, token, "/api/runs?kind=job")
+		if bytes.Contains(body, []byte(fmt.Sprintf(`"source":"%d"`, jobID))) && bytes.Contains(body, []byte(`"failed":1`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failed job is not in the runs: %s", body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	_, runsBody := dashGet(t, base, token, "/api/runs?kind=session")
 	s.stop()
 
 	// A second start shows the runs of the first.
