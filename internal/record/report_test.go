@@ -185,5 +185,3 @@ func TestImportReportsUntimedAndMissing(t *testing.T) {
 		t.Errorf("run %+v tests %+v", run, tests)
 	}
 }
-
-
