@@ -154,7 +154,7 @@ func (w *JobWatch) recordJob(ctx context.Context, info *queue.Info, j *Job) erro
 	if info.AttemptedAt != nil {
 		start = *info.AttemptedAt
 	}
-	t := &record.Test{Name: j.Title, Suite: "job " + j.Kind, Kind: record.KindJob, Time: end,
+	t := &record.Test{Name: j.Title, Suite: "job " + j.Kind, Kind: record.KindJob, Time: start,
 		DurationMs: float64(end.Sub(start).Milliseconds()), Status: record.StatusFailed}
 	switch {
 	case info.State == "cancelled":

@@ -224,10 +224,7 @@ func outcome(ok bool) string {
 
 // CallCount is how many calls the record holds, and how many failed.
 func (s *Store) CallCount(ctx context.Context) (calls, errs int, err error) {
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM calls`).Scan(&calls); err != nil {
-		return 0, 0, fmt.Errorf("record: count calls: %w", err)
-	}
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM calls WHERE ok = 0`).Scan(&errs); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(ok = 0), 0) FROM calls`).Scan(&calls, &errs); err != nil {
 		return 0, 0, fmt.Errorf("record: count calls: %w", err)
 	}
 	return calls, errs, nil

@@ -124,9 +124,12 @@ const kv = pairs => h('dl', { class: 'kv' }, pairs.map(([k, v]) => [h('dt', k), 
 const stat = (label, value) => h('span', { class: 'stat' }, h('b', dash(value)), ' ', label);
 const safeHref = u => (/^https?:\/\//i.test(u || '') ? u : null);
 
+// debounce calls fn ms after the last call; .cancel() drops a pending call.
 function debounce(fn, ms) {
   let t;
-  return (...a) => { clearTimeout(t); t = setTimeout(() => fn(...a), ms); };
+  const d = (...a) => { clearTimeout(t); t = setTimeout(() => fn(...a), ms); };
+  d.cancel = () => clearTimeout(t);
+  return d;
 }
 
 function trimList(list, max) {
@@ -218,9 +221,63 @@ function route() {
 
 let stream = null;
 let opens = 0;
-let eventCount = 0;
-const igorLog = []; // latest igor:* events, newest first
-const busLog = []; // latest front events of any type, newest first
+let eventCount = 0; // live messages received since the page loaded
+
+// The front's events: the latest of any type (busLog) and the latest igor:*
+// (igorLog), newest first, filled from GET /api/events/recent and then live.
+// An event is known by its time, type, Igor and task, so one that was both
+// fetched and received live shows once.
+const LOG_MAX = 200;
+const igorLog = [], busLog = [];
+const igorKeys = new Set(), busKeys = new Set();
+const evKey = ev => [ev.time, ev.type, ev.igorId || '', ev.taskId || ''].join('\u0000');
+const isIgorEvent = ev => String(ev.type).startsWith('igor:');
+const evTime = ev => { const t = Date.parse(ev.time); return isNaN(t) ? 0 : t; };
+
+function keepLog(log, keys) {
+  while (log.length > LOG_MAX) keys.delete(evKey(log.pop()));
+}
+
+// logEvent adds a live event; false when it is already in the logs.
+function logEvent(ev) {
+  const k = evKey(ev);
+  if (busKeys.has(k) || igorKeys.has(k)) return false;
+  busLog.unshift(ev);
+  busKeys.add(k);
+  keepLog(busLog, busKeys);
+  if (isIgorEvent(ev)) {
+    igorLog.unshift(ev);
+    igorKeys.add(k);
+    keepLog(igorLog, igorKeys);
+  }
+  return true;
+}
+
+// mergeLog adds the events of evs (any order) that log lacks, keeping it
+// newest first.
+function mergeLog(log, keys, evs) {
+  let added = false;
+  for (const ev of evs) {
+    const k = evKey(ev);
+    if (keys.has(k)) continue;
+    keys.add(k);
+    log.push(ev);
+    added = true;
+  }
+  if (!added) return;
+  const order = new Map(log.map((ev, i) => [ev, i]));
+  log.sort((a, b) => evTime(b) - evTime(a) || order.get(a) - order.get(b));
+  keepLog(log, keys);
+}
+
+// loadRecent fills the logs with what the front saw before this page
+// opened (or while the stream was down).
+async function loadRecent() {
+  const d = await api(`/api/events/recent?limit=${LOG_MAX}`);
+  const evs = (Array.isArray(d.events) ? d.events : []).filter(ev => ev && ev.type).reverse(); // newest first
+  mergeLog(busLog, busKeys, evs);
+  mergeLog(igorLog, igorKeys, evs.filter(isIgorEvent));
+}
 
 function setLive(on) {
   const el = $('#live');
@@ -256,15 +313,21 @@ function connect() {
   }
 }
 
+// A page left open in the back-forward cache would keep its stream, and a
+// browser opens only six connections to one host: close it on the way out,
+// open it again if the page comes back.
+window.addEventListener('pagehide', () => {
+  if (stream) { stream.close(); stream = null; }
+  runCleanups(); // a job's log stream among them
+});
+window.addEventListener('pageshow', ev => {
+  if (!ev.persisted) return;
+  if (!stream) connect();
+  route();
+});
+
 function dispatch(kind, data) {
-  if (kind === 'bus') {
-    busLog.unshift(data);
-    busLog.length = Math.min(busLog.length, 200);
-    if (String(data.type).startsWith('igor:')) {
-      igorLog.unshift(data);
-      igorLog.length = Math.min(igorLog.length, 200);
-    }
-  }
+  if (kind === 'bus' && (!data || !logEvent(data))) return; // already shown (fetched with the recent events)
   if (kind === 'call' && overview) {
     overview.calls = (overview.calls || 0) + 1;
     if (data.outcome === 'error') overview.errors = (overview.errors || 0) + 1;
@@ -335,6 +398,10 @@ function pageIgors(root) {
   const tbody = h('tbody');
   const events = h('ul', { id: 'igor-events', class: 'log' }, igorLog.slice(0, 100).map(eventItem));
   const bus = h('ul', { id: 'bus-events', class: 'log' }, busLog.slice(0, 100).map(eventItem));
+  const showLogs = () => {
+    events.replaceChildren(...igorLog.slice(0, 100).map(eventItem));
+    bus.replaceChildren(...busLog.slice(0, 100).map(eventItem));
+  };
   root.append(
     h('div', { class: 'toolbar' }, h('h1', 'Igors'), info),
     h('table', { id: 'igors-table', class: 'grid' },
@@ -343,7 +410,15 @@ function pageIgors(root) {
       h('section', h('h2', 'Igor events'), events),
       h('section', h('h2', 'Front activity'), bus)));
 
-  async function refresh() {
+  async function recent() {
+    const g = gen;
+    try {
+      await loadRecent();
+      if (g === gen) showLogs();
+    } catch (e) { if (g === gen) showError(root, e); }
+  }
+
+  async function table() {
     try {
       const d = await papi('/api/igors');
       clearError(root);
@@ -356,7 +431,8 @@ function pageIgors(root) {
       if (!list.length) tbody.append(emptyRow(11, 'No Igors are running.'));
     } catch (e) { showError(root, e); }
   }
-  const later = debounce(refresh, 300);
+  const later = debounce(table, 300);
+  const refresh = () => { table(); recent(); };
   refresh();
   return {
     refresh,
@@ -488,8 +564,12 @@ function pageCalls(root, openId) {
   }
 
   const refilter = () => { callFilters.tool = tool.value; callFilters.outcome = outcome.value; load(false); };
-  tool.addEventListener('input', debounce(refilter, 300));
-  outcome.addEventListener('change', refilter);
+  const typed = debounce(refilter, 250); // refetch once the user stops typing
+  const now = () => { typed.cancel(); refilter(); };
+  tool.addEventListener('input', typed);
+  tool.addEventListener('keydown', e => { if (e.key === 'Enter') now(); });
+  outcome.addEventListener('change', now); // a choice refetches at once
+  onLeave(typed.cancel);
   more.addEventListener('click', () => load(true));
   tbody.addEventListener('click', e => {
     const tr = e.target.closest('tr[data-call-id]');
@@ -632,18 +712,25 @@ function prLink(url) {
   return h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, m ? `#${m[1]}` : 'PR');
 }
 
+// shortPath shows the end of a long path (the part that tells worktrees apart).
+function shortPath(p) {
+  const parts = String(p).split('/').filter(Boolean);
+  return parts.length > 3 ? `…/${parts.slice(-2).join('/')}` : String(p);
+}
+
 function jobRow(j) {
   const fin = toDate(j.finalizedAt), made = toDate(j.createdAt);
-  return h('tr', { 'data-job-id': j.id },
+  return h('tr', { 'data-job-id': j.id, class: tone(j.state) === 'bad' ? 'err' : null },
     h('td', { class: 'id mono' }, j.id),
-    h('td', { class: 'kind' }, dash(j.kind)),
-    h('td', { class: 'title opt', title: j.title || null }, j.title || ''),
+    h('td', { class: 'title', title: j.title || null }, j.title || h('span', { class: 'muted' }, `job ${j.id}`)),
     h('td', { class: 'state' }, badge(j.state), j.status && j.status !== j.state ? [' ', h('span', { class: 'muted' }, j.status)] : null),
+    h('td', { class: 'kind' }, dash(j.kind)),
+    h('td', { class: 'branch mono', title: j.branch || null }, dash(j.branch)),
+    h('td', { class: 'pr' }, prLink(j.prUrl) || DASH),
+    h('td', { class: 'worktree mono', title: j.worktree || null }, j.worktree ? shortPath(j.worktree) : DASH),
     h('td', { class: 'attempt num opt' }, dash(j.attempt)),
-    h('td', { class: 'repo mono opt' }, dash(j.repo)),
-    h('td', { class: 'branch mono' }, dash(j.branch)),
-    h('td', { class: 'pr' }, prLink(j.prUrl)),
-    h('td', { class: 'created' }, timeEl(j.createdAt)),
+    h('td', { class: 'repo mono opt', title: j.repo || null }, j.repo ? shortPath(j.repo) : DASH),
+    h('td', { class: 'created opt' }, timeEl(j.createdAt)),
     h('td', { class: 'took num opt' }, fin && made ? fmtMs(fin - made) : DASH));
 }
 
@@ -655,16 +742,19 @@ function jobMeta(j) {
       ['Repo', dash(j.repo)], ['Branch', dash(j.branch)], ['Worktree', dash(j.worktree)],
       ['PR', j.prUrl ? prLink(j.prUrl) : DASH], ['Created', timeEl(j.createdAt)], ['Finalized', timeEl(j.finalizedAt)],
     ]),
-    j.errors && j.errors.length ? h('ul', { class: 'list errors' }, j.errors.map(e => h('li', { class: 'bad' }, e))) : null,
-    j.outcome ? [h('h3', 'Outcome'), h('pre', { class: 'outcome-json' }, pretty(j.outcome))] : null);
+    j.errors && j.errors.length ? h('ul', { class: 'list errors' }, j.errors.map(e => h('li', { class: 'bad' }, e))) : null);
 }
+
+// jobOutcome goes below the log: the log is what one follows.
+const jobOutcome = j => h('div', { id: 'job-outcome' },
+  j.outcome ? [h('h3', 'Outcome'), h('pre', { class: 'outcome-json' }, pretty(j.outcome))] : null);
 
 function pageJobs(root, openId) {
   const tbody = h('tbody');
   const detail = h('div', { class: 'side' });
   const split = h('div', { class: 'split' },
     h('div', { class: 'split-main' }, h('table', { id: 'jobs-table', class: 'grid' },
-      head('ID', 'Kind', '~Title', 'State', '~Try', '~Repo', 'Branch', 'PR', 'Created', '~Took'), tbody)),
+      head('ID', 'Title', 'State', 'Kind', 'Branch', 'PR', 'Worktree', '~Try', '~Repo', '~Created', '~Took'), tbody)),
     detail);
   root.append(h('div', { class: 'toolbar' }, h('h1', 'Jobs')), split);
   let jobs = [], selected = openId || null, logStream = null;
@@ -718,7 +808,7 @@ function pageJobs(root, openId) {
     detail.replaceChildren(h('div', { id: 'job-detail', class: 'panel' },
       h('div', { class: 'panel-head' }, h('h2', 'Job ', h('span', { class: 'mono' }, id)),
         h('button', { type: 'button', class: 'close', title: 'Close (Esc)', onclick: close }, '×')),
-      jobMeta(j), h('h3', 'Log ', status), pre));
+      jobMeta(j), h('h3', 'Log ', status), pre, jobOutcome(j)));
     follow(id, pre, status);
   }
 
@@ -728,11 +818,12 @@ function pageJobs(root, openId) {
       clearError(root);
       jobs = d.jobs || [];
       tbody.replaceChildren(...jobs.map(jobRow));
-      if (!jobs.length) tbody.append(emptyRow(10, 'No jobs yet.'));
+      if (!jobs.length) tbody.append(emptyRow(11, 'No jobs yet.'));
       markSelected();
       const j = selected && jobs.find(x => String(x.id) === String(selected));
-      const meta = $('#job-meta', detail);
+      const meta = $('#job-meta', detail), out = $('#job-outcome', detail);
       if (j && meta) meta.replaceWith(jobMeta(j));
+      if (j && out) out.replaceWith(jobOutcome(j));
     } catch (e) { showError(root, e); }
   }
 
@@ -984,9 +1075,15 @@ function lineChart(box, times, series, yLabel) {
       pen = true;
     });
     svg.append(s('path', { class: `series ${se.cls}`, d, 'data-series': se.name }));
-    if (times.length <= 30) {
-      se.values.forEach((v, i) => { if (!missing(v)) svg.append(s('circle', { class: `pt ${se.cls}`, cx: x(times[i]), cy: y(v), r: 2 })); });
-    }
+    // A point with no neighbour draws no line: it gets a dot (and, when the
+    // points are few, every point does).
+    se.values.forEach((v, i) => {
+      if (missing(v)) return;
+      const lone = missing(se.values[i - 1]) && missing(se.values[i + 1]);
+      if (lone || times.length <= 30) {
+        svg.append(s('circle', { class: `pt ${se.cls}${lone ? ' lone' : ''}`, cx: x(times[i]).toFixed(1), cy: y(v).toFixed(1), r: lone ? 2.5 : 2 }));
+      }
+    });
   }
   const half = times.length > 1 ? iw / (times.length - 1) / 2 : iw / 2;
   times.forEach((t, i) => svg.append(s('rect', { class: 'hit', x: x(t) - half, y: m.t, width: 2 * half, height: ih },
@@ -1008,7 +1105,7 @@ function pageCharts(root) {
 
   function draw() {
     if (!last) return;
-    const step = (last.bucketSeconds || 10) * 1000;
+    const step = (Number(last.bucketSeconds) > 0 ? Number(last.bucketSeconds) : chartMinutes) * 1000;
     const byTime = new Map((last.buckets || []).map(b => [Math.floor(+new Date(b.time) / step) * step, b]));
     // The server leaves out empty buckets: fill the window so quiet time shows as zero.
     const end = Math.floor(Date.now() / step) * step;
@@ -1017,10 +1114,10 @@ function pageCharts(root) {
     for (const t of byTime.keys()) if (t < times[0] || t > end) times.push(t);
     times.sort((a, b) => a - b);
     const at = t => byTime.get(t);
-    const perSec = step / 1000;
+    const secs = step / 1000; // a bucket is bucketSeconds long: calls/s = calls / bucketSeconds
     lineChart(rate, times, [
-      { name: 'calls/s', cls: 'c0', values: times.map(t => (at(t) ? at(t).calls / perSec : 0)) },
-      { name: 'errors/s', cls: 'cbad', values: times.map(t => (at(t) ? at(t).errors / perSec : 0)) },
+      { name: 'calls/s', cls: 'c0', values: times.map(t => (at(t) ? (at(t).calls || 0) / secs : 0)) },
+      { name: 'errors/s', cls: 'cbad', values: times.map(t => (at(t) ? (at(t).errors || 0) / secs : 0)) },
     ], 'calls / s');
     lineChart(latency, times, ['p50', 'p95', 'p99'].map((p, i) => (
       { name: p, cls: `c${i}`, values: times.map(t => (at(t) && at(t).calls ? at(t)[p] : null)) })), 'ms');

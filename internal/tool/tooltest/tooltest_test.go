@@ -29,8 +29,8 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	panic(r)
 }
 
-// record runs f with a recorder and returns it.
-func record(t *testing.T, f func(r *recorder)) *recorder {
+// withRecorder runs f with a recorder and returns it.
+func withRecorder(t *testing.T, f func(r *recorder)) *recorder {
 	r := &recorder{TB: t}
 	func() {
 		defer func() {
@@ -76,10 +76,10 @@ func TestMustRunObject(t *testing.T) {
 	if got := MustRunObject(t, tools, "echo", `{"value":{"a":1}}`); got["a"] != 1.0 {
 		t.Errorf("MustRunObject = %v", got)
 	}
-	if r := record(t, func(r *recorder) { MustRunObject(r, tools, "echo", `{"value":[1]}`) }); !r.fatal {
+	if r := withRecorder(t, func(r *recorder) { MustRunObject(r, tools, "echo", `{"value":[1]}`) }); !r.fatal {
 		t.Errorf("MustRunObject of an array did not fail: %v", r.errors)
 	}
-	if r := record(t, func(r *recorder) { Object(r, "x") }); !r.fatal {
+	if r := withRecorder(t, func(r *recorder) { Object(r, "x") }); !r.fatal {
 		t.Errorf("Object of a string did not fail: %v", r.errors)
 	}
 }
@@ -93,13 +93,13 @@ func TestMustFailWith(t *testing.T) {
 	}
 	// Schema validation failures are INVALID_ARGS too.
 	MustFailWith(t, tools, "echo", `{}`, tool.CodeInvalidArgs, `"value"`, "required")
-	r := record(t, func(r *recorder) {
+	r := withRecorder(t, func(r *recorder) {
 		MustFailWith(r, tools, "echo", `{"value":"fail"}`, tool.CodeInvalidArgs, "must not", "elephant", "giraffe")
 	})
 	if r.fatal || len(r.errors) != 2 || !strings.Contains(r.errors[0], "elephant") || !strings.Contains(r.errors[1], "giraffe") {
 		t.Errorf("missing mentions reported as %v (fatal %v)", r.errors, r.fatal)
 	}
-	if r := record(t, func(r *recorder) { MustFailWith(r, tools, "echo", `{"value":1}`, tool.CodeInvalidArgs) }); !r.fatal {
+	if r := withRecorder(t, func(r *recorder) { MustFailWith(r, tools, "echo", `{"value":1}`, tool.CodeInvalidArgs) }); !r.fatal {
 		t.Errorf("a success did not fail MustFailWith: %v", r.errors)
 	}
 }
@@ -113,10 +113,10 @@ func TestJSONHelpers(t *testing.T) {
 		t.Error("SameJSON of different values is true")
 	}
 	WantJSON(t, "same", JSON(t, `{"x":"y"}`), `{"x":"y"}`)
-	if r := record(t, func(r *recorder) { WantJSON(r, "label", JSON(t, `1`), `2`) }); len(r.errors) != 1 || !strings.HasPrefix(r.errors[0], "label:") {
+	if r := withRecorder(t, func(r *recorder) { WantJSON(r, "label", JSON(t, `1`), `2`) }); len(r.errors) != 1 || !strings.HasPrefix(r.errors[0], "label:") {
 		t.Errorf("WantJSON of different values reported %v", r.errors)
 	}
-	if r := record(t, func(r *recorder) { JSON(r, `{`) }); !r.fatal {
+	if r := withRecorder(t, func(r *recorder) { JSON(r, `{`) }); !r.fatal {
 		t.Error("JSON of bad text did not fail")
 	}
 	if got := Marshal(map[string]any{"b": 1, "a": []int{2}}); got != `{"a":[2],"b":1}` {
@@ -127,7 +127,7 @@ func TestJSONHelpers(t *testing.T) {
 func TestCheckFamily(t *testing.T) {
 	t.Parallel()
 	CheckFamily(t, []tool.Tool{echo()}, Group("Test"), "echo")
-	r := record(t, func(r *recorder) {
+	r := withRecorder(t, func(r *recorder) {
 		e := echo()
 		e.RequiresWorker = false
 		e.Input.Properties["nested"].Properties["inner"].Description = ""

@@ -12,19 +12,6 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
-// useRecord makes a record in a temporary directory the process's
-// (record.Use) until the test ends. Tests that call it are not parallel.
-func useRecord(t *testing.T) *record.Store {
-	t.Helper()
-	record.Use(filepath.Join(t.TempDir(), "record.db"))
-	t.Cleanup(func() { record.Use("") })
-	s, err := record.Shared()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func junitRun(stamp string, fast, slow string) string {
 	return `<testsuites><testsuite name="shop" timestamp="` + stamp + `">
 <testcase classname="cart" name="adds" time="` + fast + `"/>
@@ -38,7 +25,7 @@ func junitRun(stamp string, fast, slow string) string {
 // recorded, once per file; performance_regression's fromRecord compares
 // the two latest runs holding the tests named, or the runs given.
 func TestReportsAreRecordedAndCompared(t *testing.T) {
-	s := useRecord(t)
+	s := tooltest.UseRecord(t)
 	ctx := context.Background()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

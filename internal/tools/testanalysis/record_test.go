@@ -13,24 +13,11 @@ import (
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
-// useRecord makes a record in a temporary directory the process's
-// (record.Use) until the test ends. Tests that call it are not parallel.
-func useRecord(t *testing.T) *record.Store {
-	t.Helper()
-	record.Use(filepath.Join(t.TempDir(), "record.db"))
-	t.Cleanup(func() { record.Use("") })
-	s, err := record.Shared()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // Six recorded runs of a test that flips pass/fail: fromRecord names it
 // flaky; the steady test beside it is stable, the one outside the glob
 // left out.
 func TestFlakyDetectFromRecord(t *testing.T) {
-	s := useRecord(t)
+	s := tooltest.UseRecord(t)
 	start := time.Now().Add(-12 * time.Hour)
 	for i := range 6 {
 		at := start.Add(time.Duration(i) * time.Hour)
@@ -103,7 +90,7 @@ func TestFromRecordOff(t *testing.T) {
 
 // Reports read through source are recorded, once per file.
 func TestSourceIsRecorded(t *testing.T) {
-	s := useRecord(t)
+	s := tooltest.UseRecord(t)
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
