@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/admin"
@@ -48,33 +49,31 @@ func startRecord(ctx context.Context, cfg config.Config, d *doctor.Doctor, qs *q
 		return ""
 	}})
 	srv.Record(rec)
-	rctx, cancel := context.WithCancel(context.Background())
-	flushed := make(chan struct{})
-	go func() {
-		defer close(flushed)
-		rec.Run(rctx)
-	}()
+	// Everything that writes to the store stops before it closes: serve's
+	// context ends only at the end, and the store closes with the function
+	// returned here, on every way out of Serve.
+	rctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { rec.Run(rctx) }) // its last flush is before the store closes
 	jobs := dashboard.NewJobWatch(qs, store, log)
-	go func() {
-		jobs.Run(ctx)
-	}()
-	go func() {
+	wg.Go(func() { jobs.Run(rctx) })
+	wg.Go(func() {
 		t := time.NewTicker(pruneEvery)
 		defer t.Stop()
 		for {
-			if err := store.Prune(ctx, cfg.Dashboard.Retention, cfg.Dashboard.MaxCalls); err != nil && ctx.Err() == nil {
+			if err := store.Prune(rctx, cfg.Dashboard.Retention, cfg.Dashboard.MaxCalls); err != nil && rctx.Err() == nil {
 				log.Warn("pruning the record", "err", err)
 			}
 			select {
-			case <-ctx.Done():
+			case <-rctx.Done():
 				return
 			case <-t.C:
 			}
 		}
-	}()
+	})
 	return recording{rec: rec, jobs: jobs}, func() {
 		cancel()
-		<-flushed
+		wg.Wait()
 		if err := store.Close(); err != nil {
 			log.Warn("closing the record", "err", err)
 		}
@@ -96,7 +95,7 @@ func serveDashboard(ctx context.Context, opts ServeOptions, addr string, d *doct
 	}
 	cfg := opts.Config
 	srv, err := dashboard.New(dashboard.Options{Doctor: d, Recorder: r.rec, Jobs: r.jobs, Token: token, Log: log,
-		EvidenceDirs: []string{cfg.Tools.ScreenshotDir, cfg.Workers.LogDir, cfg.Workers.ArtifactDir, cfg.Tools.FSRoot}})
+		EvidenceDirs: []string{cfg.Tools.ScreenshotDir, cfg.Workers.LogDir, cfg.Workers.ArtifactDir, cfg.Spawn.Dir, cfg.Tools.FSRoot}})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -47,11 +47,11 @@ type JobWatch struct {
 	store *record.Store
 	log   *slog.Logger
 
-	mu    sync.Mutex
-	seen  map[int64]string // id → state
-	subs  []func(Job)
-	list  []Job
-	ready bool
+	poll sync.Mutex // one Poll at a time: the page's and the ticker's
+	mu   sync.Mutex
+	seen map[int64]string // id → state
+	subs []func(Job)
+	list []Job
 }
 
 // NewJobWatch follows qs, recording finished jobs into store.
@@ -95,6 +95,8 @@ func (w *JobWatch) Run(ctx context.Context) {
 
 // Poll looks at the queue once.
 func (w *JobWatch) Poll(ctx context.Context) error {
+	w.poll.Lock()
+	defer w.poll.Unlock()
 	q, err := w.qs.Queue(ctx)
 	if err != nil {
 		return err
@@ -105,16 +107,17 @@ func (w *JobWatch) Poll(ctx context.Context) error {
 	}
 	list := make([]Job, 0, len(infos))
 	var changed []Job
+	seen := make(map[int64]string, len(infos)) // the window's only: older jobs leave it
 	w.mu.Lock()
 	for i := range infos {
 		j := jobOf(&infos[i])
 		list = append(list, j)
+		seen[j.ID] = j.State
 		if w.seen[j.ID] != j.State {
-			w.seen[j.ID] = j.State
 			changed = append(changed, j)
 		}
 	}
-	w.list, w.ready = list, true
+	w.list, w.seen = list, seen
 	subs := w.subs
 	w.mu.Unlock()
 	for i := range infos {
