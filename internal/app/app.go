@@ -178,6 +178,7 @@ func Serve(opts ServeOptions) error {
 		// task:completed are what its Igors page shows of it.
 		opts.Config.Events.Tasks = true
 	}
+	opening := openRecord(opts.Config)
 	d, qs, err := newDoctor(opts.Config, log)
 	if err != nil {
 		return err
@@ -193,7 +194,7 @@ func Serve(opts ServeOptions) error {
 		}
 	}()
 	srv := front.New(d, log, level)
-	recording, closeRecord := startRecord(ctx, opts.Config, d, qs, srv, log)
+	recording, closeRecord := startRecord(ctx, opts.Config, opening, d, qs, srv, log)
 	defer closeRecord()
 
 	// Listen before the Igors start: they must know the server's own

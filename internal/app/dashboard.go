@@ -29,15 +29,40 @@ type recording struct {
 	jobs *dashboard.JobWatch
 }
 
-// startRecord opens the record (dashboard.record) and starts recording the
-// front's calls and the queue's jobs; the returned function flushes and
-// closes it. With the record off, or its file unusable, it returns a
-// zero recording: the server runs without one, saying why.
-func startRecord(ctx context.Context, cfg config.Config, d *doctor.Doctor, qs *queue.Service, srv *front.Server, log *slog.Logger) (recording, func()) {
+// openedRecord is the record being opened: wait for it with the function.
+type openedRecord func() (*record.Store, error)
+
+// openRecord starts opening the record (dashboard.record) beside the rest
+// of serve's start, which it would otherwise lengthen by milliseconds (a
+// new file's tables); nil when the record is off.
+func openRecord(cfg config.Config) openedRecord {
 	if !cfg.Dashboard.Record {
+		return nil
+	}
+	type opened struct {
+		store *record.Store
+		err   error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		s, err := record.Open(cfg.Dashboard.DB)
+		ch <- opened{s, err}
+	}()
+	return sync.OnceValues(func() (*record.Store, error) {
+		o := <-ch
+		return o.store, o.err
+	})
+}
+
+// startRecord starts recording the front's calls and the queue's jobs in
+// the record opening; the returned function flushes and closes it. With
+// the record off, or its file unusable, it returns a zero recording: the
+// server runs without one, saying why.
+func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d *doctor.Doctor, qs *queue.Service, srv *front.Server, log *slog.Logger) (recording, func()) {
+	if opening == nil {
 		return recording{}, func() {}
 	}
-	store, err := record.Open(cfg.Dashboard.DB)
+	store, err := opening()
 	if err != nil {
 		log.Warn("the record of calls and test runs is off for this run", "err", err)
 		return recording{}, func() {}

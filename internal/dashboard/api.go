@@ -221,16 +221,21 @@ func (s *Server) callTool(w http.ResponseWriter, ctx context.Context, name strin
 	}
 	res := s.o.Doctor.Call(ctx, name, b)
 	if res.Err != nil {
-		status := http.StatusBadRequest
-		if res.Err.Code == tool.CodeNotFound {
-			status = http.StatusNotFound
-		}
-		writeJSON(w, status, map[string]string{"error": res.Err.Text(), "code": res.Err.Code})
+		writeJSON(w, toolStatus(res.Err), map[string]string{"error": res.Err.Text(), "code": res.Err.Code})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(res.Value)
+}
+
+// toolStatus is the HTTP status of a tool's error: 404 for what is not
+// there, else 400 (what was asked cannot be done).
+func toolStatus(err *tool.Error) int {
+	if err.Code == tool.CodeNotFound {
+		return http.StatusNotFound
+	}
+	return http.StatusBadRequest
 }
 
 func (s *Server) rollback(w http.ResponseWriter, r *http.Request) {
@@ -277,11 +282,7 @@ func (s *Server) jobLog(w http.ResponseWriter, r *http.Request) {
 		res := s.o.Doctor.Call(r.Context(), "task_logs", args)
 		if res.Err != nil {
 			if !started {
-				status := http.StatusBadRequest
-				if res.Err.Code == tool.CodeNotFound {
-					status = http.StatusNotFound
-				}
-				writeJSON(w, status, map[string]string{"error": res.Err.Text()})
+				writeJSON(w, toolStatus(res.Err), map[string]string{"error": res.Err.Text()})
 				return
 			}
 			fmt.Fprintf(w, "event: end\ndata: %s\n\n", mustJSON(map[string]string{"error": res.Err.Text()}))

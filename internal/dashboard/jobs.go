@@ -8,14 +8,21 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/queue"
 	"github.com/barrhawk/barrhawk/internal/record"
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
-// JobPoll is how often JobWatch looks at the queue.
-const JobPoll = time.Second
+// JobPoll is how often JobWatch looks at the queue while a dashboard page
+// follows it; JobIdlePoll while none does (finished jobs are still
+// recorded, a little later).
+const (
+	JobPoll     = time.Second
+	JobIdlePoll = 15 * time.Second
+)
 
 // jobWindow is how many of the newest jobs JobWatch follows.
 const jobWindow = 200
@@ -47,11 +54,12 @@ type JobWatch struct {
 	store *record.Store
 	log   *slog.Logger
 
-	poll sync.Mutex // one Poll at a time: the page's and the ticker's
-	mu   sync.Mutex
-	seen map[int64]string // id → state
-	subs []func(Job)
-	list []Job
+	poll     sync.Mutex // one Poll at a time: the page's and the ticker's
+	watchers atomic.Int32
+	mu       sync.Mutex
+	seen     map[int64]string // id → state
+	subs     []func(Job)
+	list     []Job
 }
 
 // NewJobWatch follows qs, recording finished jobs into store.
@@ -77,13 +85,25 @@ func (w *JobWatch) Jobs() []Job {
 	return append([]Job(nil), w.list...)
 }
 
-// Run polls the queue every JobPoll until ctx ends.
+// Watch says a page follows the jobs live until the returned function is
+// called: the queue is looked at every JobPoll meanwhile.
+func (w *JobWatch) Watch() (stop func()) {
+	w.watchers.Add(1)
+	return func() { w.watchers.Add(-1) }
+}
+
+// Run polls the queue until ctx ends: every JobPoll while a page watches,
+// else every JobIdlePoll.
 func (w *JobWatch) Run(ctx context.Context) {
 	t := time.NewTicker(JobPoll)
 	defer t.Stop()
+	var last time.Time
 	for {
-		if err := w.Poll(ctx); err != nil && ctx.Err() == nil {
-			w.log.Debug("dashboard: reading the queue", "err", err)
+		if w.watchers.Load() > 0 || time.Since(last) >= JobIdlePoll {
+			last = time.Now()
+			if err := w.Poll(ctx); err != nil && ctx.Err() == nil {
+				w.log.Debug("dashboard: reading the queue", "err", err)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -183,11 +203,11 @@ func jobOf(info *queue.Info) Job {
 	j := Job{ID: info.ID, Kind: info.Kind, State: info.State, Attempt: info.Attempt, CreatedAt: info.CreatedAt, FinalizedAt: info.FinalizedAt, Errors: info.Errors}
 	if a := info.Agent; a != nil {
 		j.Kind, j.Repo = "agent", a.Repo
-		j.Title = "agent " + filepath.Base(a.Repo) + ": " + cut(a.Prompt, 80)
+		j.Title = "agent " + filepath.Base(a.Repo) + ": " + tool.Shorten(a.Prompt, 80)
 		j.Branch = "spawn/" + a.SpawnID
 		if len(info.AgentOutcome) > 0 {
 			j.Outcome = info.AgentOutcome
-			var found map[string]string = map[string]string{}
+			found := map[string]string{}
 			findKeys(info.AgentOutcome, found, "prUrl", "branch", "worktree", "status", "streamLog")
 			j.PRURL, j.Worktree, j.Status, j.Log = found["prUrl"], found["worktree"], found["status"], found["streamLog"]
 			if b := found["branch"]; b != "" {
@@ -198,7 +218,7 @@ func jobOf(info *queue.Info) Job {
 	}
 	j.Kind, j.Repo = "command", info.Job.Repo
 	cmds := append(append([]string(nil), info.Job.Build...), info.Job.Test...)
-	j.Title = "job " + filepath.Base(info.Job.Repo) + ": " + cut(strings.Join(cmds, " && "), 120)
+	j.Title = "job " + filepath.Base(info.Job.Repo) + ": " + tool.Shorten(strings.Join(cmds, " && "), 120)
 	if o := info.Outcome; o != nil {
 		j.Status, j.Worktree, j.Log = o.Status, o.Worktree, o.Log
 		j.Outcome, _ = json.Marshal(o)
@@ -232,14 +252,4 @@ func findKeys(v json.RawMessage, found map[string]string, keys ...string) {
 		}
 	}
 	walk(x)
-}
-
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -83,6 +83,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	c := s.hub.join()
 	defer s.hub.leave(c)
+	if s.o.Jobs != nil {
+		defer s.o.Jobs.Watch()()
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")

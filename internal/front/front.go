@@ -172,11 +172,12 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 				ctx = tool.WithAsk(ctx, ask)
 			}
 		}
+		if s.rec == nil {
+			return ToResult(s.doctor.Call(ctx, name, req.Params.Arguments), Structured(req.ProtocolVersion())), nil
+		}
 		start := time.Now()
 		r := s.doctor.Call(ctx, name, req.Params.Arguments)
-		if s.rec != nil {
-			s.record(start, req, name, r)
-		}
+		s.record(start, req, name, r)
 		return ToResult(r, Structured(req.ProtocolVersion())), nil
 	}
 }

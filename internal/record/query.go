@@ -23,19 +23,29 @@ const MaxHistoryPoints = 100_000
 // tests ordered by name. Past MaxHistoryPoints results it fails, asking
 // for a narrower pattern or a later since.
 func (s *Store) Histories(ctx context.Context, namePattern string, since time.Time, perTest int) ([]History, error) {
-	if perTest <= 0 || perTest > HistoryLimit {
-		perTest = HistoryLimit
-	}
 	if namePattern == "" {
 		namePattern = "*"
+	}
+	hs, err := s.histories(ctx, "name GLOB ?", namePattern, since, perTest)
+	if err != nil {
+		return nil, fmt.Errorf("record: histories of %q: %w", namePattern, err)
+	}
+	return hs, nil
+}
+
+// histories is the history of each test whose name meets cond (with its
+// argument arg), as Histories says.
+func (s *Store) histories(ctx context.Context, cond string, arg any, since time.Time, perTest int) ([]History, error) {
+	if perTest <= 0 || perTest > HistoryLimit {
+		perTest = HistoryLimit
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT name, time, run_id, id, status, duration_ms FROM (
 		SELECT name, time, run_id, id, status, duration_ms,
 			row_number() OVER (PARTITION BY name ORDER BY time DESC, id DESC) AS n
-		FROM tests WHERE name GLOB ? AND time >= ?)
-	WHERE n <= ? ORDER BY name, time, id`, namePattern, micros(since), perTest)
+		FROM tests WHERE `+cond+` AND time >= ?)
+	WHERE n <= ? ORDER BY name, time, id`, arg, micros(since), perTest)
 	if err != nil {
-		return nil, fmt.Errorf("record: histories of %q: %w", namePattern, err)
+		return nil, err
 	}
 	defer rows.Close()
 	out := []History{}
@@ -45,11 +55,10 @@ func (s *Store) Histories(ctx context.Context, namePattern string, since time.Ti
 		var p Point
 		var tm int64
 		if err := rows.Scan(&name, &tm, &p.RunID, &p.TestID, &p.Status, &p.DurationMs); err != nil {
-			return nil, fmt.Errorf("record: histories of %q: %w", namePattern, err)
+			return nil, err
 		}
 		if points++; points > MaxHistoryPoints {
-			return nil, fmt.Errorf("record: more than %d results of tests named like %q since %s; give a narrower name or a later since",
-				MaxHistoryPoints, namePattern, since.Format(time.RFC3339))
+			return nil, fmt.Errorf("more than %d results since %s; give a narrower name or a later since", MaxHistoryPoints, since.Format(time.RFC3339))
 		}
 		p.Time = fromMicros(tm)
 		if len(out) == 0 || out[len(out)-1].Name != name {
@@ -59,7 +68,7 @@ func (s *Store) Histories(ctx context.Context, namePattern string, since time.Ti
 		h.Points = append(h.Points, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("record: histories of %q: %w", namePattern, err)
+		return nil, err
 	}
 	for i := range out {
 		out[i].count()

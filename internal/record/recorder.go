@@ -12,6 +12,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/redact"
 	"github.com/barrhawk/barrhawk/internal/stats"
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // FlushEvery is how often the recorder writes what it was given and tells
@@ -249,13 +250,13 @@ func (r *Recorder) sessionRun(key string, e *Entry) *Run {
 func (r *Recorder) callOf(e *Entry) *CallDetail {
 	args := r.red.String(string(e.Args))
 	args = redactKeys(args)
-	c := &CallDetail{Call: Call{Time: e.Start, Session: e.Session, Tool: e.Tool, Args: cut(args, ArgsCut),
+	c := &CallDetail{Call: Call{Time: e.Start, Session: e.Session, Tool: e.Tool, Args: tool.Shorten(args, ArgsCut),
 		DurationUs: e.Duration.Microseconds(), Outcome: "ok", Igor: e.Igor, ResultBytes: len(e.Value)}}
-	c.FullArgs = cut(args, ResultCut)
+	c.FullArgs = tool.Shorten(args, ResultCut)
 	if e.Code != "" {
 		c.Outcome, c.Code = "error", e.Code
 		msg := r.red.String(e.Message)
-		c.Message, c.Result = cut(msg, ArgsCut), cut(msg, ResultCut)
+		c.Message, c.Result = tool.Shorten(msg, ArgsCut), tool.Shorten(msg, ResultCut)
 		c.ResultBytes = len(e.Message)
 		return c
 	}
@@ -266,20 +267,6 @@ func (r *Recorder) callOf(e *Entry) *CallDetail {
 	c.Result = r.red.String(string(res))
 	return c
 }
-
-// cut returns s cut to n bytes on a rune boundary, ending in "…" when cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !isRuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // secretWords are the parts of argument names whose values are secrets.
 var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "api_key", "authorization", "credential", "privatekey", "private_key"}

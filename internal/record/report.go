@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/testreport"
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // Imported tells what became of one report file given to ImportReports.
@@ -168,7 +169,7 @@ func reportTest(r *testreport.Result, dir string) *Test {
 	default:
 		t.Status = StatusFailed
 	}
-	t.Message, t.Output = cut(t.Message, OutputCut), cut(t.Output, OutputCut)
+	t.Message, t.Output = tool.Shorten(t.Message, OutputCut), tool.Shorten(t.Output, OutputCut)
 	for _, a := range r.Attachments {
 		if e, ok := reportEvidence(a, dir); ok {
 			t.Evidence = append(t.Evidence, e)

@@ -462,18 +462,15 @@ func (s *Store) Runs(ctx context.Context, kind string, before int64, limit int) 
 
 // Run returns one run with its tests, in the order they were recorded.
 func (s *Store) Run(ctx context.Context, id int64) (*Run, []Test, error) {
-	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, fmt.Errorf("run %d: %w", id, ErrNotFound)
-	}
+	r, err := s.RunInfo(ctx, id)
 	if err != nil {
-		return nil, nil, fmt.Errorf("record: run %d: %w", id, err)
+		return nil, nil, err
 	}
 	tests, err := s.tests(ctx, `WHERE run_id = ? ORDER BY id`, id)
 	if err != nil {
 		return nil, nil, fmt.Errorf("record: run %d: %w", id, err)
 	}
-	return &r, tests, nil
+	return r, tests, nil
 }
 
 func (s *Store) tests(ctx context.Context, where string, args ...any) ([]Test, error) {
@@ -530,26 +527,14 @@ const HistoryLimit = 1000
 
 // History returns the latest results of the test named name, oldest first.
 func (s *Store) History(ctx context.Context, name string) (*History, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT time, run_id, id, status, duration_ms FROM (SELECT * FROM tests WHERE name = ? ORDER BY time DESC LIMIT ?) ORDER BY time`, name, HistoryLimit)
+	hs, err := s.histories(ctx, "name = ?", name, time.Time{}, HistoryLimit)
 	if err != nil {
 		return nil, fmt.Errorf("record: history of %q: %w", name, err)
 	}
-	defer rows.Close()
-	h := &History{Name: name, Points: []Point{}}
-	for rows.Next() {
-		var p Point
-		var tm int64
-		if err := rows.Scan(&tm, &p.RunID, &p.TestID, &p.Status, &p.DurationMs); err != nil {
-			return nil, fmt.Errorf("record: history of %q: %w", name, err)
-		}
-		p.Time = fromMicros(tm)
-		h.Points = append(h.Points, p)
+	if len(hs) == 0 {
+		return &History{Name: name, Points: []Point{}}, nil
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("record: history of %q: %w", name, err)
-	}
-	h.count()
-	return h, nil
+	return &hs[0], nil
 }
 
 // count fills the figures from the points.

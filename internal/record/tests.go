@@ -57,13 +57,14 @@ func TestName(toolName string, args json.RawMessage) string {
 	var b strings.Builder
 	b.WriteString(toolName)
 	for _, k := range keys {
-		fmt.Fprintf(&b, " %s=%s", k, cut(compact(m[k]), 80))
+		fmt.Fprintf(&b, " %s=%s", k, tool.Shorten(compact(m[k]), 80))
 	}
-	return cut(b.String(), 200)
+	return tool.Shorten(b.String(), 200)
 }
 
+// compact is v as json.Marshal writes it (no spaces, keys sorted), so that
+// one value names one test however it was written.
 func compact(v json.RawMessage) string {
-	var b strings.Builder
 	var x any
 	if json.Unmarshal(v, &x) != nil {
 		return string(v)
@@ -72,8 +73,7 @@ func compact(v json.RawMessage) string {
 	if err != nil {
 		return string(v)
 	}
-	b.Write(out)
-	return b.String()
+	return string(out)
 }
 
 // testOf is the test result a call of kind holds.
@@ -81,7 +81,7 @@ func testOf(e *Entry, kind string, red *redact.Redactor) *Test {
 	t := &Test{Name: redactKeys(red.String(TestName(e.Tool, e.Args))), Kind: kind, Tool: e.Tool, Time: e.Start, Session: e.Session,
 		DurationMs: float64(e.Duration.Microseconds()) / 1000}
 	if e.Code != "" {
-		t.Status, t.Message = StatusFailed, cut(red.String(e.Code+": "+e.Message), OutputCut)
+		t.Status, t.Message = StatusFailed, tool.Shorten(red.String(e.Code+": "+e.Message), OutputCut)
 		return t
 	}
 	var res struct {
@@ -105,7 +105,7 @@ func testOf(e *Entry, kind string, red *redact.Redactor) *Test {
 	}
 	switch {
 	case kind == KindAccessibility && res.Count != nil:
-		t.Name = redactKeys(red.String(TestName(e.Tool, e.Args))) + " url=" + res.URL
+		t.Name += " url=" + res.URL
 		t.Status = StatusPassed
 		t.Message = "no violations"
 		if *res.Count > 0 {
@@ -130,7 +130,7 @@ func testOf(e *Entry, kind string, red *redact.Redactor) *Test {
 	if res.Screenshot != "" {
 		t.Evidence = append(t.Evidence, Evidence{Kind: "screenshot", Name: filepath.Base(res.Screenshot), Path: res.Screenshot, MIMEType: mimeOf(res.Screenshot)})
 	}
-	t.Message = cut(t.Message, OutputCut)
+	t.Message = tool.Shorten(t.Message, OutputCut)
 	return t
 }
 
@@ -144,7 +144,7 @@ func cutJSON(v json.RawMessage, red *redact.Redactor) json.RawMessage {
 	if len(s) <= OutputCut && json.Valid([]byte(s)) {
 		return json.RawMessage(s)
 	}
-	b, _ := json.Marshal(cut(s, OutputCut))
+	b, _ := json.Marshal(tool.Shorten(s, OutputCut))
 	return b
 }
 

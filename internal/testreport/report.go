@@ -22,7 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // Format names a report format.
@@ -207,11 +208,8 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "\n… (" + strconv.Itoa(len(s)-i) + " more bytes cut)"
+	kept := tool.CutText(s, n)
+	return kept + "\n… (" + strconv.Itoa(len(s)-len(kept)) + " more bytes cut)"
 }
 
 // splitStack splits a failure text into its message and its stack: the

@@ -115,16 +115,6 @@ func Load(ctx context.Context, files Files, arg string, src Source, format Forma
 	return out, nil
 }
 
-// LoadSource is Load for a tool's source and sourceFormat arguments as
-// given.
-func LoadSource(ctx context.Context, files Files, arg string, src Source, sourceFormat string) ([]*Report, error) {
-	format, err := ParseFormat("sourceFormat", sourceFormat)
-	if err != nil {
-		return nil, err
-	}
-	return Load(ctx, files, arg, src, format)
-}
-
 type loader struct {
 	ctx    context.Context
 	files  Files

@@ -164,6 +164,15 @@ func CutNote(shown, total int64, unit string) string {
 	return fmt.Sprintf("\n\n[BarrHawk cut this result: the first %d of %d %s are shown (tools.maxResultBytes). %s]", shown, total, unit, askForLess)
 }
 
+// Shorten returns s cut to at most n bytes on a character boundary, ending
+// in "…" when it was cut: for a name or a message shown in a list.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return CutText(s, n) + "…"
+}
+
 // CutText returns the longest prefix of s of at most n bytes that does not
 // split a UTF-8 sequence.
 func CutText(s string, n int) string {

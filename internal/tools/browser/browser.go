@@ -594,7 +594,7 @@ func snapshot() tool.Tool {
 			}
 			u, _ := p.URL(ctx)
 			title, _ := p.Title(ctx)
-			head := fmt.Sprintf("Page: %s\nTitle: %s\nElements: %d\n", trim(u, 1000), trim(title, 300), s.Elements)
+			head := fmt.Sprintf("Page: %s\nTitle: %s\nElements: %d\n", tool.Shorten(u, 1000), tool.Shorten(title, 300), s.Elements)
 			text := head + s.Text
 			if s.Cut {
 				text += fmt.Sprintf("\n[snapshot cut at %d bytes (about %d tokens) of a larger page: pass root (a selector or a ref above) to see one part of it]", snapshotBytes, snapshotBytes/4)
@@ -621,17 +621,6 @@ func evaluate() tool.Tool {
 			return map[string]any{"value": raw}, nil
 		}),
 	}
-}
-
-// trim cuts s to at most n bytes, at a character boundary, marking the cut.
-func trim(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 func toJSON(v any) string {

@@ -301,7 +301,7 @@ func metricsOf(ctx context.Context, field string, raw json.RawMessage, src testr
 		}
 		return decodeMetrics(field, raw)
 	}
-	reps, err := readReports(ctx, field+"Source", src, format)
+	reps, err := ReadReports(ctx, field+"Source", src, format)
 	if err != nil {
 		return nil, err
 	}

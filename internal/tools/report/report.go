@@ -123,7 +123,7 @@ func (a *resultsArgs) load(ctx context.Context) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	reps, err := readReports(ctx, "source", a.Source, format)
+	reps, err := ReadReports(ctx, "source", a.Source, format)
 	if err != nil {
 		return nil, err
 	}
@@ -139,10 +139,10 @@ func (a *resultsArgs) load(ctx context.Context) (*loaded, error) {
 	return l, nil
 }
 
-// readReports reads the reports src (argument arg) names, in the Igor,
+// ReadReports reads the reports src (argument arg) names, in the Igor,
 // through the allowed roots (fs.Reader), and records them
-// (record.ImportShared).
-func readReports(ctx context.Context, arg string, src testreport.Source, format testreport.Format) ([]*testreport.Report, error) {
+// (record.ImportShared). The test-analysis tools read theirs with it too.
+func ReadReports(ctx context.Context, arg string, src testreport.Source, format testreport.Format) ([]*testreport.Report, error) {
 	files, err := fs.NewReader(ctx)
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/stats"
 	"github.com/barrhawk/barrhawk/internal/testreport"
 	"github.com/barrhawk/barrhawk/internal/tool"
-	"github.com/barrhawk/barrhawk/internal/tools/fs"
+	"github.com/barrhawk/barrhawk/internal/tools/report"
 )
 
 // Group is the heading these tools are listed under.
@@ -209,21 +209,14 @@ func (a *recordArgs) runs(ctx context.Context) ([]run, error) {
 	return runs, nil
 }
 
-// loadReports reads the reports src names, in the Igor, through the
-// allowed roots (fs.Reader), and records them (record.ImportShared).
+// loadReports reads the reports of a source argument, as the report tools
+// do (report.ReadReports: through the allowed roots, and recorded).
 func loadReports(ctx context.Context, src testreport.Source, sourceFormat string) ([]*testreport.Report, error) {
-	files, err := fs.NewReader(ctx)
+	format, err := testreport.ParseFormat("sourceFormat", sourceFormat)
 	if err != nil {
 		return nil, err
 	}
-	defer files.Close()
-	reps, err := testreport.LoadSource(ctx, files, "source", src, sourceFormat)
-	if err != nil {
-		return nil, err
-	}
-	// The record is a by-product: failing to keep it does not fail the call.
-	_, _ = record.ImportShared(ctx, reps)
-	return reps, nil
+	return report.ReadReports(ctx, "source", src, format)
 }
 
 // history is the runs of every test: one group a test, keyed by its name,
