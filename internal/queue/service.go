@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -170,12 +171,16 @@ func (s *Service) Running() []int64 {
 	return ids
 }
 
+// ErrNoLog is Logs' error for a job whose log file is not here: it has
+// not started, or it runs on another machine.
+var ErrNoLog = errors.New("no log yet (the job has not started, or runs on another machine)")
+
 // Logs returns a job's log from offset, at most limit bytes, and the
 // offset to ask next.
 func (s *Service) Logs(id int64, offset int64, limit int) (string, int64, error) {
 	f, err := os.Open(filepath.Join(s.cfg.LogDir, strconv.FormatInt(id, 10)+".log"))
 	if os.IsNotExist(err) {
-		return "", 0, fmt.Errorf("job %d has no log yet (it has not started, or runs on another machine)", id)
+		return "", 0, fmt.Errorf("job %d: %w", id, ErrNoLog)
 	}
 	if err != nil {
 		return "", 0, err

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"os"
 	"time"
 
@@ -136,6 +137,11 @@ func (s *Service) Tools() []tool.Tool {
 					return nil, err
 				}
 				text, next, err := s.Logs(in.ID, in.Offset, 64<<10)
+				if errors.Is(err, ErrNoLog) {
+					// A queued job has no log yet: an empty page, so that one
+					// follows it from before it starts, as a running one.
+					return map[string]any{"text": "", "nextOffset": 0, "done": Final(info.State), "state": info.State, "note": err.Error()}, nil
+				}
 				if err != nil {
 					return nil, tool.Errorf(tool.CodeNotFound, "%v", err)
 				}
