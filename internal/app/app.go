@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -314,7 +315,7 @@ func RunIgor(id string) error {
 	// regexp2, which vm.Interrupt cannot stop: bound each match instead. A
 	// match past this counts as no match.
 	regexp2.DefaultMatchTimeout = regexMatchTimeout
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logging.ParseLevel(os.Getenv("BARRHAWK_LOG_LEVEL"))})).With("igor", id)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logging.ParseLevel(os.Getenv("BARRHAWK_LOG_LEVEL"))}))
 	out, err := protocolOut()
 	if err != nil {
 		return err
@@ -322,16 +323,17 @@ func RunIgor(id string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	// BARRHAWK_IGOR_PROFILE=PREFIX writes each Igor's CPU profile to
-	// PREFIX.<id>.cpu and its allocation profile to PREFIX.<id>.allocs
-	// (docs/PERFORMANCE.md).
+	// PREFIX.<pid>.cpu and its allocation profile to PREFIX.<pid>.allocs
+	// (docs/PERFORMANCE.md); by pid, since spares all start as "spare".
 	if prefix := os.Getenv("BARRHAWK_IGOR_PROFILE"); prefix != "" {
-		if f, err := os.Create(prefix + "." + id + ".cpu"); err == nil {
+		prefix += "." + strconv.Itoa(os.Getpid())
+		if f, err := os.Create(prefix + ".cpu"); err == nil {
 			defer f.Close()
 			if pprof.StartCPUProfile(f) == nil {
 				defer pprof.StopCPUProfile()
 			}
 		}
-		defer writeAllocs(prefix+"."+id+".allocs", log)
+		defer writeAllocs(prefix+".allocs", log)
 	}
-	return igor.Run(ctx, igor.Options{In: os.Stdin, Out: out, Log: log, Tools: builtin.Tools()})
+	return igor.Run(ctx, igor.Options{In: os.Stdin, Out: out, Log: log, ID: id, Tools: builtin.Tools()})
 }

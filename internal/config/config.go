@@ -81,13 +81,19 @@ type Igors struct {
 	// HeartbeatInterval is how often each Igor is pinged; one that misses
 	// three pongs in a row is replaced. Default 5s.
 	HeartbeatInterval time.Duration `koanf:"heartbeatInterval"`
-	// SpawnDelay is the first respawn delay after a crash; it doubles with
-	// each crash in a row, up to BackoffMax. Default 100ms.
+	// SpawnDelay is the respawn delay after a second crash in a row (the
+	// first is replaced at once); it doubles with each crash in a row
+	// after that, up to BackoffMax. Default 100ms.
 	SpawnDelay time.Duration `koanf:"spawnDelay"`
 	// BackoffMax caps the respawn delay. Default 5s.
 	BackoffMax time.Duration `koanf:"backoffMax"`
 	// SpawnTimeout bounds spawn to ready. Default 10s.
 	SpawnTimeout time.Duration `koanf:"spawnTimeout"`
+	// Spare keeps one Igor process started ahead of need while the pool
+	// has Igors, so that replacing one that died, or starting one more,
+	// costs its handshake (about a millisecond) instead of an exec.
+	// Default true.
+	Spare bool `koanf:"spare"`
 	// ShutdownGrace is how long an Igor has to exit after shutdown or
 	// SIGTERM before it is killed. Default 3s.
 	ShutdownGrace time.Duration `koanf:"shutdownGrace"`
@@ -342,6 +348,7 @@ func Default() Config {
 			SpawnDelay:             100 * time.Millisecond,
 			BackoffMax:             5 * time.Second,
 			SpawnTimeout:           10 * time.Second,
+			Spare:                  true,
 			ShutdownGrace:          3 * time.Second,
 			StopGrace:              time.Second,
 			MemoryLimit:            512 << 20,

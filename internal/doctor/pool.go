@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,6 +80,9 @@ type Pool struct {
 	// holders maps an affinity key (withAffinity) to the Igor that holds
 	// that state: its calls go there while it lives.
 	holders map[string]*igorConn
+	// spare is the Igor process started ahead of need (spare.go); nil
+	// when igors.spare is off.
+	spare *supervise.Spare
 
 	seq atomic.Uint64
 	wg  sync.WaitGroup // one per Igor process, until its exit is handled
@@ -154,7 +156,10 @@ func NewPool(opts PoolOptions) *Pool {
 	}
 	p := &Pool{
 		opts: opts, log: opts.Log, changed: make(chan struct{}), all: map[*igorConn]struct{}{}, holders: map[string]*igorConn{},
-		backoff: supervise.Backoff{Base: opts.Igors.SpawnDelay, Max: opts.Igors.BackoffMax},
+		backoff: supervise.Backoff{Base: opts.Igors.SpawnDelay, Max: opts.Igors.BackoffMax, Free: 1},
+	}
+	if opts.Igors.Spare {
+		p.spare = p.newSpare()
 	}
 	for i := range opts.Igors.MaxWorkers {
 		p.slots = append(p.slots, &slot{id: "igor-" + strconv.Itoa(i+1)})
@@ -559,9 +564,7 @@ func (p *Pool) launch(ig *igorConn) {
 		close(ig.ready)
 		close(ig.exited)
 	}
-	cmd := exec.Command(p.opts.Command[0], append(p.opts.Command[1:], "--id", ig.id)...)
-	cmd.Env = p.opts.Env
-	child, err := supervise.Start(cmd, supervise.ChildOptions{OnStderr: p.igorStderr(ig)})
+	child, err := p.startIgor(ig)
 	if err != nil {
 		fail(err)
 		return
@@ -595,6 +598,7 @@ func (p *Pool) launch(ig *igorConn) {
 	spawnTimer := time.NewTimer(p.opts.Igors.SpawnTimeout)
 	select {
 	case <-ig.ready:
+		p.fillSpare()
 	case <-child.Proc.Done():
 	case <-spawnTimer.C:
 		p.log.Error("Igor did not become ready in time; killing it", "igor", ig.id, "timeout", p.opts.Igors.SpawnTimeout)
@@ -991,6 +995,7 @@ func (p *Pool) housekeep() {
 	if p.opts.Igors.Strategy == StrategySwarm {
 		p.warmLocked()
 	}
+	p.dropSpareLocked()
 	p.mu.Unlock()
 	for _, ig := range hung {
 		p.kill(ig, "missed 3 heartbeats")
@@ -1065,6 +1070,9 @@ func (p *Pool) Close() {
 	p.notifyLocked()
 	p.mu.Unlock()
 	var wg sync.WaitGroup
+	if p.spare != nil {
+		wg.Go(p.spare.Close)
+	}
 	for _, ig := range all {
 		wg.Go(func() { p.stop(ig, "server shutting down") })
 	}

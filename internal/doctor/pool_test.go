@@ -58,12 +58,30 @@ func newPool(t *testing.T, command []string, mutate func(*config.Igors)) *Pool {
 
 func livePIDs(p *Pool) []int {
 	var pids []int
-	for _, ig := range p.Status().Igors {
+	st := p.Status()
+	for _, ig := range st.Igors {
 		if ig.PID > 0 {
 			pids = append(pids, ig.PID)
 		}
 	}
+	if st.SparePID > 0 {
+		pids = append(pids, st.SparePID)
+	}
 	return pids
+}
+
+// waitSpare waits until the pool's spare Igor process waits, and returns
+// its pid.
+func waitSpare(t *testing.T, p *Pool) int {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if pid := p.Status().SparePID; pid > 0 {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no spare Igor: %+v", p.Status())
+		}
+	}
 }
 
 func alive(pid int) bool {
@@ -130,15 +148,16 @@ func TestIdleIgorIsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	pids := livePIDs(p)
+	spare := waitSpare(t, p)
 	deadline := time.Now().Add(5 * time.Second)
-	for len(p.Status().Igors) > 0 {
+	for st := p.Status(); len(st.Igors) > 0 || st.SparePID > 0; st = p.Status() {
 		if time.Now().After(deadline) {
-			t.Fatalf("idle Igor not stopped: %+v", p.Status())
+			t.Fatalf("idle Igor or its spare not stopped: %+v", st)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if alive(pids[0]) {
-		t.Fatal("the stopped Igor's process is still running")
+	if alive(pids[0]) || alive(spare) {
+		t.Fatal("the stopped Igor's process, or the spare, is still running")
 	}
 	if st := p.Status(); st.Restarts != 0 {
 		t.Fatalf("an idle stop is not a restart: %+v", st)
@@ -175,6 +194,42 @@ func TestCallRetriedOnAnotherIgorAfterCrash(t *testing.T) {
 	st := p.Status()
 	if st.Restarts != 1 || st.CrashesInARow != 0 {
 		t.Fatalf("after one crash and a success: %+v", st)
+	}
+}
+
+// A dead Igor's replacement is the spare, already exec'd: the call after
+// the death runs on it, and a new spare is started behind it. With
+// igors.spare off, none is kept.
+func TestDeadIgorIsReplacedByTheSpare(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, nil, func(c *config.Igors) { c.MaxWorkers = 1 })
+	if _, err := call(t, p, "hash_text", `{"text":"a"}`); err != nil {
+		t.Fatal(err)
+	}
+	first := livePIDs(p)[0]
+	spare := waitSpare(t, p)
+	if spare == first {
+		t.Fatalf("the spare is the Igor %d", first)
+	}
+	syscall.Kill(first, syscall.SIGKILL)
+	if _, err := call(t, p, "hash_text", `{"text":"b"}`); err != nil {
+		t.Fatalf("the call after the death: %v", err)
+	}
+	st := p.Status()
+	if len(st.Igors) != 1 || st.Igors[0].PID != spare || st.Igors[0].ID != "igor-1" || st.Igors[0].ToolsLoaded == 0 {
+		t.Fatalf("the replacement is not the spare %d, named igor-1 and loaded: %+v", spare, st.Igors)
+	}
+	if next := waitSpare(t, p); next == spare || next == first {
+		t.Fatalf("no new spare behind it: %d", next)
+	}
+
+	off := newPool(t, nil, func(c *config.Igors) { c.MaxWorkers = 1; c.Spare = false })
+	if _, err := call(t, off, "hash_text", `{"text":"a"}`); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if st := off.Status(); st.SparePID != 0 {
+		t.Fatalf("a spare with igors.spare off: %+v", st)
 	}
 }
 
@@ -254,7 +309,8 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 		delays = append(delays, p.backoff.Fail())
 	}
 	p.mu.Unlock()
-	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 350 * time.Millisecond, 350 * time.Millisecond}
+	// The first crash in a row is replaced at once (a spare waits for it).
+	want := []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 350 * time.Millisecond}
 	if !slices.Equal(delays, want) {
 		t.Fatalf("backoff delays %v, want %v", delays, want)
 	}

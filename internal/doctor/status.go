@@ -43,6 +43,9 @@ type PoolStatus struct {
 	Restarts        int          `json:"restarts"`
 	CrashesInARow   int          `json:"crashesInARow"`
 	Igors           []IgorStatus `json:"igors"`
+	// SparePID is the Igor process started ahead of need (igors.spare),
+	// waiting for its init; 0 when none waits.
+	SparePID int `json:"sparePid,omitempty"`
 }
 
 // Status reports the pool and each Igor.
@@ -82,6 +85,7 @@ func (p *Pool) Status() PoolStatus {
 		}
 	}
 	p.mu.Unlock()
+	st.SparePID = p.sparePID()
 	for i := range st.Igors {
 		st.Igors[i].Memory = proc.RSS(st.Igors[i].PID)
 	}

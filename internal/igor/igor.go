@@ -41,8 +41,12 @@ type Options struct {
 	// In and Out carry the protocol (normally stdin and stdout).
 	In  io.Reader
 	Out io.Writer
-	// Log receives everything else; it must not write to Out.
+	// Log receives everything else; it must not write to Out. Its lines
+	// carry igor=ID before init and the id init gives after.
 	Log *slog.Logger
+	// ID names the Igor until its init message does (a spare is started
+	// before the Doctor knows which slot it will fill).
+	ID string
 	// Tools are every tool this binary knows; the init message's tool bag
 	// picks the ones this Igor loads.
 	Tools []tool.Tool
@@ -107,7 +111,7 @@ func Run(ctx context.Context, opts Options) error {
 	w := &worker{
 		opts:      opts,
 		enc:       wire.NewEncoder(opts.Out),
-		log:       opts.Log,
+		log:       opts.Log.With("igor", opts.ID),
 		res:       tool.NewResources(),
 		timeout:   DefaultTimeout,
 		stopGrace: DefaultStopGrace,
@@ -194,7 +198,7 @@ func (w *worker) init(env *wire.Envelope) error {
 	if env.DynamicBag != nil {
 		w.bag = env.DynamicBag
 	}
-	w.log = w.log.With("igor", env.ID)
+	w.log = w.opts.Log.With("igor", env.ID)
 	w.jsOpts = jsrt.Options{Log: w.log}
 	if c := env.Config; c != nil {
 		if c.Timeout > 0 {

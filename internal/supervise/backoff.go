@@ -4,10 +4,14 @@ import "time"
 
 // Backoff spaces the starts of a child that keeps failing: the delay
 // before the next start after fails failures in a row is
-// Base × 2^(fails−1), at most Max. Not safe for concurrent use: its owner
-// guards it.
+// Base × 2^(fails−Free−1), at most Max, and none for the first Free
+// failures. Not safe for concurrent use: its owner guards it.
 type Backoff struct {
 	Base, Max time.Duration
+	// Free is how many failures in a row are followed by a start at once:
+	// a child that fails now and then is replaced without delay, one that
+	// keeps failing is spaced.
+	Free int
 
 	fails int
 	next  time.Time
@@ -17,8 +21,12 @@ type Backoff struct {
 // which it sets no earlier than now plus that delay.
 func (b *Backoff) Fail() time.Duration {
 	b.fails++
+	if b.fails <= b.Free {
+		b.next = time.Time{}
+		return 0
+	}
 	d := b.Base
-	for i := 1; i < b.fails && d < b.Max; i++ {
+	for i := 1; i < b.fails-b.Free && d < b.Max; i++ {
 		d *= 2
 	}
 	d = min(d, b.Max)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -280,4 +281,35 @@ func BenchmarkSwarm100(b *testing.B) {
 		lat = append(lat, time.Since(t0))
 	}
 	reportLatencies(b, lat)
+}
+
+// BenchmarkIgorReplacement: the call after its only Igor was SIGKILLed,
+// from the call to its answer, with igors.spare on (the replacement takes
+// the spare process, already exec'd) and off (it is exec'd then). A normal
+// call is about 0.1 ms of it.
+func BenchmarkIgorReplacement(b *testing.B) {
+	for _, spare := range []bool{true, false} {
+		b.Run(fmt.Sprintf("spare=%v", spare), func(b *testing.B) {
+			s := startConfigured(b, fmt.Sprintf("igors:\n  maxWorkers: 1\n  spare: %v\n", spare))
+			defer s.stop()
+			var lat []time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				s.mustCall("hash_text", map[string]any{"text": "x"})
+				if spare {
+					for s.mustCall("worker_status", nil)["pool"].(map[string]any)["sparePid"] == nil {
+						time.Sleep(time.Millisecond)
+					}
+				}
+				for _, pid := range s.igorPIDs() {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+				b.StartTimer()
+				t0 := time.Now()
+				s.mustCall("hash_text", map[string]any{"text": "y"})
+				lat = append(lat, time.Since(t0))
+			}
+			reportLatencies(b, lat)
+		})
+	}
 }
