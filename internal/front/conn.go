@@ -46,8 +46,10 @@ type lineConn struct {
 	// hot answers a tools/call frame with a whole response line, or nil
 	// when the call was cancelled and nothing is to be sent. nil: every
 	// call goes to the SDK.
-	hot     func(ctx context.Context, ss *mcp.ServerSession, f *frame) []byte
+	hot     func(ctx context.Context, ss *mcp.ServerSession, f *frame, perRequest bool) []byte
 	session atomic.Pointer[mcp.ServerSession]
+	// metaOK is the last per-request _meta the hot path accepted.
+	metaOK atomic.Pointer[[]byte]
 
 	ctx      context.Context // ends when the connection closes
 	cancel   context.CancelFunc
@@ -262,9 +264,14 @@ func (c *lineConn) dispatch(f *frame, hot bool) {
 		c.deliver(msg)
 		return
 	}
-	if ss := c.session.Load(); hot && c.hot != nil && ss != nil && f.method == "tools/call" && f.id != nil && !newProtocol(f.params) {
+	if ss := c.session.Load(); hot && c.hot != nil && ss != nil && f.method == "tools/call" && f.id != nil {
+		perRequest := newProtocol(f.params)
+		if perRequest && !c.hotPerRequest(ss, f.params) {
+			c.deliver(f.request())
+			return
+		}
 		c.mu.Lock()
-		if c.protocol == "" {
+		if c.protocol == "" && !perRequest {
 			// initialize is not answered yet: the SDK, which handles
 			// messages in order, takes this call after it.
 			c.mu.Unlock()
@@ -277,7 +284,7 @@ func (c *lineConn) dispatch(f *frame, hot bool) {
 		c.mu.Unlock()
 		calls.Go(func() {
 			defer cancel()
-			line := c.hot(ctx, ss, f)
+			line := c.hot(ctx, ss, f, perRequest)
 			if c.finish(f.jid) && line != nil {
 				c.send(line)
 			}

@@ -44,6 +44,9 @@ type Server struct {
 	res      resourceSet
 	bags     sessionBags
 	rec      *record.Recorder // nil: calls are not recorded
+	// serverInfo is the server's implementation as JSON, which each result
+	// of the per-request protocol carries.
+	serverInfo []byte
 }
 
 // Record hands every finished tools/call to rec, on every transport. Call
@@ -54,7 +57,9 @@ func (s *Server) Record(rec *record.Recorder) { s.rec = rec }
 // logging/setLevel.
 func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 	s := &Server{doctor: d, log: log, handlers: map[string]mcp.ToolHandler{}, tools: map[string]*mcp.Tool{}}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "barrhawk", Title: "BarrHawk", Version: version.Version}, &mcp.ServerOptions{
+	impl := &mcp.Implementation{Name: "barrhawk", Title: "BarrHawk", Version: version.Version}
+	s.serverInfo, _ = json.Marshal(impl)
+	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       log,
 		Capabilities: capabilities(d),

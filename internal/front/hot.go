@@ -21,16 +21,24 @@ import (
 // every transport. What the SDK's path adds is kept: an unknown tool is
 // answered -32602 with the closest names (the same text as suggestTools),
 // nil content becomes [], a cancelled call gets no answer. A request with
-// the 2026-07-28 per-request metadata goes to the SDK.
+// the 2026-07-28 per-request metadata takes it once the SDK has seen the
+// session's first (perrequest.go).
 //
 // Put per-call behaviour in the tool handler, not in SDK middleware: a
 // receiving middleware does not see hot-path calls.
 
 // callHot answers one tools/call frame with a whole response line, or nil
-// if the call was cancelled.
-func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame) []byte {
+// if the call was cancelled. perRequest: the frame is of the 2026-07-28
+// per-request protocol, whose result carries the server's info and its
+// resultType.
+func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame, perRequest bool) []byte {
 	var p struct {
-		Meta      mcp.Meta        `json:"_meta"`
+		// Of _meta, the handler reads only the progress token: its other
+		// members (the per-request protocol's, say) are skipped, not
+		// decoded into maps.
+		Meta struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"_meta"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
@@ -50,7 +58,11 @@ func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame) [
 	if h == nil {
 		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: s.doctor.UnknownTool(p.Name).Error()})
 	}
-	res, err := h(ctx, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Meta: p.Meta, Name: p.Name, Arguments: p.Arguments}})
+	var meta mcp.Meta
+	if p.Meta.ProgressToken != nil {
+		meta = mcp.Meta{"progressToken": p.Meta.ProgressToken}
+	}
+	res, err := h(ctx, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Meta: meta, Name: p.Name, Arguments: p.Arguments}})
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -69,6 +81,7 @@ func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame) [
 	line = append(line, `{"jsonrpc":"2.0","id":`...)
 	line = append(line, f.id...)
 	line = append(line, `,"result":`...)
+	start := len(line)
 	if more, ok := appendResult(line, res); ok {
 		line = more
 	} else {
@@ -77,6 +90,9 @@ func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame) [
 			return errorLine(&frameError{code: jsonrpc.CodeInternalError, id: f.id, msg: "encoding the result of " + strconv.Quote(p.Name) + ": " + err.Error()})
 		}
 		line = append(line, body...)
+	}
+	if perRequest {
+		line = append(line[:start], perRequestResult(line[start:], s.serverInfo)...)
 	}
 	return append(line, '}')
 }

@@ -23,6 +23,15 @@ type rawClient struct {
 
 func startRaw(b *testing.B, env ...string) *rawClient {
 	b.Helper()
+	c := startRawUninitialized(b, env...)
+	c.rpc(b, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`)
+	fmt.Fprintln(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+// startRawUninitialized starts the server and sends nothing.
+func startRawUninitialized(b *testing.B, env ...string) *rawClient {
+	b.Helper()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "HOME="+b.TempDir(), "BARRHAWK_LOG_LEVEL=error")
 	cmd.Env = append(cmd.Env, env...)
@@ -34,8 +43,6 @@ func startRaw(b *testing.B, env ...string) *rawClient {
 	}
 	c := &rawClient{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	b.Cleanup(func() { in.Close(); cmd.Wait() })
-	c.rpc(b, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`)
-	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return c
 }
 
@@ -82,6 +89,12 @@ func (c *rawClient) measure(b *testing.B, method, params string) {
 // BenchmarkRawToolsCall: tools/call of hash_text from a raw JSON-RPC client.
 func BenchmarkRawToolsCall(b *testing.B) {
 	startRaw(b).measure(b, "tools/call", `{"name":"hash_text","arguments":{"text":"hello","algorithm":"sha256"}}`)
+}
+
+// BenchmarkRawToolsCallPerRequest: the same on the 2026-07-28 per-request
+// protocol (no initialize; each request carries its _meta).
+func BenchmarkRawToolsCallPerRequest(b *testing.B) {
+	startRawUninitialized(b).measure(b, "tools/call", `{"name":"hash_text","arguments":{"text":"hello","algorithm":"sha256"},`+perRequestMeta+`}`)
 }
 
 // BenchmarkRawToolsList: tools/list from a raw JSON-RPC client.
