@@ -179,6 +179,11 @@ func (c *lineConn) readLoop() {
 				c.log.Debug("reading stdin", "err", err)
 			}
 			c.waitDrained(drainLimit)
+			// Answers handed to a caller still writing go out before the
+			// session ends.
+			if err := c.out.Flush(); err != nil {
+				c.log.Debug("writing stdout", "err", err)
+			}
 			close(c.eof)
 			return
 		}

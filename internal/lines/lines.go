@@ -12,7 +12,6 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"sync/atomic"
 )
 
 // Read reads one line and returns it without its line ending ("\n" or
@@ -82,60 +81,98 @@ func ReadEnds(r *bufio.Reader, limit, keep int) (head []byte, size int, tail []b
 	}
 }
 
-// Writer writes lines to an io.Writer. Lines that arrive while another is
-// being written are gathered and written together, so that under load many
-// answers leave in one system call; a line is never split or interleaved.
+// Writer writes lines to an io.Writer. A line that arrives while another
+// caller is in the middle of a write is added to a buffer that caller
+// writes next, and its own caller goes on without waiting: under load many
+// answers leave in one system call, and no caller sleeps on a lock held
+// across a write. A line is never split or interleaved. When MaxPending
+// bytes are waiting, callers wait for the writer, so that a reader that
+// stops reading holds them back rather than grow the buffer without bound.
 // Safe for concurrent use.
 type Writer struct {
-	waiting atomic.Int32
 	mu      sync.Mutex
+	drained sync.Cond // signalled when a write ends
 	w       io.Writer
-	buf     []byte
+	buf     []byte // lines waiting for the writer
+	spare   []byte // the other buffer, swapped with buf for each write
+	writing bool   // a caller is writing; it writes buf next
 	err     error
 }
 
-// FlushAt is how much is gathered before a write happens regardless; a
-// line this long or longer is written as it is, not copied.
+// FlushAt is the size from which a line is written as it is, not copied
+// into the buffer.
 const FlushAt = 64 << 10
 
+// MaxPending is how many bytes may wait for the writer before callers
+// wait too.
+const MaxPending = 4 << 20
+
 // NewWriter returns a Writer on w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+func NewWriter(w io.Writer) *Writer {
+	l := &Writer{w: w}
+	l.drained.L = &l.mu
+	return l
+}
 
 // WriteLine writes line and a newline. The line must not contain a
 // newline. Once a write fails, every later one returns that error. A nil
-// error means the line was written, or handed to a writer already waiting
-// that writes it next.
+// error means the line was written, or handed to the caller writing now,
+// which writes it next.
 func (l *Writer) WriteLine(line []byte) error {
-	l.waiting.Add(1)
 	l.mu.Lock()
-	l.waiting.Add(-1)
 	defer l.mu.Unlock()
+	for l.err == nil && l.writing && (len(l.buf) >= MaxPending || len(line) >= FlushAt) {
+		l.drained.Wait() // a long line goes out as it is, after what waits
+	}
 	if l.err != nil {
 		return l.err
 	}
-	if len(line) >= FlushAt {
-		if len(l.buf) > 0 {
-			_, l.err = l.w.Write(l.buf)
-			l.buf = l.buf[:0]
+	if len(line) < FlushAt {
+		l.buf = append(l.buf, line...)
+		l.buf = append(l.buf, '\n')
+		if l.writing {
+			return nil // the caller writing now writes it next
 		}
-		if l.err == nil {
-			_, l.err = l.w.Write(line)
-		}
-		if l.err == nil {
-			_, l.err = l.w.Write([]byte{'\n'})
-		}
-		return l.err
+		line = nil
 	}
-	l.buf = append(l.buf, line...)
-	l.buf = append(l.buf, '\n')
-	if l.waiting.Load() > 0 && len(l.buf) < FlushAt {
-		return nil // a writer waiting for the lock writes this too
+	l.writing = true
+	defer func() { l.writing = false; l.drained.Broadcast() }()
+	for len(l.buf) > 0 || line != nil {
+		b := l.buf
+		l.buf = l.spare[:0]
+		l.mu.Unlock()
+		var err error
+		if len(b) > 0 {
+			_, err = l.w.Write(b)
+		}
+		if err == nil && line != nil {
+			if _, err = l.w.Write(line); err == nil {
+				_, err = l.w.Write([]byte{'\n'})
+			}
+			line = nil
+		}
+		l.mu.Lock()
+		if cap(b) <= 4*FlushAt {
+			l.spare = b[:0]
+		} else {
+			l.spare = nil
+		}
+		if err != nil {
+			l.err = err
+			return err
+		}
+		l.drained.Broadcast()
 	}
-	_, l.err = l.w.Write(l.buf)
-	if cap(l.buf) > 4*FlushAt {
-		l.buf = nil
-	} else {
-		l.buf = l.buf[:0]
+	return nil
+}
+
+// Flush returns once every line handed over so far has been written (or
+// a write has failed, whose error it returns).
+func (l *Writer) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.err == nil && (l.writing || len(l.buf) > 0) {
+		l.drained.Wait()
 	}
 	return l.err
 }

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestReadBoundsLongLines(t *testing.T) {
@@ -86,5 +89,88 @@ func TestWriterKeepsEveryLineWhole(t *testing.T) {
 		if !json.Valid([]byte(l)) {
 			t.Fatalf("a line was torn: %.80s", l)
 		}
+	}
+}
+
+// blockingWriter holds each write until released, and counts them.
+type blockingWriter struct {
+	countingWriter
+	entered chan struct{}
+	release chan struct{}
+	fail    error
+}
+
+func (w *blockingWriter) Write(b []byte) (int, error) {
+	w.entered <- struct{}{}
+	<-w.release
+	if w.fail != nil {
+		return 0, w.fail
+	}
+	return w.countingWriter.Write(b)
+}
+
+// While one caller writes, the others hand their lines over and go on at
+// once; the lines leave together in the next write. Past MaxPending bytes
+// waiting, callers wait; a failed write fails every later one.
+func TestWriterCombinesWithoutWaiting(t *testing.T) {
+	t.Parallel()
+	out := &blockingWriter{entered: make(chan struct{}, 16), release: make(chan struct{})}
+	lw := NewWriter(out)
+	first := make(chan error, 1)
+	go func() { first <- lw.WriteLine([]byte(`{"n":0}`)) }()
+	<-out.entered // the first write is in progress and held
+	for i := 1; i <= 3; i++ {
+		if err := lw.WriteLine([]byte(fmt.Sprintf(`{"n":%d}`, i))); err != nil { // returns without waiting
+			t.Fatal(err)
+		}
+	}
+	// Fill the buffer to MaxPending: the next caller waits.
+	filler := []byte(strings.Repeat("x", FlushAt-1))
+	for range MaxPending / FlushAt {
+		if err := lw.WriteLine(filler); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- lw.WriteLine([]byte(`{"n":4}`)) }()
+	select {
+	case err := <-waited:
+		t.Fatalf("a caller did not wait with %d bytes pending: %v", MaxPending, err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	type flushResult struct {
+		err     error
+		written int // lines written when Flush returned
+	}
+	flushed := make(chan flushResult, 1)
+	go func() {
+		err := lw.Flush()
+		out.mu.Lock()
+		defer out.mu.Unlock()
+		flushed <- flushResult{err, strings.Count(out.buf.String(), "\n")}
+	}()
+	out.release <- struct{}{} // the first write
+	<-out.entered             // the second: lines 1 to 3 and the fillers, together
+	out.release <- struct{}{}
+	<-out.entered // line 4, handed over once there was room, by the same writer
+	out.release <- struct{}{}
+	if err := <-waited; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if f := <-flushed; f.err != nil || f.written < 1+3+MaxPending/FlushAt { // those handed over before it
+		t.Fatalf("Flush returned (%v) with %d lines written", f.err, f.written)
+	}
+	got := strings.Split(strings.TrimSuffix(out.buf.String(), "\n"), "\n")
+	if out.writes != 3 || got[0] != `{"n":0}` || got[1] != `{"n":1}` || got[3] != `{"n":3}` || got[len(got)-1] != `{"n":4}` {
+		t.Fatalf("%d writes; lines %q ... %q", out.writes, got[:4], got[len(got)-1])
+	}
+	// A write fails: its caller and every later one get the error.
+	out.fail = errors.New("broken pipe")
+	go func() { <-out.entered; out.release <- struct{}{} }()
+	if err := lw.WriteLine([]byte(`{"n":5}`)); err == nil || lw.WriteLine([]byte(`{"n":6}`)) == nil {
+		t.Fatalf("a failed write: %v", err)
 	}
 }

@@ -117,6 +117,26 @@ func Members(b []byte, fn func(key, value []byte) bool) {
 	}
 }
 
+// Elements calls fn with each element of the array in b, raw, until fn
+// returns false. It stops quietly at the end of a cut-short prefix. b must
+// start with '['.
+func Elements(b []byte, fn func(value []byte) bool) {
+	i := SkipSpace(b, 1)
+	for i < len(b) && b[i] != ']' {
+		vend := SkipValue(b, i)
+		if vend >= len(b) {
+			return // cut short inside this value
+		}
+		if !fn(b[i:vend]) {
+			return
+		}
+		i = SkipSpace(b, vend)
+		if i < len(b) && b[i] == ',' {
+			i = SkipSpace(b, i+1)
+		}
+	}
+}
+
 // AppendString appends s as a JSON string: quotes, backslashes and control
 // characters escaped, U+2028 and U+2029 escaped as encoding/json does,
 // invalid UTF-8 replaced by U+FFFD.

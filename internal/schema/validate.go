@@ -38,6 +38,12 @@ func Validate(s *jsonschema.Schema, raw json.RawMessage) error {
 	var v any
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	if json.Valid(raw) && numbersFit(raw) && accepts(s, raw) {
+		return nil // the usual case: valid, shown so without decoding
+	}
+	if string(raw) == "{}" {
 		v = map[string]any{}
 	} else {
 		// json.Unmarshal, not a Decoder: it refuses trailing data, and a
