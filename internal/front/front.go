@@ -14,8 +14,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/doctor"
@@ -73,9 +75,7 @@ func New(d *doctor.Doctor, log *slog.Logger, level *slog.LevelVar) *Server {
 	if level != nil {
 		s.mcp.AddReceivingMiddleware(followLogLevel(level))
 	}
-	for _, t := range d.Registry().List() {
-		s.addTool(t)
-	}
+	s.addTools(d.Registry().List())
 	if d.DynamicEnabled() {
 		s.watchResources()
 	}
@@ -151,6 +151,23 @@ func (s *Server) addTool(t *tool.Tool) {
 	s.tools[t.Name] = mt
 	s.mu.Unlock()
 	s.mcp.AddTool(mt, h)
+}
+
+// addTools registers tools on every core at once: each costs a schema
+// encoded here and twice re-encoded by the SDK (AddTool), which was most of
+// the time from exec to the answer to initialize. The SDK lists tools by
+// name, so the order they are added in does not show.
+func (s *Server) addTools(tools []*tool.Tool) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(tools)) {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(tools)); i = next.Add(1) - 1 {
+				s.addTool(tools[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // toolHandler returns the handler of a tool, or nil for an unknown one.

@@ -173,6 +173,42 @@ func TestPaging(t *testing.T) {
 	}
 }
 
+// Prune keeps the calls within the retention and deletes the older ones,
+// also when every call is older.
+func TestPruneByAge(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	r := NewRecorder(s, RecorderOptions{})
+	old, recent := time.Now().Add(-2*time.Hour), time.Now()
+	for i := range 10 {
+		at := old
+		if i >= 4 {
+			at = recent
+		}
+		r.Call(Entry{Start: at, Tool: "hash_text", Args: json.RawMessage(`{}`), Value: json.RawMessage(`{}`)})
+	}
+	r.Flush(context.Background())
+	if err := s.Prune(context.Background(), time.Hour, 0); err != nil {
+		t.Fatal(err)
+	}
+	calls, _, err := s.Calls(context.Background(), CallFilter{})
+	if err != nil || len(calls) != 6 {
+		t.Fatalf("after pruning: %d calls (%v), want the 6 recent ones", len(calls), err)
+	}
+	for _, c := range calls {
+		if c.Time.Before(recent.Add(-time.Second)) {
+			t.Errorf("call %d of %v outlived the retention", c.ID, c.Time)
+		}
+	}
+	time.Sleep(5 * time.Millisecond)
+	if err := s.Prune(context.Background(), time.Millisecond, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := s.CallCount(context.Background()); n != 0 {
+		t.Errorf("every call older than the retention: %d left", n)
+	}
+}
+
 // The front's side of recording: an append under a mutex. It must not
 // allocate once the buffer has grown (no garbage per call).
 func TestRecordingDoesNotAllocate(t *testing.T) {
