@@ -31,7 +31,7 @@ func mgmt(name, desc string, props ...schema.Prop) tool.Def {
 func (d *Doctor) managementTools() []tool.Tool {
 	return []tool.Tool{
 		{
-			Def: mgmt("worker_status", "Health of the front and the Igor worker pool: pool settings, and per Igor its pid, status (starting, idle, busy, draining), memory (RSS bytes), uptime, restarts and tasks done/failed; and the state of each hosted MCP server (gateway)."),
+			Def: mgmt("worker_status", "Health of the front and the Igor worker pool: pool settings, and per Igor its pid, status (starting, idle, busy, draining), memory (RSS bytes), uptime, restarts and tasks done/failed; the spare Igor waiting to replace one (sparePid); and the state of each hosted MCP server (gateway)."),
 			Run: func(context.Context, *tool.Call) (any, error) { return d.Status(), nil },
 		},
 		{
