@@ -19,6 +19,8 @@ import (
 
 // Imported tells what became of one report file given to ImportReports.
 type Imported struct {
+	// Path is the report file's path.
+	Path string `json:"path"`
 	// RunID is the report's run in the record.
 	RunID int64 `json:"runId"`
 	// Key is the run's key: "report:" and a hash of the file's path, size
@@ -45,7 +47,8 @@ type Imported struct {
 // "file"), relative paths taken from the report's directory.
 //
 // It goes on past a report that fails and returns what it recorded with
-// the errors joined.
+// the errors joined. Each report gets its RecordRun, or the RecordError
+// that kept it out.
 func ImportReports(ctx context.Context, s *Store, reps []*testreport.Report) ([]Imported, error) {
 	out := []Imported{}
 	var errs []error
@@ -55,25 +58,33 @@ func ImportReports(ctx context.Context, s *Store, reps []*testreport.Report) ([]
 		}
 		imp, err := importReport(ctx, s, rep)
 		if err != nil {
+			rep.RecordError = err.Error()
 			if ctx.Err() != nil {
 				return out, errors.Join(append(errs, err)...)
 			}
 			errs = append(errs, err)
 			continue
 		}
+		rep.RecordRun = imp.RunID
 		out = append(out, imp)
 	}
 	return out, errors.Join(errs...)
 }
 
 // ImportShared imports reps into the record set by Use (ImportReports).
-// With the record off it does nothing and returns no error.
+// With the record off it does nothing and returns no error; when the
+// record does not open, each report file says so (RecordError).
 func ImportShared(ctx context.Context, reps []*testreport.Report) ([]Imported, error) {
 	s, err := Shared()
 	if errors.Is(err, ErrOff) {
 		return nil, nil
 	}
 	if err != nil {
+		for _, rep := range reps {
+			if rep != nil && filepath.IsAbs(rep.Name) {
+				rep.RecordError = "the record did not open: " + err.Error()
+			}
+		}
 		return nil, err
 	}
 	return ImportReports(ctx, s, reps)
@@ -97,7 +108,7 @@ func importReport(ctx context.Context, s *Store, rep *testreport.Report) (Import
 		return Imported{}, fmt.Errorf("record: import %s: %w", rep.Name, err)
 	}
 	key := ReportKey(rep.Name, fi.Size(), fi.ModTime())
-	imp := Imported{Key: key, Tests: len(rep.Results)}
+	imp := Imported{Path: rep.Name, Key: key, Tests: len(rep.Results)}
 	// Most reads are of a file recorded before: look before converting.
 	err = s.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE key = ?`, key).Scan(&imp.RunID)
 	if err == nil {

@@ -167,6 +167,11 @@ type Report struct {
 	// did not load, a suite that failed to run, a TAP bail out, a go
 	// package that did not build.
 	Errors []string
+	// RecordRun is the report's run in BarrHawk's record (the dashboard's
+	// runs), once recorded; 0 for text given inline or with the record
+	// off. RecordError says why a file was not recorded.
+	RecordRun   int64
+	RecordError string
 }
 
 // Bounds of what one report may hold.

@@ -281,13 +281,16 @@ type SourceInfo struct {
 	Format  Format   `json:"format"`
 	Results int      `json:"results"`
 	Errors  []string `json:"errors,omitempty"`
+	// RecordRun and RecordError are Report's.
+	RecordRun   int64  `json:"recordRun,omitempty"`
+	RecordError string `json:"recordError,omitempty"`
 }
 
 // Infos tells what each report held.
 func Infos(reps []*Report) []SourceInfo {
 	out := make([]SourceInfo, len(reps))
 	for i, r := range reps {
-		out[i] = SourceInfo{Path: r.Name, Format: r.Format, Results: len(r.Results), Errors: r.Errors}
+		out[i] = SourceInfo{Path: r.Name, Format: r.Format, Results: len(r.Results), Errors: r.Errors, RecordRun: r.RecordRun, RecordError: r.RecordError}
 	}
 	return out
 }

@@ -41,8 +41,14 @@ func TestReportsAreRecordedAndCompared(t *testing.T) {
 	write("run-2.xml", junitRun("2026-04-02T10:00:00Z", "0.1", "1.5"))
 	write("run-3.xml", junitRun("2026-04-03T10:00:00Z", "0.2", "1.0"))
 
-	tooltest.MustInRoot(t, root, Tools(), "report_summary", `{"source":"run-1.xml"}`)
-	tooltest.MustInRoot(t, root, Tools(), "report_failures", `{"source":"run-1.xml"}`)
+	summary := tooltest.MustInRoot(t, root, Tools(), "report_summary", `{"source":"run-1.xml"}`)
+	again := tooltest.MustInRoot(t, root, Tools(), "report_failures", `{"source":"run-1.xml"}`)
+	// Each answer names the run the file is in the record, the same run
+	// when it is read again.
+	src := summary["sources"].([]any)[0].(map[string]any)
+	if src["recordRun"] == nil || src["recordError"] != nil || !tooltest.SameJSON(t, again["sources"].([]any)[0].(map[string]any)["recordRun"], tooltest.Marshal(src["recordRun"])) {
+		t.Errorf("the record's run in the answers: %s, then %s", tooltest.Marshal(summary["sources"]), tooltest.Marshal(again["sources"]))
+	}
 	tooltest.MustInRoot(t, root, Tools(), "report_timing", `{"source":["run-1.xml","run-2.xml"]}`)
 	runs, _, err := s.Runs(ctx, record.RunReport, 0, 0)
 	if err != nil || len(runs) != 2 {
@@ -107,5 +113,28 @@ func TestRegressionFromRecordOff(t *testing.T) {
 	err := tooltest.MustFailWith(t, Tools(), "performance_regression", `{"fromRecord":{}}`, tool.CodeInvalidArgs, "dashboard.record")
 	if !strings.Contains(err.Message, "fromRecord") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A record that cannot be kept does not fail the call; the answer says why
+// the file was not recorded.
+func TestReportNotRecordedSaysWhy(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	record.Use(filepath.Join(blocker, "record.db")) // under a file: it cannot open
+	t.Cleanup(func() { record.Use("") })
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "run.xml"), []byte(junitRun("2026-04-01T10:00:00Z", "0.1", "1.0")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := tooltest.MustInRoot(t, root, Tools(), "report_summary", `{"source":"run.xml"}`)
+	src := got["sources"].([]any)[0].(map[string]any)
+	if msg, _ := src["recordError"].(string); src["recordRun"] != nil || !strings.Contains(msg, "record did not open") {
+		t.Errorf("sources: %s", tooltest.Marshal(got["sources"]))
 	}
 }

@@ -103,7 +103,7 @@ func reportSummary() tool.Tool {
 				"needed retries. Results without a suite are grouped as \"(no suite)\". With format markdown or text, report holds a " +
 				"ready-to-paste report; with json it is omitted. Instead of results, source reads what a test runner wrote (JUnit XML, " +
 				"TAP, go test -json, Playwright or Jest JSON: a file, glob, directory or the text); then sources says what each file " +
-				"held [{path, format, results, errors?}], and runErrors lists failures outside any test (a spec that did not load, a " +
+				"held [{path, format, results, errors?, recordRun?: its run in the record the dashboard shows}], and runErrors lists failures outside any test (a spec that did not load, a " +
 				"package that did not build), which make status failed.",
 			Group:    Group,
 			Category: tool.CategoryUtility,
