@@ -3,12 +3,14 @@ package record
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/barrhawk/barrhawk/internal/redact"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // AssertionGroup is the docs group of the assertion tools, browser ones
@@ -34,6 +36,32 @@ func KindOf(d *tool.Def) string {
 	}
 }
 
+// TestNameArg is the argument every tool whose calls are tests takes to
+// name its test in the record: its history is kept under that name.
+const TestNameArg = "testName"
+
+// WithTestName gives each tool whose calls are tests (KindOf) the
+// TestNameArg argument; the tools themselves ignore it. Their schemas are
+// copied, not changed in place.
+func WithTestName(tools []tool.Tool) []tool.Tool {
+	for i := range tools {
+		t := &tools[i]
+		if KindOf(&t.Def) == "" || t.Input == nil {
+			continue
+		}
+		in := *t.Input
+		in.Properties = maps.Clone(in.Properties)
+		if in.Properties == nil {
+			in.Properties = map[string]*jsonschema.Schema{}
+		}
+		in.Properties[TestNameArg] = &jsonschema.Schema{Type: "string", MaxLength: new(200),
+			Description: "A name for this check in the record of test runs (the dashboard keeps its history under it); default: the tool and what it checks"}
+		in.PropertyOrder = append(slices.Clone(in.PropertyOrder), TestNameArg)
+		t.Input = &in
+	}
+	return tools
+}
+
 // observed are the arguments that carry what a test looked at rather than
 // what it checks: they vary from run to run, so a test's name leaves them
 // out.
@@ -42,14 +70,20 @@ var observed = []string{"actual", "value", "text", "data", "timeout", "maxBytes"
 // TestName is the name a call of tool with args is recorded under: the tool
 // and what it checks ("assert_text selector=\"h1\" expected=\"Welcome\""),
 // the same from run to run so that its history is one line.
+//
+// A call that names its test (TestNameArg) is recorded under that name.
 func TestName(toolName string, args json.RawMessage) string {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(args, &m) != nil || len(m) == 0 {
 		return toolName
 	}
+	var given string
+	if json.Unmarshal(m[TestNameArg], &given) == nil && strings.TrimSpace(given) != "" {
+		return tool.Shorten(strings.TrimSpace(given), 200)
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		if !slices.Contains(observed, k) {
+		if !slices.Contains(observed, k) && k != TestNameArg {
 			keys = append(keys, k)
 		}
 	}

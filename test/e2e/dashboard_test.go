@@ -176,7 +176,8 @@ func TestDashboard(t *testing.T) {
 	if png, err := os.ReadFile(shot); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Fatalf("the failure's screenshot %s: %v", shot, err)
 	}
-	s.mustCall("assert_text", map[string]any{"selector": "h1", "expected": "Welcome"})
+	// An assertion named by the agent is recorded under its name.
+	s.mustCall("assert_text", map[string]any{"selector": "h1", "expected": "Welcome", "testName": "greets the shopper"})
 	if _, err := p.Navigate(ctx, base+"/#/runs"); err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestDashboard(t *testing.T) {
 	}
 	failed := `#run-detail div.test[data-status="failed"]:has-text("Goodbye")`
 	wait(failed, 10*time.Second)
-	wait(`#run-detail div.test[data-status="passed"]:has-text("Welcome")`, 10*time.Second)
+	wait(`#run-detail div.test[data-status="passed"]:has-text("greets the shopper")`, 10*time.Second)
 	wait(failed+` img.evidence`, 10*time.Second)
 	loaded, err := p.Evaluate(ctx, `(async () => { const img = document.querySelector('#run-detail div.test[data-status="failed"] img.evidence'); if (!img.complete) await new Promise(r => img.onload = img.onerror = r); return img.naturalWidth; })()`, nil)
 	if err != nil || string(loaded) == "0" {

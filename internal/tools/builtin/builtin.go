@@ -3,6 +3,7 @@
 package builtin
 
 import (
+	"github.com/barrhawk/barrhawk/internal/record"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tools/assert"
 	browsertools "github.com/barrhawk/barrhawk/internal/tools/browser"
@@ -22,7 +23,8 @@ import (
 )
 
 // Tools returns every built-in tool that runs in an Igor, family by family,
-// and the fault-injection tools when BARRHAWK_TEST_TOOLS=1.
+// and the fault-injection tools when BARRHAWK_TEST_TOOLS=1; the tools whose
+// calls are tests take record.TestNameArg.
 func Tools() []tool.Tool {
 	var out []tool.Tool
 	for _, family := range [][]tool.Tool{
@@ -46,5 +48,5 @@ func Tools() []tool.Tool {
 	if fault.Enabled() {
 		out = append(out, fault.Tools()...)
 	}
-	return out
+	return record.WithTestName(out)
 }
