@@ -15,7 +15,9 @@ import (
 // CPU, and dropped when the pool has no Igor left (idle), so that a server
 // at rest holds no extra process.
 
-// spareID is the id a spare runs under until its init names it.
+// spareID is the id a spare runs under until its init names it; its
+// command line (ps) keeps "--id spare" after, its logs and worker_status
+// use the name init gave.
 const spareID = "spare"
 
 func (p *Pool) newSpare() *supervise.Spare {
