@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/doctor"
+	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/record"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -449,6 +450,8 @@ func (s *Server) readEvidence(ev *record.Evidence, runSource string) ([]byte, er
 	return io.ReadAll(f)
 }
 
+// within reports whether path is within one of dirs, their symbolic
+// links resolved.
 func within(path string, dirs []string) bool {
 	for _, d := range dirs {
 		if d == "" {
@@ -457,7 +460,7 @@ func within(path string, dirs []string) bool {
 		if real, err := filepath.EvalSymlinks(d); err == nil {
 			d = real
 		}
-		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+		if fspath.Within(path, filepath.Clean(d)) {
 			return true
 		}
 	}

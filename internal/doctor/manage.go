@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -156,7 +157,7 @@ func planRead(p string, roots []string) (any, error) {
 	if err != nil {
 		// Outside the roots a missing file is refused like any other, so
 		// that plan_read does not tell which files exist there.
-		if dir, derr := filepath.EvalSymlinks(filepath.Dir(abs)); derr != nil && !within(abs, roots) || derr == nil && !within(dir, roots) {
+		if dir, derr := filepath.EvalSymlinks(filepath.Dir(abs)); derr != nil && !fspath.WithinAny(abs, roots) || derr == nil && !fspath.WithinAny(dir, roots) {
 			return nil, outside(abs)
 		}
 		if os.IsNotExist(err) {
@@ -164,7 +165,7 @@ func planRead(p string, roots []string) (any, error) {
 		}
 		return nil, tool.Errorf(tool.CodeToolError, "plan_read %s: %v", abs, err)
 	}
-	if !within(real, roots) {
+	if !fspath.WithinAny(real, roots) {
 		where := real
 		if real != abs {
 			where = abs + " (a link to " + real + ")"

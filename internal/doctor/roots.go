@@ -77,13 +77,3 @@ func fileURIPath(uri string) (string, bool) {
 	}
 	return filepath.FromSlash(u.Path), true
 }
-
-// within reports whether path (resolved) is one of roots or inside one.
-func within(path string, roots []string) bool {
-	for _, r := range roots {
-		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}

@@ -45,25 +45,6 @@ func TestAllowedRoots(t *testing.T) {
 	}
 }
 
-func TestWithin(t *testing.T) {
-	for _, c := range []struct {
-		path  string
-		roots []string
-		want  bool
-	}{
-		{"/a/b/c.md", []string{"/a/b"}, true},
-		{"/a/b", []string{"/a/b"}, true},
-		{"/a/bc/d.md", []string{"/a/b"}, false},
-		{"/x.md", []string{"/"}, true},
-		{"/a/b/c.md", nil, false},
-		{"/a/b/c.md", []string{"/z", "/a/"}, true},
-	} {
-		if got := within(c.path, c.roots); got != c.want {
-			t.Errorf("within(%s, %v) = %v, want %v", c.path, c.roots, got, c.want)
-		}
-	}
-}
-
 func TestPlanReadConfinedToRoots(t *testing.T) {
 	root, outside := resolvedTemp(t), resolvedTemp(t)
 	write := func(p, s string) {

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -134,12 +135,12 @@ func outputPath(arg, p string) (string, error) {
 		abs = filepath.Join(dir, p)
 	}
 	abs = filepath.Clean(abs)
-	if !within(abs, dir) || abs == dir {
+	if !fspath.Within(abs, dir) || abs == dir {
 		return "", tool.Errorf(tool.CodeForbidden, "argument %q: %s is outside the browser's output directory %s (tools.screenshotDir); give a file name relative to it, such as \"shots/page.png\"", arg, p, dir)
 	}
 	// A link on the way must not lead out: resolve what exists of the
 	// path before creating anything.
-	if real, rd := resolveExisting(filepath.Dir(abs)), resolveExisting(dir); !within(real, rd) {
+	if real, rd := resolveExisting(filepath.Dir(abs)), resolveExisting(dir); !fspath.Within(real, rd) {
 		return "", tool.Errorf(tool.CodeForbidden, "argument %q: %s leads outside %s through a symbolic link", arg, p, dir)
 	}
 	if fi, err := os.Lstat(abs); err == nil {
@@ -154,11 +155,6 @@ func outputPath(arg, p string) (string, error) {
 		return "", tool.Errorf(tool.CodeToolError, "create %s: %v", filepath.Dir(abs), err)
 	}
 	return abs, nil
-}
-
-// within says whether path is dir or below it (both clean and absolute).
-func within(path, dir string) bool {
-	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // resolveExisting resolves the symbolic links of the longest existing

@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
@@ -134,10 +135,8 @@ func sqlitePath(ctx context.Context, p string) (abs, real string, err error) {
 	} else if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
 		real = filepath.Join(dir, filepath.Base(abs))
 	}
-	for _, r := range roots {
-		if real == r || strings.HasPrefix(real, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
-			return abs, real, nil
-		}
+	if fspath.WithinAny(real, roots) {
+		return abs, real, nil
 	}
 	how := ""
 	if real != abs {

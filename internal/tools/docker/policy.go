@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -129,7 +130,7 @@ func checkAllowed(ctx context.Context, arg, p string, s Settings, what string) e
 		if r, err := filepath.EvalSymlinks(a); err == nil {
 			a = r
 		}
-		if within(p, filepath.Clean(a)) {
+		if fspath.Within(p, filepath.Clean(a)) {
 			return nil
 		}
 	}
@@ -148,14 +149,6 @@ func rootsOf(ctx context.Context) []string {
 	return []string{wd}
 }
 
-// within reports whether p is dir or inside it.
-func within(p, dir string) bool {
-	if dir == "/" {
-		return true
-	}
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
-}
-
 // isDockerSocket reports whether p is the daemon's socket: the usual
 // paths, or the unix socket the client speaks to.
 func isDockerSocket(p, daemon string) bool {
@@ -167,7 +160,7 @@ func isDockerSocket(p, daemon string) bool {
 		if r, err := filepath.EvalSymlinks(sock); err == nil {
 			sock = r
 		}
-		return p == sock || within(sock, p) && p != "/"
+		return p == sock || fspath.Within(sock, p) && p != "/"
 	}
 	return false
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -100,7 +101,7 @@ func fsBackup() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			if inside(dst.abs, src.abs) {
+			if fspath.Within(dst.abs, src.abs) {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "destination %s is inside source %s; the backup would hold itself", dst.abs, src.abs)
 			}
 			if _, err := dst.root.Lstat(dst.rel); err == nil {

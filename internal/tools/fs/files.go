@@ -23,6 +23,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tools/text"
@@ -452,7 +453,7 @@ func (s *sandbox) pair(source, destination string) (src, dst *place, err error) 
 	if src.abs == dst.abs {
 		return nil, nil, tool.Errorf(tool.CodeInvalidArgs, "source and destination are the same path: %s", src.abs)
 	}
-	if inside(dst.abs, src.abs) {
+	if fspath.Within(dst.abs, src.abs) {
 		return nil, nil, tool.Errorf(tool.CodeInvalidArgs, "destination %s is inside source %s", dst.abs, src.abs)
 	}
 	return src, dst, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -134,7 +135,7 @@ func (s *sandbox) place(arg, p string, follow bool) (*place, error) {
 func (s *sandbox) rootOf(path string) string {
 	best := ""
 	for _, r := range s.roots {
-		if inside(path, r) && (best == "" || len(r) < len(best)) {
+		if fspath.Within(path, r) && (best == "" || len(r) < len(best)) {
 			best = r
 		}
 	}
@@ -161,14 +162,6 @@ func realDir(abs string) (string, bool) {
 		rest = filepath.Join(filepath.Base(dir), rest)
 		dir = parent
 	}
-}
-
-// inside reports whether path is dir or below it (both clean and absolute).
-func inside(path, dir string) bool {
-	if path == dir {
-		return true
-	}
-	return strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // isEscape reports whether err is os.Root's refusal of a path that leads

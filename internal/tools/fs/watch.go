@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/fsnotify/fsnotify"
@@ -251,7 +252,7 @@ func watchStart(s *sandbox, p string, recursive bool, debounce *int, buffer int,
 	// fsnotify takes names, not handles: watch the directory's real path,
 	// which os.Root has just confirmed lies inside the root.
 	dir, err := filepath.EvalSymlinks(pl.abs)
-	if err != nil || !inside(dir, pl.rootDir) {
+	if err != nil || !fspath.Within(dir, pl.rootDir) {
 		return nil, tool.Errorf(tool.CodeForbidden, "fs_watch %s: leads outside the root %s through a symbolic link", pl.abs, pl.rootDir)
 	}
 	fw, err := fsnotify.NewWatcher()

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -48,7 +49,7 @@ func fsZip() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			if inside(dst.abs, src.abs) {
+			if fspath.Within(dst.abs, src.abs) {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "destination %s is inside source %s; the archive would hold itself", dst.abs, src.abs)
 			}
 			if _, err := dst.root.Lstat(dst.rel); err == nil && !in.Overwrite {
