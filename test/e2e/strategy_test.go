@@ -61,7 +61,10 @@ func TestTaskAndSwarmEvents(t *testing.T) {
 // never share a process.
 func TestSpecializedDomainLanes(t *testing.T) {
 	t.Parallel()
-	s := startConfigured(t, "igors:\n  strategy: specialized\n  maxWorkers: 4\n")
+	// Five slots: one for the Igor that loads the dynamic tool, one per
+	// domain, so that no Igor gives its slot up (and its count with it) to
+	// another lane.
+	s := startConfigured(t, "igors:\n  strategy: specialized\n  maxWorkers: 5\n")
 	args := reverseArgs("return { reversed: (args.text as string).split('').reverse().join('') };")
 	args["name"], args["permissions"] = "page_probe", []string{"browser"}
 	s.mustCall("dynamic_tool_create", args)
