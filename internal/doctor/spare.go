@@ -55,10 +55,10 @@ func (p *Pool) fillSpare() {
 	}
 }
 
-// dropSpareLocked stops the spare when no Igor is left and no call waits
-// for one.
+// dropSpareLocked stops the spare when one waits, no Igor is left and no
+// call waits for one.
 func (p *Pool) dropSpareLocked() {
-	if p.spare == nil || p.waiting > 0 {
+	if p.spare == nil || p.waiting > 0 || p.spare.Waiting() == 0 {
 		return
 	}
 	for _, s := range p.slots {

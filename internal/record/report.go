@@ -53,7 +53,7 @@ func ImportReports(ctx context.Context, s *Store, reps []*testreport.Report) ([]
 	out := []Imported{}
 	var errs []error
 	for _, rep := range reps {
-		if rep == nil || !filepath.IsAbs(rep.Name) {
+		if !recordable(rep) {
 			continue
 		}
 		imp, err := importReport(ctx, s, rep)
@@ -71,6 +71,10 @@ func ImportReports(ctx context.Context, s *Store, reps []*testreport.Report) ([]
 	return out, errors.Join(errs...)
 }
 
+// recordable reports whether rep is a file, which has an identity in the
+// record; text given inline has none.
+func recordable(rep *testreport.Report) bool { return rep != nil && filepath.IsAbs(rep.Name) }
+
 // ImportShared imports reps into the record set by Use (ImportReports).
 // With the record off it does nothing and returns no error; when the
 // record does not open, each report file says so (RecordError).
@@ -81,7 +85,7 @@ func ImportShared(ctx context.Context, reps []*testreport.Report) ([]Imported, e
 	}
 	if err != nil {
 		for _, rep := range reps {
-			if rep != nil && filepath.IsAbs(rep.Name) {
+			if recordable(rep) {
 				rep.RecordError = "the record did not open: " + err.Error()
 			}
 		}
