@@ -20,6 +20,13 @@ func testTool(name string, run tool.Handler) tool.Tool {
 	return tool.Tool{Def: tool.Def{Name: name, Description: "test", Group: "Test", Category: tool.CategoryTest, Input: schema.Object(), RequiresWorker: true}, Run: run}
 }
 
+// quickTool is a test tool marked quick (tool.Def.Quick).
+func quickTool(name string, run tool.Handler) tool.Tool {
+	t := testTool(name, run)
+	t.Quick = true
+	return t
+}
+
 var tools = []tool.Tool{
 	testTool("echo_args", func(_ context.Context, c *tool.Call) (any, error) { return json.RawMessage(c.Args), nil }),
 	testTool("browser_fake", func(context.Context, *tool.Call) (any, error) { return "page", nil }),
@@ -32,6 +39,11 @@ var tools = []tool.Tool{
 		return nil, ctx.Err()
 	}),
 	testTool("stuck", func(context.Context, *tool.Call) (any, error) { select {} }),
+	quickTool("quick_deadline", func(ctx context.Context, _ *tool.Call) (any, error) {
+		_, ok := ctx.Deadline()
+		return ok, nil
+	}),
+	quickTool("quick_boom", func(context.Context, *tool.Call) (any, error) { panic("quick kaboom") }),
 	bigTool,
 	testTool("open_thing", func(_ context.Context, c *tool.Call) (any, error) {
 		c.Resources.Put(tool.KindPostgres, "main", nil, func() error { return nil })
@@ -213,6 +225,39 @@ func TestManyTasksInFlightMatchedByID(t *testing.T) {
 	}
 	if len(seen) != 50 {
 		t.Fatalf("answers for %d distinct ids", len(seen))
+	}
+}
+
+// A quick tool's call with small arguments runs on the reader's
+// goroutine, with no timer (no deadline); one with large arguments runs as
+// any other task. A panic there is an answer too, and the Igor reads on.
+func TestQuickToolsRunOnTheReader(t *testing.T) {
+	t.Parallel()
+	u := run(t)
+	u.init(t, nil, wire.InitConfig{})
+	big := json.RawMessage(`{"pad":"` + strings.Repeat("x", quickArgs) + `"}`)
+	// Sent from another goroutine: the test's pipes hold nothing, so the
+	// reader answering on its own goroutine waits for recv below.
+	go func() {
+		for _, task := range []wire.Task{
+			{ID: "small", Tool: "quick_deadline", Args: json.RawMessage(`{}`)},
+			{ID: "boom", Tool: "quick_boom", Args: json.RawMessage(`{}`)},
+			{ID: "large", Tool: "quick_deadline", Args: big},
+		} {
+			if err := u.enc.Encode(task); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	// Answered in the order sent: the first two on the reader itself.
+	if r := u.recv(t); r.ID != "small" || r.Status != wire.StatusSuccess || string(r.Result) != "false" {
+		t.Fatalf("a small quick call: want no deadline, answered first; got %+v", r)
+	}
+	if r := u.recv(t); r.ID != "boom" || r.Status != wire.StatusError || r.Error.Code != tool.CodeToolPanic || !strings.Contains(r.Error.Message, "quick kaboom") {
+		t.Fatalf("a quick call that panics: %+v", r)
+	}
+	if r := u.recv(t); r.ID != "large" || r.Status != wire.StatusSuccess || string(r.Result) != "true" {
+		t.Fatalf("a quick call over %d bytes of arguments: want the task's deadline; got %+v", quickArgs, r)
 	}
 }
 

@@ -62,6 +62,11 @@ type Def struct {
 	// Timeout bounds one call; 0 means the configured default
 	// (tools.defaultTimeout, DOCTOR_TOOL_TIMEOUT).
 	Timeout time.Duration
+	// Quick says the handler answers from its arguments alone, without I/O
+	// or waiting, in time linear in their size. An Igor runs a quick call
+	// with small arguments on the goroutine that reads its tasks, without
+	// a goroutine or timers of its own, which cost more than the call.
+	Quick bool
 	// Retries is how many times a call is sent to another Igor when the Igor
 	// running it dies. 0 means the default, 1; -1 means never (for tools whose
 	// side effects must not happen twice).

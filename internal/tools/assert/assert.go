@@ -68,6 +68,7 @@ func assertEquals() tool.Tool {
 				schema.Boolean("strict", "Require the same JSON types (no 1 == \"1\")").Default(false),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			actual, err := jsondiff.DecodeArg("actual", in.Actual)
@@ -189,6 +190,7 @@ func assertTruthy() tool.Tool {
 				schema.Any("value", "The value to test: any JSON value").Required(),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			v, err := jsondiff.DecodeArg("value", in.Value)
@@ -228,6 +230,7 @@ func assertType() tool.Tool {
 				schema.String("expectedType", "The type the value must have").Enum(typeNames...).Required(),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			v, err := jsondiff.DecodeArg("value", in.Value)
@@ -282,6 +285,7 @@ func assertRange() tool.Tool {
 				schema.Boolean("inclusive", "Whether the bounds themselves are in range").Default(true),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			inclusive := in.Inclusive == nil || *in.Inclusive

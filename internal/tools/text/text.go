@@ -46,6 +46,7 @@ func hashText() tool.Tool {
 				schema.String("encoding", "Output encoding of the digest").Enum("hex", "base64").Default("hex"),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			if in.Algorithm == "" {

@@ -32,6 +32,7 @@ func objectDiff() tool.Tool {
 				schema.Boolean("deep", "Descend into nested objects and arrays; false compares top-level keys only").Default(true),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			expected, err := jsondiff.DecodeArg("expected", in.Expected)

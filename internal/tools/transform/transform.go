@@ -48,6 +48,7 @@ func base64Encode() tool.Tool {
 				schema.Boolean("urlSafe", "Use the URL-safe alphabet (- and _, no padding) instead of the standard one (+ and /, = padding)").Default(false),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			if in.Action == "" {
@@ -144,6 +145,7 @@ func jsonFormat() tool.Tool {
 				schema.Integer("indent", "Spaces per indentation level when formatting").Min(1).Max(10).Default(2),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			if in.Action == "" {

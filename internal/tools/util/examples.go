@@ -26,6 +26,7 @@ func helloWorld() tool.Tool {
 				schema.Boolean("excited", "End with \"!!!\" instead of \"!\"").Default(false),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			name := "World"
@@ -59,6 +60,7 @@ func jsonValidator() tool.Tool {
 				schema.Any("schema", "The JSON Schema, an object (or true/false)").Types("object", "boolean").Required(),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			if len(in.Schema) == 0 {

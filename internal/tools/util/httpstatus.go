@@ -126,6 +126,7 @@ func httpStatusInfo() tool.Tool {
 				schema.Integer("code", "HTTP status code, 100 to 599").Min(100).Max(599).Required(),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			if in.Code < 100 || in.Code > 599 || in.Code != math.Trunc(in.Code) {

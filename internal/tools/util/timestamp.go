@@ -26,6 +26,7 @@ func timestampNow(now func() time.Time) tool.Tool {
 				schema.String("timezone", "IANA time zone the iso and human forms are expressed in, such as \"Europe/Berlin\"").Default("UTC"),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			loc, err := loadZone("timezone", in.Timezone)

@@ -52,6 +52,7 @@ func urlParse() tool.Tool {
 				schema.String("url", "The URL to parse, such as \"https://user@example.com:8080/p?a=1&a=2#top\"").Min(1).Required(),
 			),
 			RequiresWorker: true,
+			Quick:          true,
 		},
 		Run: tool.Typed(func(_ context.Context, in args, _ *tool.Call) (any, error) {
 			raw := strings.TrimSpace(in.URL)
