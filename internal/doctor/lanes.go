@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -84,6 +85,66 @@ func affinityOf(t *tool.Tool) string {
 	return ""
 }
 
+// pickHolderLocked is pickLocked for a call with an affinity key: the Igor
+// holding the key's state while it lives (nil when it is at its task limit:
+// the call waits for room there rather than run where its state is not),
+// else the Igor pickLocked chooses, which becomes the holder.
+func (p *Pool) pickHolderLocked(key string, lane *Lane, avoid *igorConn) (*igorConn, time.Duration) {
+	if key == "" {
+		return p.pickLocked(lane, avoid)
+	}
+	key = laneName(lane) + "|" + key
+	if h := p.holders[key]; h != nil {
+		if h.state == stateReady && h.slot.ig == h && !h.dying.Load() && h != avoid {
+			if h.inFlight < p.opts.Igors.MaxTasksPerIgor {
+				return h, 0
+			}
+			return nil, 0
+		}
+		delete(p.holders, key) // it ended, and its state with it
+	}
+	ig, retryIn := p.pickLocked(lane, avoid)
+	if ig != nil {
+		p.holders[key] = ig
+	}
+	return ig, retryIn
+}
+
+// Quick calls (tool.Def.Quick) take microseconds on an Igor's reader.
+// Each goes to the Igor of its lane that took the last one while that
+// Igor can take one more: one process stays awake for them and reads them
+// in bursts, rather than each call waking the next Igor in turn. Unlike an
+// affinity key, this is a preference, never a reason to wait.
+type quickKey struct{}
+
+// quickHolder is the holders key, after the lane's name, of the Igor that
+// takes a lane's quick calls.
+const quickHolder = "|quick"
+
+func withQuick(ctx context.Context) context.Context {
+	return context.WithValue(ctx, quickKey{}, true)
+}
+
+// pickForLocked chooses the Igor for a call: the holder of its affinity
+// key, the Igor taking quick calls, or whichever pickLocked chooses.
+func (p *Pool) pickForLocked(ctx context.Context, lane *Lane, avoid *igorConn) (*igorConn, time.Duration) {
+	if key := affinityFrom(ctx); key != "" {
+		return p.pickHolderLocked(key, lane, avoid)
+	}
+	if quick, _ := ctx.Value(quickKey{}).(bool); !quick {
+		return p.pickLocked(lane, avoid)
+	}
+	key := laneName(lane) + quickHolder
+	if h := p.holders[key]; h != nil && h.state == stateReady && h.slot.ig == h && !h.dying.Load() && h != avoid && h.inFlight < p.opts.Igors.MaxTasksPerIgor {
+		return h, 0
+	}
+	ig, retryIn := p.pickLocked(lane, avoid)
+	if ig != nil {
+		p.holders[key] = ig
+	}
+	return ig, retryIn
+}
+
 func withAffinity(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, affinityKey{}, key)
 }
@@ -123,6 +184,8 @@ func newLanes(d *Doctor, strategy string) *lanes {
 func (ls *lanes) forCall(ctx context.Context, t *tool.Tool) context.Context {
 	if key := affinityOf(t); key != "" {
 		ctx = withAffinity(ctx, key)
+	} else if t.Quick {
+		ctx = withQuick(ctx)
 	}
 	switch ls.strategy {
 	case StrategySpecialized:

@@ -300,7 +300,7 @@ func (p *Pool) acquire(ctx context.Context, name string, lane *Lane, avoid *igor
 			p.mu.Unlock()
 			return nil, tool.Errorf(tool.CodeCancelled, "the server is shutting down")
 		}
-		ig, retryIn := p.pickHolderLocked(affinityFrom(ctx), lane, avoid)
+		ig, retryIn := p.pickForLocked(ctx, lane, avoid)
 		if ig != nil {
 			ig.inFlight++
 			ig.lastActive = time.Now()
@@ -370,31 +370,6 @@ func inLane(ig *igorConn, lane *Lane) bool {
 		return ig.lane == lane
 	}
 	return ig.lane.Name == lane.Name
-}
-
-// pickHolderLocked is pickLocked for a call with an affinity key: the Igor
-// holding the key's state while it lives (nil when it is at its task limit:
-// the call waits for room there rather than run where its state is not),
-// else the Igor pickLocked chooses, which becomes the holder.
-func (p *Pool) pickHolderLocked(key string, lane *Lane, avoid *igorConn) (*igorConn, time.Duration) {
-	if key == "" {
-		return p.pickLocked(lane, avoid)
-	}
-	key = laneName(lane) + "|" + key
-	if h := p.holders[key]; h != nil {
-		if h.state == stateReady && h.slot.ig == h && !h.dying.Load() && h != avoid {
-			if h.inFlight < p.opts.Igors.MaxTasksPerIgor {
-				return h, 0
-			}
-			return nil, 0
-		}
-		delete(p.holders, key) // it ended, and its state with it
-	}
-	ig, retryIn := p.pickLocked(lane, avoid)
-	if ig != nil {
-		p.holders[key] = ig
-	}
-	return ig, retryIn
 }
 
 // holdsStateLocked reports whether ig holds state that would be lost if it

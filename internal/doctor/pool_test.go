@@ -563,3 +563,58 @@ func TestWatchersKeepTheirIgor(t *testing.T) {
 		t.Fatalf("events after the idle timeout: %v (%+v)", err, p.Status())
 	}
 }
+
+// Quick calls go to the Igor that took the last one while it has room,
+// even when other Igors are idle; when it is gone, another takes them, and
+// one at its task limit sends them elsewhere rather than keep them waiting.
+func TestQuickCallsKeepToOneIgor(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, nil, func(c *config.Igors) {
+		c.MaxWorkers = 3
+		c.MaxTasksPerIgor = 4
+	})
+	var wg sync.WaitGroup
+	for range 3 { // three Igors, busy at once
+		wg.Go(func() {
+			if _, err := call(t, p, "wait_ms", `{"ms":300}`); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := len(p.Status().Igors); n != 3 {
+		t.Fatalf("%d Igors, want 3: %+v", n, p.Status())
+	}
+	quick := withQuick(context.Background())
+	hash := func() string {
+		_, where, err := p.CallWhere(quick, "hash_text", json.RawMessage(`{"text":"x"}`), 10*time.Second, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return where
+	}
+	first := hash()
+	for i := range 20 {
+		if where := hash(); where != first {
+			t.Fatalf("quick call %d ran on %s, the last one on %s", i, where, first)
+		}
+	}
+	// At its task limit it sends quick calls elsewhere at once.
+	var held []*igorConn
+	p.mu.Lock()
+	for ig := range p.all {
+		if ig.id == first {
+			ig.inFlight += 4
+			held = append(held, ig)
+		}
+	}
+	p.mu.Unlock()
+	if where := hash(); where == first {
+		t.Fatalf("a quick call waited for %s at its task limit", first)
+	}
+	p.mu.Lock()
+	for _, ig := range held {
+		ig.inFlight -= 4
+	}
+	p.mu.Unlock()
+}
