@@ -96,7 +96,7 @@ func newLineConn(in io.ReadCloser, out io.Writer, maxFrame int, log *slog.Logger
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &lineConn{
-		in: in, out: lines.NewWriter(out), maxFrame: maxFrame, log: log,
+		in: in, out: lines.NewGatheringWriter(out), maxFrame: maxFrame, log: log,
 		ctx: ctx, cancel: cancel,
 		incoming: make(chan jsonrpc.Message), eof: make(chan struct{}), closed: make(chan struct{}),
 		inflight: map[jsonrpc.ID]*call{}, dropped: map[jsonrpc.ID]struct{}{}, drained: make(chan struct{}),
@@ -539,3 +539,4 @@ func (c *lineConn) handleBatch(line []byte) {
 		}
 	}
 }
+
