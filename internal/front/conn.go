@@ -539,4 +539,3 @@ func (c *lineConn) handleBatch(line []byte) {
 		}
 	}
 }
-
