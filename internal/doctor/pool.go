@@ -607,16 +607,16 @@ func (p *Pool) lineLimit() int { return p.opts.Results.MessageLimit(wire.MaxLine
 func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 	for {
 		env, err := dec.Decode()
-		var se *wire.SyntaxError
-		if errors.As(err, &se) {
+		if err != nil {
+			var se *wire.SyntaxError
+			if !errors.As(err, &se) {
+				return
+			}
 			p.log.Warn("Igor wrote a line that is not a message", "igor", ig.id, "err", err)
 			if errors.Is(err, wire.ErrTooLong) {
 				p.answerTooLong(ig, se.MessageID())
 			}
 			continue
-		}
-		if err != nil {
-			return
 		}
 		switch env.Kind() {
 		case wire.KindResult, wire.KindToolsLoaded:

@@ -10,24 +10,28 @@ import (
 )
 
 // sessionBags holds each session's list bag (package toolbag): what its
-// tools/list shows.
+// tools/list shows, with what a call of the session carries of it.
 type sessionBags struct {
 	mu sync.Mutex
-	m  map[*mcp.ServerSession]*toolbag.Bag
+	m  map[*mcp.ServerSession]*toolbag.Session
 }
 
 // bagOf returns the session's bag, made from tools.listProfile on first
 // use and forgotten when the session ends.
-func (s *Server) bagOf(ss *mcp.ServerSession) *toolbag.Bag {
+func (s *Server) bagOf(ss *mcp.ServerSession) *toolbag.Bag { return s.bagSession(ss).Bag }
+
+// bagSession returns the session's bag as its calls carry it
+// (toolbag.With): made once per session, not once per call.
+func (s *Server) bagSession(ss *mcp.ServerSession) *toolbag.Session {
 	s.bags.mu.Lock()
 	defer s.bags.mu.Unlock()
 	if s.bags.m == nil {
-		s.bags.m = map[*mcp.ServerSession]*toolbag.Bag{}
+		s.bags.m = map[*mcp.ServerSession]*toolbag.Session{}
 	}
 	if b, ok := s.bags.m[ss]; ok {
 		return b
 	}
-	b := s.doctor.NewBag()
+	b := &toolbag.Session{Bag: s.doctor.NewBag(), Changed: s.toolListChanged}
 	s.bags.m[ss] = b
 	go func() {
 		_ = ss.Wait()

@@ -209,7 +209,7 @@ func parseMessage(b []byte) (*frame, *frameError) {
 		return nil, invalidRequest(answerID, `"method" is %s; it must be a non-empty string`, rawjson.Kind(method))
 	}
 	if bytes.IndexByte(method, '\\') < 0 {
-		f.method = string(method[1 : len(method)-1])
+		f.method = methodName(method[1 : len(method)-1])
 	} else if err := json.Unmarshal(method, &f.method); err != nil {
 		return nil, invalidRequest(answerID, `"method" is not a valid string: %v`, err)
 	}
@@ -262,4 +262,22 @@ func errorLine(e *frameError) []byte {
 	b = append(b, msg...)
 	b = append(b, "}}"...)
 	return b
+}
+
+// methodName is name as a string, without allocating one for the methods
+// a session sends most.
+func methodName(name []byte) string {
+	switch string(name) {
+	case "tools/call":
+		return "tools/call"
+	case "notifications/cancelled":
+		return "notifications/cancelled"
+	case "notifications/progress":
+		return "notifications/progress"
+	case "tools/list":
+		return "tools/list"
+	case "ping":
+		return "ping"
+	}
+	return string(name)
 }

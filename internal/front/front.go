@@ -186,7 +186,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			ctx = doctor.WithClientRoots(ctx, roots)
 		}
 		if req.Session != nil {
-			ctx = toolbag.With(ctx, &toolbag.Session{Bag: s.bagOf(req.Session), Changed: s.toolListChanged})
+			ctx = toolbag.With(ctx, s.bagSession(req.Session))
 			if token := req.Params.GetProgressToken(); token != nil {
 				ctx = tool.WithProgress(ctx, progressTo(ctx, req.Session, token))
 			}
