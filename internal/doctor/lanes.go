@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -117,10 +118,6 @@ func (p *Pool) pickHolderLocked(key string, lane *Lane, avoid *igorConn) (*igorC
 // affinity key, this is a preference, never a reason to wait.
 type quickKey struct{}
 
-// quickHolder is the holders key, after the lane's name, of the Igor that
-// takes a lane's quick calls.
-const quickHolder = "|quick"
-
 func withQuick(ctx context.Context) context.Context {
 	return context.WithValue(ctx, quickKey{}, true)
 }
@@ -134,15 +131,22 @@ func (p *Pool) pickForLocked(ctx context.Context, lane *Lane, avoid *igorConn) (
 	if quick, _ := ctx.Value(quickKey{}).(bool); !quick {
 		return p.pickLocked(lane, avoid)
 	}
-	key := laneName(lane) + quickHolder
-	if h := p.holders[key]; h != nil && h.state == stateReady && h.slot.ig == h && !h.dying.Load() && h != avoid && h.inFlight < p.opts.Igors.MaxTasksPerIgor {
+	key := laneName(lane)
+	if h := p.quick[key]; h != nil && h.state == stateReady && h.slot.ig == h && !h.dying.Load() && h != avoid && h.inFlight < p.opts.Igors.MaxTasksPerIgor {
 		return h, 0
 	}
 	ig, retryIn := p.pickLocked(lane, avoid)
 	if ig != nil {
-		p.holders[key] = ig
+		p.quick[key] = ig
 	}
 	return ig, retryIn
+}
+
+// forgetLocked drops the preferences and affinities that name ig, which
+// has ended.
+func (p *Pool) forgetLocked(ig *igorConn) {
+	maps.DeleteFunc(p.quick, func(_ string, h *igorConn) bool { return h == ig })
+	maps.DeleteFunc(p.holders, func(_ string, h *igorConn) bool { return h == ig })
 }
 
 func withAffinity(ctx context.Context, key string) context.Context {

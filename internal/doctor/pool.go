@@ -80,6 +80,8 @@ type Pool struct {
 	// holders maps an affinity key (withAffinity) to the Igor that holds
 	// that state: its calls go there while it lives.
 	holders map[string]*igorConn
+	// quick maps a lane's name to the Igor taking its quick calls.
+	quick map[string]*igorConn
 	// spare is the Igor process started ahead of need (spare.go); nil
 	// when igors.spare is off.
 	spare *supervise.Spare
@@ -155,7 +157,7 @@ func NewPool(opts PoolOptions) *Pool {
 		opts.Events = NewEvents(256)
 	}
 	p := &Pool{
-		opts: opts, log: opts.Log, changed: make(chan struct{}), all: map[*igorConn]struct{}{}, holders: map[string]*igorConn{},
+		opts: opts, log: opts.Log, changed: make(chan struct{}), all: map[*igorConn]struct{}{}, holders: map[string]*igorConn{}, quick: map[string]*igorConn{},
 		backoff: supervise.Backoff{Base: opts.Igors.SpawnDelay, Max: opts.Igors.BackoffMax, Free: 1},
 	}
 	if opts.Igors.Spare {
@@ -742,6 +744,7 @@ func (p *Pool) exited(ig *igorConn) {
 	ig.state = stateDead
 	ig.exitStatus = status
 	delete(p.all, ig)
+	p.forgetLocked(ig)
 	if ig.slot.ig == ig {
 		ig.slot.ig = nil
 	}
