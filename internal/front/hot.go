@@ -129,9 +129,9 @@ func parseCallParams(params []byte) (callParams, error) {
 	if plain {
 		return p, nil
 	}
-	p = callParams{}
-	err := json.Unmarshal(params, &p)
-	return p, err
+	var slow callParams // apart from p, which then stays off the heap
+	err := json.Unmarshal(params, &slow)
+	return slow, err
 }
 
 // resultSize estimates the encoded size of res, to allocate once.
