@@ -122,13 +122,19 @@ func withQuick(ctx context.Context) context.Context {
 	return context.WithValue(ctx, quickKey{}, true)
 }
 
+// quickFrom reports whether ctx is a quick call's (withQuick).
+func quickFrom(ctx context.Context) bool {
+	quick, _ := ctx.Value(quickKey{}).(bool)
+	return quick
+}
+
 // pickForLocked chooses the Igor for a call: the holder of its affinity
 // key, the Igor taking quick calls, or whichever pickLocked chooses.
 func (p *Pool) pickForLocked(ctx context.Context, lane *Lane, avoid *igorConn) (*igorConn, time.Duration) {
 	if key := affinityFrom(ctx); key != "" {
 		return p.pickHolderLocked(key, lane, avoid)
 	}
-	if quick, _ := ctx.Value(quickKey{}).(bool); !quick {
+	if !quickFrom(ctx) {
 		return p.pickLocked(lane, avoid)
 	}
 	key := laneName(lane)

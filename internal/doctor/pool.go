@@ -820,9 +820,15 @@ func (p *Pool) runOn(ctx context.Context, ig *igorConn, task wire.Task, timeout 
 		}
 	}
 	// The Igor answers "timeout" itself at the deadline; this backstop is for
-	// an Igor that has stopped answering at all.
-	backstop := time.NewTimer(timeout + p.opts.Igors.StopGrace + 2*time.Second)
-	defer backstop.Stop()
+	// an Igor that has stopped answering at all. A quick call needs none: it
+	// runs on the Igor's reader, so an Igor stuck in one misses its
+	// heartbeat and is replaced, which answers the call.
+	var backstop <-chan time.Time
+	if !quickFrom(ctx) {
+		t := time.NewTimer(timeout + p.opts.Igors.StopGrace + 2*time.Second)
+		defer t.Stop()
+		backstop = t.C
+	}
 	select {
 	case r := <-ch:
 		return r
@@ -830,7 +836,7 @@ func (p *Pool) runOn(ctx context.Context, ig *igorConn, task wire.Task, timeout 
 		forget()
 		_ = ig.enc.Encode(wire.Cancel{Type: wire.TypeCancel, ID: task.ID}) // best effort: a dying Igor's exit ends the task anyway
 		return reply{env: &wire.Envelope{ID: task.ID, Status: wire.StatusError, Error: tool.Errorf(tool.CodeCancelled, "%s cancelled by the caller", task.Tool)}}
-	case <-backstop.C:
+	case <-backstop:
 		forget()
 		reason := fmt.Sprintf("no answer to task %s (%s) within %s", task.ID, task.Tool, timeout+p.opts.Igors.StopGrace+2*time.Second)
 		p.kill(ig, reason)
