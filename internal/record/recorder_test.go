@@ -258,3 +258,43 @@ func BenchmarkRecordFlush(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*200)/1000, "µs/call")
 }
+
+// Ok calls are written with fewer columns (plainCall) and the rest with
+// all of them, chunk by chunk: every call reads back as it was recorded,
+// in order, whichever way its chunk was written.
+func TestPlainAndFullCallsReadBackAlike(t *testing.T) {
+	s := openTemp(t)
+	r := NewRecorder(s, RecorderOptions{})
+	t0 := time.Now()
+	var want []Entry
+	for i := range 3*callsPerInsert + 5 {
+		e := Entry{Start: t0.Add(time.Duration(i) * time.Millisecond), Duration: time.Duration(i) * time.Microsecond, Tool: "hash_text", Session: "s1",
+			Args: json.RawMessage(fmt.Sprintf(`{"text":"%d"}`, i)), Value: json.RawMessage(fmt.Sprintf(`{"hash":"h%d"}`, i)), Igor: "igor-1"}
+		switch {
+		case i == 40: // a failed call: its chunk is written in full
+			e.Value, e.Code, e.Message = nil, "TIMEOUT", "took too long"
+		case i == 100: // a result over the cut
+			e.Value = json.RawMessage(`"` + strings.Repeat("r", ResultCut) + `"`)
+		}
+		r.Call(e)
+		want = append(want, e)
+	}
+	r.Flush(context.Background())
+	for i, e := range want {
+		d, err := s.Call(context.Background(), int64(i+1)) // a new record: ids from 1
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		wantOutcome, wantResult := "ok", string(e.Value)
+		if e.Code != "" {
+			wantOutcome, wantResult = "error", e.Message
+		}
+		if len(wantResult) > ResultCut {
+			wantResult = wantResult[:ResultCut]
+		}
+		if d.Tool != e.Tool || d.Session != "s1" || d.Igor != "igor-1" || d.DurationUs != int64(i) || d.Outcome != wantOutcome || d.Code != e.Code ||
+			d.Args != string(e.Args) || d.FullArgs != string(e.Args) || d.Result != wantResult || d.Truncated != (i == 100) || !d.Time.Equal(e.Start.Truncate(time.Microsecond)) {
+			t.Fatalf("call %d read back as %+v", i, d)
+		}
+	}
+}

