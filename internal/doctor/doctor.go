@@ -234,20 +234,56 @@ func (d *Doctor) Call(ctx context.Context, name string, args json.RawMessage) Re
 	if !ok {
 		return Result{Err: d.UnknownTool(name)}
 	}
-	if err := schema.Validate(t.Input, args); err != nil {
-		return Result{Err: tool.Errorf(tool.CodeInvalidArgs, "%s: %v", name, err)}
-	}
-	timeout := t.Timeout
-	if timeout == 0 {
-		timeout = d.cfg.Tools.DefaultTimeout
+	if err := d.check(t, args); err != nil {
+		return Result{Err: err}
 	}
 	if !t.RequiresWorker {
-		return d.runLocal(ctx, t, args, timeout)
+		return d.runLocal(ctx, t, args, d.timeoutOf(t))
 	}
 	if t.Category == tool.CategoryFilesystem || t.UsesRoots {
 		ctx = tool.WithRoots(ctx, d.AllowedRoots(ctx)) // sent with the task; see wire.Task.Roots
 	}
-	v, igor, terr := d.pool.CallWhere(d.lanes.forCall(ctx, t), name, args, timeout, t.MaxRetries())
+	v, igor, terr := d.pool.CallWhere(d.lanes.forCall(ctx, t), name, args, d.timeoutOf(t), t.MaxRetries())
+	return d.result(name, args, v, igor, terr)
+}
+
+// CallNow is Call for a quick tool (tool.Def.Quick) without waiting: done
+// gets the result, on this goroutine for arguments that are refused, else
+// on the goroutine reading the replies of the Igor that took it (see
+// Pool.CallNow). It reports false, having done nothing, for any other call,
+// or when no Igor can take it at once: then the caller calls Call.
+func (d *Doctor) CallNow(ctx context.Context, name string, args json.RawMessage, done func(Result)) bool {
+	t, ok := d.reg.Get(name)
+	if !ok || !t.Quick || !t.RequiresWorker {
+		return false
+	}
+	if err := d.check(t, args); err != nil {
+		done(Result{Err: err})
+		return true
+	}
+	return d.pool.CallNow(d.lanes.forCall(ctx, t), name, args, d.timeoutOf(t), t.MaxRetries(), func(v json.RawMessage, igor string, terr *tool.Error) {
+		done(d.result(name, args, v, igor, terr))
+	})
+}
+
+// check validates a call's arguments against its tool's schema.
+func (d *Doctor) check(t *tool.Tool, args json.RawMessage) *tool.Error {
+	if err := schema.Validate(t.Input, args); err != nil {
+		return tool.Errorf(tool.CodeInvalidArgs, "%s: %v", t.Name, err)
+	}
+	return nil
+}
+
+// timeoutOf is the timeout of a call of t.
+func (d *Doctor) timeoutOf(t *tool.Tool) time.Duration {
+	if t.Timeout == 0 {
+		return d.cfg.Tools.DefaultTimeout
+	}
+	return t.Timeout
+}
+
+// result is the Result of a call an Igor ran (or could not).
+func (d *Doctor) result(name string, args json.RawMessage, v json.RawMessage, igor string, terr *tool.Error) Result {
 	return Result{Value: v, Err: d.conns.after(name, args, igor, terr), Igor: igor}
 }
 

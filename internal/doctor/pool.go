@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -118,8 +117,10 @@ type igorConn struct {
 	lastActive time.Time
 	stopReason string // set when the front ends it on purpose
 
-	mu      sync.Mutex // guards pending, dead and blamed
-	pending map[string]chan reply
+	mu sync.Mutex // guards pending, dead and blamed
+	// pending delivers the reply of each task sent and not yet answered;
+	// whoever takes a task out of it delivers its one reply.
+	pending map[string]func(reply)
 	dead    bool
 	// blamed are the tasks its memory watchdog named as it exited (nil
 	// when it named none): only they died of memory; a task sent later is
@@ -137,6 +138,10 @@ type igorConn struct {
 	oom        atomic.Bool // its stderr said it ran out of memory
 	dying      atomic.Bool // it said it is about to exit of memory: send it nothing more
 	pongs      supervise.Heartbeat
+	// delivering is set while the reader hands a reply on (CallNow's
+	// answer can wait on a client that does not read): pings it does
+	// not read then are not the Igor's misses.
+	delivering atomic.Bool
 	done       atomic.Int64
 	failed     atomic.Int64
 }
@@ -175,115 +180,6 @@ func (p *Pool) notifyLocked() {
 	}
 	close(p.changed)
 	p.changed = make(chan struct{})
-}
-
-// Call runs one tool on an Igor and returns its result. If the Igor dies
-// before answering, the call is sent to another Igor up to retries times,
-// then fails with WORKER_DIED.
-func (p *Pool) Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration, retries int) (json.RawMessage, *tool.Error) {
-	v, _, err := p.CallWhere(ctx, name, args, timeout, retries)
-	return v, err
-}
-
-// CallWhere is Call that also says which Igor answered ("" when none did).
-func (p *Pool) CallWhere(ctx context.Context, name string, args json.RawMessage, timeout time.Duration, retries int) (json.RawMessage, string, *tool.Error) {
-	var avoid *igorConn
-	var deaths []string
-	handedBack := 0
-	for {
-		ig, terr := p.acquire(ctx, name, laneFrom(ctx), avoid, timeout)
-		if terr != nil {
-			if len(deaths) > 0 {
-				terr.Message += " (after the Igor running it died: " + strings.Join(deaths, "; ") + ")"
-			}
-			return nil, "", terr
-		}
-		ec := tool.ExecContextFrom(ctx)
-		began := time.Now()
-		task := wire.Task{ID: "t" + strconv.FormatUint(p.seq.Add(1), 10), Tool: name, Args: args, Timeout: timeout.Milliseconds(), Context: ec, Roots: tool.RootsFrom(ctx)}
-		if p.opts.TaskEvents {
-			p.opts.Events.Emit(Event{Type: EventTaskStarted, Task: task.ID, Tool: name, Igor: ig.id})
-		}
-		r := p.runOn(ctx, ig, task, timeout)
-		p.release(ig, r)
-		p.taskEvent(task.ID, name, ig.id, began, r)
-		if r.died && r.oom {
-			return nil, ig.id, tool.Errorf(tool.CodeMemoryLimit, "the worker process (Igor %s) running %s %s; it was replaced, and the call is not retried", ig.id, name, r.reason)
-		}
-		if r.died {
-			deaths = append(deaths, ig.id+": "+r.reason)
-			if len(deaths) <= retries && !p.isClosed() {
-				avoid = ig
-				p.log.Warn("retrying a call whose Igor died", "tool", name, "igor", ig.id, "reason", r.reason)
-				continue
-			}
-			if p.isClosed() {
-				return nil, ig.id, tool.Errorf(tool.CodeCancelled, "%s was cut short: the server is shutting down", name)
-			}
-			msg := fmt.Sprintf("the worker process (Igor) running %s died before answering: %s", name, strings.Join(deaths, "; then "))
-			if retries > 0 {
-				msg += fmt.Sprintf(" (tried %d times)", len(deaths))
-			} else {
-				msg += " (not retried: this tool is not safe to run twice)"
-			}
-			return nil, ig.id, &tool.Error{Code: tool.CodeWorkerDied, Message: msg}
-		}
-		if r.env != nil && r.env.Status == wire.StatusNotRun && handedBack < maxHandedBack {
-			// The Igor is leaving and did not start it: send it elsewhere,
-			// and nothing more to that Igor, whose slot gets a new one.
-			ig.dying.Store(true)
-			go p.drain(ig, "it was leaving: it handed task "+task.ID+" back unrun")
-			avoid, handedBack = ig, handedBack+1
-			continue
-		}
-		if r.env == nil { // cancelled, or the Igor stopped answering
-			return nil, ig.id, tool.Errorf(tool.CodeInternal, "%s: no result", name)
-		}
-		switch r.env.Status {
-		case wire.StatusSuccess:
-			if ec != nil && len(r.env.Shared) > 0 {
-				ec.Updates = r.env.Shared
-			}
-			return r.env.Result, ig.id, nil
-		case wire.StatusTimeout:
-			if r.env.Error != nil {
-				return nil, ig.id, &tool.Error{Code: tool.CodeTimeout, Message: r.env.Error.Message}
-			}
-			return nil, ig.id, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s", name, timeout)
-		case wire.StatusNotRun:
-			return nil, ig.id, tool.Errorf(tool.CodeWorkerUnavailable, "%s was not run: %d Igors in a row were leaving when it reached them", name, handedBack+1)
-		default:
-			if r.env.Error == nil {
-				return nil, ig.id, tool.Errorf(tool.CodeToolError, "%s failed without saying why", name)
-			}
-			return nil, ig.id, r.env.Error
-		}
-	}
-}
-
-// taskEvent emits task:failed for a call that failed, and task:completed
-// for one that succeeded when TaskEvents is on.
-func (p *Pool) taskEvent(id, name, igor string, began time.Time, r reply) {
-	dur := float64(time.Since(began).Microseconds()) / 1000
-	switch {
-	case r.died:
-		p.opts.Events.Emit(Event{Type: EventTaskFailed, Task: id, Tool: name, Igor: igor, DurationMs: dur, Reason: "its Igor died: " + r.reason})
-	case r.env == nil:
-	case r.env.Status != wire.StatusSuccess:
-		why := r.env.Status
-		switch {
-		case r.env.Status == wire.StatusNotRun:
-			why = "not run: its Igor was leaving; handed to another"
-		case r.env.Error != nil:
-			why = r.env.Error.Code + ": " + r.env.Error.Message
-		}
-		if len(why) > 300 {
-			why = why[:300] + "…"
-		}
-		p.opts.Events.Emit(Event{Type: EventTaskFailed, Task: id, Tool: name, Igor: igor, DurationMs: dur, Reason: why})
-	case p.opts.TaskEvents:
-		p.opts.Events.Emit(Event{Type: EventTaskCompleted, Task: id, Tool: name, Igor: igor, DurationMs: dur})
-	}
 }
 
 func (p *Pool) isClosed() bool {
@@ -513,7 +409,7 @@ func laneName(l *Lane) string {
 // spawnLocked starts an Igor in slot s; it becomes usable once ready.
 func (p *Pool) spawnLocked(s *slot, lane *Lane) *igorConn {
 	ig := &igorConn{
-		id: s.id, slot: s, lane: lane, state: stateStarting, pending: map[string]chan reply{},
+		id: s.id, slot: s, lane: lane, state: stateStarting, pending: map[string]func(reply){},
 		startedAt: time.Now(), lastActive: time.Now(),
 		ready: make(chan struct{}), exited: make(chan struct{}),
 	}
@@ -631,12 +527,10 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 				// current.
 				ig.usage.Store(env.Resources)
 			}
-			ig.mu.Lock()
-			ch := ig.pending[env.ID]
-			delete(ig.pending, env.ID)
-			ig.mu.Unlock()
-			if ch != nil {
-				ch <- reply{env: env}
+			if deliver := ig.take(env.ID); deliver != nil {
+				ig.delivering.Store(true)
+				deliver(reply{env: env})
+				ig.delivering.Store(false)
 			}
 		case wire.KindPong:
 			if env.ResourceUsage != nil {
@@ -675,15 +569,12 @@ func (p *Pool) read(ig *igorConn, dec *wire.Decoder) {
 // answerTooLong answers the call whose answer was a line over lineLimit,
 // which was skipped: the Igor itself is well.
 func (p *Pool) answerTooLong(ig *igorConn, id string) {
-	ig.mu.Lock()
-	ch := ig.pending[id]
-	delete(ig.pending, id)
-	ig.mu.Unlock()
-	if ch == nil {
+	deliver := ig.take(id)
+	if deliver == nil {
 		return
 	}
-	ch <- reply{env: &wire.Envelope{ID: id, Status: wire.StatusError, Error: tool.Errorf(tool.CodeResultTooLarge,
-		"the answer of %s was over the %d bytes the front reads from a worker (tools.maxResultHardBytes and 1 MiB for the message), so it was dropped. Ask for less: narrow the call, or have the tool write the whole to a file and read that in parts.", ig.id, p.lineLimit())}}
+	deliver(reply{env: &wire.Envelope{ID: id, Status: wire.StatusError, Error: tool.Errorf(tool.CodeResultTooLarge,
+		"the answer of %s was over the %d bytes the front reads from a worker (tools.maxResultHardBytes and 1 MiB for the message), so it was dropped. Ask for less: narrow the call, or have the tool write the whole to a file and read that in parts.", ig.id, p.lineLimit())}})
 }
 
 // igorStderr is what an Igor's stderr lines go to: each is logged, and
@@ -765,11 +656,11 @@ func (p *Pool) exited(ig *igorConn) {
 	pending, blamed := ig.pending, ig.blamed
 	ig.pending = nil
 	ig.mu.Unlock()
-	for id, ch := range pending {
+	for id, deliver := range pending {
 		// A death of memory is its tasks' fault, unless the watchdog named
 		// others: then this one only came to a dying Igor.
 		oom := ig.oom.Load() && (blamed == nil || blamed[id])
-		ch <- reply{died: true, reason: reason, oom: oom}
+		deliver(reply{died: true, reason: reason, oom: oom})
 	}
 	if wasStarting {
 		close(ig.ready)
@@ -785,64 +676,9 @@ func (p *Pool) exited(ig *igorConn) {
 	p.opts.Events.Emit(Event{Type: typ, Igor: ig.id, Reason: reason})
 }
 
-// maxHandedBack bounds how often one call may be handed back unrun by
-// Igors that are leaving before it answers WORKER_UNAVAILABLE.
-const maxHandedBack = 3
-
 // maxStartDeaths is how many Igors in a row may die before they are ready
 // until the calls waiting for one answer WORKER_UNAVAILABLE.
 const maxStartDeaths = 3
-
-// runOn sends one task and waits for its answer.
-func (p *Pool) runOn(ctx context.Context, ig *igorConn, task wire.Task, timeout time.Duration) reply {
-	ch := make(chan reply, 1)
-	ig.mu.Lock()
-	if ig.dead {
-		ig.mu.Unlock()
-		return reply{died: true, reason: "exited before the task was sent"}
-	}
-	ig.pending[task.ID] = ch
-	ig.mu.Unlock()
-	forget := func() {
-		ig.mu.Lock()
-		delete(ig.pending, task.ID)
-		ig.mu.Unlock()
-	}
-	if err := ig.enc.Encode(task); err != nil {
-		// A broken pipe: the Igor is dying; its exit will answer, unless it
-		// already has.
-		select {
-		case r := <-ch:
-			return r
-		case <-ig.exited:
-			forget()
-			return reply{died: true, reason: "could not send the task: " + err.Error()}
-		}
-	}
-	// The Igor answers "timeout" itself at the deadline; this backstop is for
-	// an Igor that has stopped answering at all. A quick call needs none: it
-	// runs on the Igor's reader, so an Igor stuck in one misses its
-	// heartbeat and is replaced, which answers the call.
-	var backstop <-chan time.Time
-	if !quickFrom(ctx) {
-		t := time.NewTimer(timeout + p.opts.Igors.StopGrace + 2*time.Second)
-		defer t.Stop()
-		backstop = t.C
-	}
-	select {
-	case r := <-ch:
-		return r
-	case <-ctx.Done():
-		forget()
-		_ = ig.enc.Encode(wire.Cancel{Type: wire.TypeCancel, ID: task.ID}) // best effort: a dying Igor's exit ends the task anyway
-		return reply{env: &wire.Envelope{ID: task.ID, Status: wire.StatusError, Error: tool.Errorf(tool.CodeCancelled, "%s cancelled by the caller", task.Tool)}}
-	case <-backstop:
-		forget()
-		reason := fmt.Sprintf("no answer to task %s (%s) within %s", task.ID, task.Tool, timeout+p.opts.Igors.StopGrace+2*time.Second)
-		p.kill(ig, reason)
-		return reply{env: &wire.Envelope{ID: task.ID, Status: wire.StatusTimeout, Error: tool.Errorf(tool.CodeTimeout, "%s did not finish within %s, and its Igor stopped answering; it was replaced", task.Tool, timeout)}}
-	}
-}
 
 // release uncounts a finished task and records its outcome.
 func (p *Pool) release(ig *igorConn, r reply) {
@@ -862,7 +698,7 @@ func (p *Pool) release(ig *igorConn, r reply) {
 	p.notifyLocked()
 	p.mu.Unlock()
 	if stop {
-		p.stop(ig, "")
+		go p.stop(ig, "") // not waited for: the caller may be its reader
 	}
 }
 
@@ -988,7 +824,9 @@ func (p *Pool) housekeep() {
 		go p.stop(ig, "idle for "+p.opts.Igors.IdleTimeout.String())
 	}
 	for _, ig := range live {
-		ig.pongs.Tick(p.opts.Igors.HeartbeatInterval)
+		if !ig.delivering.Load() { // else its reader waits on our client, not on the Igor
+			ig.pongs.Tick(p.opts.Igors.HeartbeatInterval)
+		}
 		_ = ig.enc.Encode(wire.Ping{Type: wire.TypePing}) // a dead Igor is handled by its exit
 	}
 }

@@ -101,6 +101,20 @@ func alive(pid int) bool {
 	return true
 }
 
+// busyIgor waits for an Igor running a call and returns its pid.
+func busyIgor(t *testing.T, p *Pool) int {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		for _, ig := range p.Status().Igors {
+			if ig.InFlight > 0 && ig.PID > 0 {
+				return ig.PID
+			}
+		}
+	}
+	t.Fatal("no Igor ran the call")
+	return 0
+}
+
 func call(t *testing.T, p *Pool, name, args string) (json.RawMessage, *tool.Error) {
 	t.Helper()
 	return p.Call(context.Background(), name, json.RawMessage(args), 10*time.Second, 1)
@@ -176,17 +190,7 @@ func TestCallRetriedOnAnotherIgorAfterCrash(t *testing.T) {
 		_, err := call(t, p, "wait_ms", `{"ms":400}`)
 		result <- err
 	}()
-	var victim int
-	for deadline := time.Now().Add(5 * time.Second); victim == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		for _, ig := range p.Status().Igors {
-			if ig.InFlight > 0 && ig.PID > 0 {
-				victim = ig.PID
-			}
-		}
-	}
-	if victim == 0 {
-		t.Fatal("no Igor ran the call")
-	}
+	victim := busyIgor(t, p)
 	syscall.Kill(victim, syscall.SIGKILL)
 	if err := <-result; err != nil {
 		t.Fatalf("the call was not retried on another Igor: %v", err)

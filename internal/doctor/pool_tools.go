@@ -68,14 +68,10 @@ func (p *Pool) UpdateDynamic(ctx context.Context, set []wire.DynamicTool, descri
 	}
 	id := "u" + strconv.FormatUint(p.seq.Add(1), 10)
 	ch := make(chan reply, 1)
-	ig.mu.Lock()
-	if ig.dead {
-		ig.mu.Unlock()
+	if !ig.await(id, func(r reply) { ch <- r }) {
 		p.release(ig, reply{died: true})
 		return nil, tool.Errorf(tool.CodeWorkerDied, "the Igor loading the dynamic tools died")
 	}
-	ig.pending[id] = ch
-	ig.mu.Unlock()
 	for _, o := range others {
 		if o != ig {
 			_ = o.enc.Encode(wire.ToolsUpdate{Type: wire.TypeToolsUpdate, DynamicTools: set}) // a dying Igor is replaced with the new set
@@ -96,9 +92,7 @@ func (p *Pool) UpdateDynamic(ctx context.Context, set []wire.DynamicTool, descri
 			return reply{died: true, reason: "no answer within " + timeout.String()}
 		}
 	}()
-	ig.mu.Lock()
-	delete(ig.pending, id)
-	ig.mu.Unlock()
+	ig.take(id)
 	p.release(ig, reply{env: &wire.Envelope{Status: wire.StatusSuccess}, died: r.died})
 	if r.died {
 		return nil, tool.Errorf(tool.CodeWorkerDied, "loading the dynamic tools: %s", r.reason)

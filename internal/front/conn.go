@@ -43,10 +43,10 @@ type lineConn struct {
 	out      *lines.Writer
 	maxFrame int
 	log      *slog.Logger
-	// hot answers a tools/call frame with a whole response line, or nil
-	// when the call was cancelled and nothing is to be sent. nil: every
-	// call goes to the SDK.
-	hot     func(ctx context.Context, ss *mcp.ServerSession, f *frame, perRequest bool) []byte
+	// hot answers a tools/call frame: answer gets a whole response line,
+	// or nil when the call was cancelled and nothing is to be sent. nil:
+	// every call goes to the SDK.
+	hot     func(ctx context.Context, ss *mcp.ServerSession, f *frame, perRequest bool, answer func([]byte))
 	session atomic.Pointer[mcp.ServerSession]
 	// metaOK is the last per-request _meta the hot path accepted.
 	metaOK atomic.Pointer[[]byte]
@@ -287,9 +287,8 @@ func (c *lineConn) dispatch(f *frame, hot bool) {
 		ctx, cancel := context.WithCancel(c.ctx)
 		cl.cancel = cancel
 		c.mu.Unlock()
-		calls.Go(func() {
-			defer cancel()
-			line := c.hot(ctx, ss, f, perRequest)
+		c.hot(ctx, ss, f, perRequest, func(line []byte) {
+			cancel()
 			if c.finish(f.jid) && line != nil {
 				c.send(line)
 			}

@@ -5,8 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
+	"time"
 
+	"github.com/barrhawk/barrhawk/internal/doctor"
 	"github.com/barrhawk/barrhawk/internal/rawjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,36 +29,81 @@ import (
 // Put per-call behaviour in the tool handler, not in SDK middleware: a
 // receiving middleware does not see hot-path calls.
 
-// callHot answers one tools/call frame with a whole response line, or nil
-// if the call was cancelled. perRequest: the frame is of the 2026-07-28
+// callHot answers one tools/call frame: answer gets the whole response
+// line, or nil if the call was cancelled. A quick tool's call that an Igor
+// can take at once is answered without a goroutine of its own, on the
+// goroutine reading that Igor's replies (callNow); any other runs on a
+// goroutine of the calls pool. perRequest: the frame is of the 2026-07-28
 // per-request protocol, whose result carries the server's info and its
 // resultType.
-func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame, perRequest bool) []byte {
+func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame, perRequest bool, answer func([]byte)) {
 	if len(f.params) == 0 || f.params[0] != '{' {
-		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: `tools/call needs params {"name": TOOL, "arguments": {...}}`})
+		answer(errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: `tools/call needs params {"name": TOOL, "arguments": {...}}`}))
+		return
 	}
 	p, err := parseCallParams(f.params)
 	if err != nil {
-		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: "tools/call params: " + err.Error()})
+		answer(errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: "tools/call params: " + err.Error()}))
+		return
 	}
 	if p.Name == "" {
-		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: `tools/call needs "name": the tool to call (tools/list names them)`})
+		answer(errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: `tools/call needs "name": the tool to call (tools/list names them)`}))
+		return
 	}
-	h := s.toolHandler(p.Name)
-	if h == nil && s.doctor.AwaitTool(ctx, p.Name) {
-		h = s.toolHandler(p.Name)
+	req := callRequest(ss, &p)
+	if s.callNow(ctx, f, req, perRequest, answer) {
+		return
 	}
-	if h == nil {
-		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: s.doctor.UnknownTool(p.Name).Error()})
-	}
+	calls.Go(func() { answer(s.callWait(ctx, f, req, perRequest)) })
+}
+
+// callRequest is the request the tool handler gets for a hot-path call.
+func callRequest(ss *mcp.ServerSession, p *callParams) *mcp.CallToolRequest {
 	var meta mcp.Meta
 	if p.Meta.ProgressToken != nil {
 		meta = mcp.Meta{"progressToken": p.Meta.ProgressToken}
 	}
-	res, err := h(ctx, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Meta: meta, Name: p.Name, Arguments: p.Arguments}})
+	return &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Meta: meta, Name: p.Name, Arguments: p.Arguments}}
+}
+
+// callNow answers a quick tool's call when an Igor can take it at once
+// (Doctor.CallNow), doing what the tool handler does for such a call: it
+// records the call and turns its result into the response line. It reports
+// false, having done nothing, otherwise.
+func (s *Server) callNow(ctx context.Context, f *frame, req *mcp.CallToolRequest, perRequest bool, answer func([]byte)) bool {
+	name, start := req.Params.Name, time.Now()
+	return s.doctor.CallNow(ctx, name, req.Params.Arguments, func(r doctor.Result) {
+		if s.rec != nil {
+			s.record(start, req, name, r)
+		}
+		if ctx.Err() != nil {
+			answer(nil)
+			return
+		}
+		answer(s.responseLine(f, ToResult(r, Structured(req.ProtocolVersion())), nil, perRequest))
+	})
+}
+
+// callWait runs a call through its tool handler on this goroutine and
+// returns the response line (nil: cancelled).
+func (s *Server) callWait(ctx context.Context, f *frame, req *mcp.CallToolRequest, perRequest bool) []byte {
+	name := req.Params.Name
+	h := s.toolHandler(name)
+	if h == nil && s.doctor.AwaitTool(ctx, name) {
+		h = s.toolHandler(name)
+	}
+	if h == nil {
+		return errorLine(&frameError{code: jsonrpc.CodeInvalidParams, id: f.id, msg: s.doctor.UnknownTool(name).Error()})
+	}
+	res, err := h(ctx, req)
 	if ctx.Err() != nil {
 		return nil
 	}
+	return s.responseLine(f, res, err, perRequest)
+}
+
+// responseLine is the response to f of a tool handler's result or error.
+func (s *Server) responseLine(f *frame, res *mcp.CallToolResult, err error, perRequest bool) []byte {
 	if err != nil {
 		code := int64(jsonrpc.CodeInternalError)
 		var we *jsonrpc.Error
@@ -79,7 +125,7 @@ func (s *Server) callHot(ctx context.Context, ss *mcp.ServerSession, f *frame, p
 	} else {
 		body, err := json.Marshal(res)
 		if err != nil {
-			return errorLine(&frameError{code: jsonrpc.CodeInternalError, id: f.id, msg: "encoding the result of " + strconv.Quote(p.Name) + ": " + err.Error()})
+			return errorLine(&frameError{code: jsonrpc.CodeInternalError, id: f.id, msg: "encoding a tool's result: " + err.Error()})
 		}
 		line = append(line, body...)
 	}

@@ -1,8 +1,14 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -211,3 +217,73 @@ var sha1Chaos = func() string {
 	out, _ := exec.Command("sh", "-c", "printf chaos | sha1sum").Output()
 	return strings.Fields(string(out))[0]
 }()
+
+// A client that stops reading its answers holds the server back, but costs
+// no Igor: the reader that hands a quick call's answer on waits for the
+// client, and the pings it does not read meanwhile are not the Igor's
+// misses. 20 calls whose answers are 60 KiB each (far over what the pipe
+// holds), sent while nothing is read and held for 15 heartbeats, all answer
+// once the client reads, and no Igor was replaced.
+func TestClientThatStopsReadingCostsNoIgor(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "barrhawk.yaml"), []byte("igors:\n  maxWorkers: 1\n  heartbeatInterval: 100ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_HOME="+filepath.Join(home, ".barrhawk"))
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	out := bufio.NewReaderSize(outPipe, 1<<20)
+	send := func(line string) {
+		if _, err := io.WriteString(in, line+"\n"); err != nil {
+			t.Error(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if _, err := out.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	const calls = 20
+	text := strings.Repeat("x", 45<<10)
+	sent := make(chan struct{})
+	go func() { // the server stops reading too, once its pipes are full
+		defer close(sent)
+		for i := 1; i <= calls; i++ {
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"base64_encode","arguments":{"text":"%s"}}}`, i, text))
+		}
+	}()
+	time.Sleep(1500 * time.Millisecond) // 15 heartbeats unread
+	answer := func() []byte {           // the next answer, past notifications
+		for {
+			line, err := out.ReadBytes('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(line, []byte(`"method"`)) {
+				return line
+			}
+		}
+	}
+	ok := 0
+	for range calls {
+		if line := answer(); bytes.Contains(line, []byte(`"result":"eHh4`)) && !bytes.Contains(line, []byte(`"isError":true`)) {
+			ok++
+		}
+	}
+	<-sent
+	if ok != calls {
+		t.Errorf("%d of %d calls answered with their base64", ok, calls)
+	}
+	send(`{"jsonrpc":"2.0","id":"st","method":"tools/call","params":{"name":"worker_status","arguments":{}}}`)
+	if line := answer(); !bytes.Contains(line, []byte(`\"restarts\":0`)) || bytes.Contains([]byte(stderr.String()), []byte("missed 3 heartbeats")) {
+		t.Fatalf("an Igor was replaced while the client did not read: %.600s\nstderr: %s", line, stderr.String())
+	}
+}
