@@ -222,16 +222,17 @@ var sha1Chaos = func() string {
 // no Igor: the reader that hands a quick call's answer on waits for the
 // client, and the pings it does not read meanwhile are not the Igor's
 // misses. 20 calls whose answers are 60 KiB each (far over what the pipe
-// holds), sent while nothing is read and held for 15 heartbeats, all answer
+// holds), sent while nothing is read and held for 10 heartbeats, all answer
 // once the client reads, and no Igor was replaced.
 func TestClientThatStopsReadingCostsNoIgor(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, "barrhawk.yaml"), []byte("igors:\n  maxWorkers: 1\n  heartbeatInterval: 100ms\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "barrhawk.yaml"), []byte("igors:\n  maxWorkers: 1\n  heartbeatInterval: 200ms\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_HOME="+filepath.Join(home, ".barrhawk"))
+	cmd.Dir = home
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	in, _ := cmd.StdinPipe()
@@ -246,22 +247,7 @@ func TestClientThatStopsReadingCostsNoIgor(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	if _, err := out.ReadBytes('\n'); err != nil {
-		t.Fatal(err)
-	}
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	const calls = 20
-	text := strings.Repeat("x", 45<<10)
-	sent := make(chan struct{})
-	go func() { // the server stops reading too, once its pipes are full
-		defer close(sent)
-		for i := 1; i <= calls; i++ {
-			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"base64_encode","arguments":{"text":"%s"}}}`, i, text))
-		}
-	}()
-	time.Sleep(1500 * time.Millisecond) // 15 heartbeats unread
-	answer := func() []byte {           // the next answer, past notifications
+	answer := func() []byte { // the next answer, past notifications
 		for {
 			line, err := out.ReadBytes('\n')
 			if err != nil {
@@ -272,10 +258,33 @@ func TestClientThatStopsReadingCostsNoIgor(t *testing.T) {
 			}
 		}
 	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if line := answer(); !bytes.Contains(line, []byte(`"id":0`)) {
+		t.Fatalf("initialize: %.300s", line)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// One call first, so that the Igor is up and the calls below are
+	// answered by its reader.
+	send(`{"jsonrpc":"2.0","id":"warm","method":"tools/call","params":{"name":"hash_text","arguments":{"text":"x"}}}`)
+	if line := answer(); !bytes.Contains(line, []byte(`"hash"`)) {
+		t.Fatalf("the first call: %.300s", line)
+	}
+	const calls = 20
+	text := strings.Repeat("x", 45<<10)
+	sent := make(chan struct{})
+	go func() { // the server stops reading too, once its pipes are full
+		defer close(sent)
+		for i := 1; i <= calls; i++ {
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"base64_encode","arguments":{"text":"%s"}}}`, i, text))
+		}
+	}()
+	time.Sleep(2 * time.Second) // 10 heartbeats unread
 	ok := 0
 	for range calls {
 		if line := answer(); bytes.Contains(line, []byte(`"result":"eHh4`)) && !bytes.Contains(line, []byte(`"isError":true`)) {
 			ok++
+		} else {
+			t.Errorf("not an answer with its base64: %.300s", line)
 		}
 	}
 	<-sent
