@@ -65,9 +65,9 @@ func (p *Pool) newTask(ctx context.Context, ig *igorConn, name string, args json
 	return task
 }
 
-// settle ends one try of a call on ig, which began at began and got r: the
-// call's result, or again when it is to be tried once more (a. says where
-// not).
+// settle ends one try of a call on ig, which began at began and got r:
+// the call's result, or again when it is to be tried once more (a then
+// says which Igor to avoid).
 func (p *Pool) settle(ctx context.Context, ig *igorConn, task wire.Task, began time.Time, r reply, timeout time.Duration, retries int, a *attempts) (v json.RawMessage, err *tool.Error, again bool) {
 	name := task.Tool
 	p.release(ig, r)

@@ -194,14 +194,19 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 				ctx = tool.WithAsk(ctx, ask)
 			}
 		}
-		if s.rec == nil {
-			return ToResult(s.doctor.Call(ctx, name, req.Params.Arguments), Structured(req.ProtocolVersion())), nil
-		}
 		start := time.Now()
-		r := s.doctor.Call(ctx, name, req.Params.Arguments)
-		s.record(start, req, name, r)
-		return ToResult(r, Structured(req.ProtocolVersion())), nil
+		return s.toolResult(start, req, name, s.doctor.Call(ctx, name, req.Params.Arguments)), nil
 	}
+}
+
+// toolResult is how every tools/call ends, from the handler or the hot
+// path's callNow: the call recorded (when the record is on), its result
+// made the MCP result.
+func (s *Server) toolResult(start time.Time, req *mcp.CallToolRequest, name string, r doctor.Result) *mcp.CallToolResult {
+	if s.rec != nil {
+		s.record(start, req, name, r)
+	}
+	return ToResult(r, Structured(req.ProtocolVersion()))
 }
 
 // record hands one finished call to the recorder: a few field copies, no

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/doctor"
@@ -20,7 +21,12 @@ import (
 // session is initialized, lineConn sends a tools/call here instead: the
 // params are read once, and the very mcp.ToolHandler the SDK would call
 // (Server.toolHandler) answers it, so a tool call has one code path on
-// every transport. What the SDK's path adds is kept: an unknown tool is
+// every transport. A quick tool's call (tool.Def.Quick) skips the handler's
+// goroutine: Doctor.CallNow runs it and the handler's last step
+// (Server.toolResult) answers it on the goroutine reading its Igor; it
+// needs none of what the handler puts in the call's context first (roots,
+// the session's bag, progress, questions to the user). What the SDK's path
+// adds is kept: an unknown tool is
 // answered -32602 with the closest names (the same text as suggestTools),
 // nil content becomes [], a cancelled call gets no answer. A request with
 // the 2026-07-28 per-request metadata takes it once the SDK has seen the
@@ -73,14 +79,12 @@ func callRequest(ss *mcp.ServerSession, p *callParams) *mcp.CallToolRequest {
 func (s *Server) callNow(ctx context.Context, f *frame, req *mcp.CallToolRequest, perRequest bool, answer func([]byte)) bool {
 	name, start := req.Params.Name, time.Now()
 	return s.doctor.CallNow(ctx, name, req.Params.Arguments, func(r doctor.Result) {
-		if s.rec != nil {
-			s.record(start, req, name, r)
-		}
+		res := s.toolResult(start, req, name, r)
 		if ctx.Err() != nil {
 			answer(nil)
 			return
 		}
-		answer(s.responseLine(f, ToResult(r, Structured(req.ProtocolVersion())), nil, perRequest))
+		answer(s.responseLine(f, name, res, nil, perRequest))
 	})
 }
 
@@ -99,11 +103,12 @@ func (s *Server) callWait(ctx context.Context, f *frame, req *mcp.CallToolReques
 	if ctx.Err() != nil {
 		return nil
 	}
-	return s.responseLine(f, res, err, perRequest)
+	return s.responseLine(f, name, res, err, perRequest)
 }
 
-// responseLine is the response to f of a tool handler's result or error.
-func (s *Server) responseLine(f *frame, res *mcp.CallToolResult, err error, perRequest bool) []byte {
+// responseLine is the response to f, a call of tool name, of its result or
+// its handler's error.
+func (s *Server) responseLine(f *frame, name string, res *mcp.CallToolResult, err error, perRequest bool) []byte {
 	if err != nil {
 		code := int64(jsonrpc.CodeInternalError)
 		var we *jsonrpc.Error
@@ -125,7 +130,7 @@ func (s *Server) responseLine(f *frame, res *mcp.CallToolResult, err error, perR
 	} else {
 		body, err := json.Marshal(res)
 		if err != nil {
-			return errorLine(&frameError{code: jsonrpc.CodeInternalError, id: f.id, msg: "encoding a tool's result: " + err.Error()})
+			return errorLine(&frameError{code: jsonrpc.CodeInternalError, id: f.id, msg: "encoding the result of " + strconv.Quote(name) + ": " + err.Error()})
 		}
 		line = append(line, body...)
 	}
@@ -147,10 +152,11 @@ type callParams struct {
 }
 
 // parseCallParams reads the params of a tools/call, an object known to be
-// valid JSON and valid UTF-8 (checkSyntax). The common shape (a plain string name, raw arguments, a
-// _meta object without a progress token) is read from the bytes; anything
-// else is left to encoding/json, whose verdicts and messages stand:
-// json.Unmarshal took a sixth of the hot path's own CPU.
+// valid JSON and valid UTF-8 (checkSyntax). The common shape (a plain
+// string name, raw arguments, a _meta object without a progress token) is
+// read from the bytes; anything else is left to encoding/json, whose
+// verdicts and messages stand: json.Unmarshal took a sixth of the hot
+// path's own CPU.
 func parseCallParams(params []byte) (callParams, error) {
 	var p callParams
 	plain := true

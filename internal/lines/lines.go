@@ -119,9 +119,10 @@ func NewWriter(w io.Writer) *Writer {
 // NewGatheringWriter returns a Writer on w whose caller, finding no write
 // under way, yields once before it writes, so that lines becoming ready at
 // the same moment leave in one write and reach the reader in one wake-up:
-// the front's answers to the replies of one read from an Igor, each on its
-// own goroutine, reach the client together. The yield costs a caller with
-// nobody to wait for well under a microsecond.
+// the front's answers finished at once on different goroutines (the
+// readers of several Igors, the calls waiting on their own) reach the
+// client together. The yield costs a caller with nobody to wait for well
+// under a microsecond.
 func NewGatheringWriter(w io.Writer) *Writer {
 	l := NewWriter(w)
 	l.gather = true
