@@ -58,13 +58,8 @@ func (p *Pool) fillSpare() {
 // dropSpareLocked stops the spare when one waits, no Igor is left and no
 // call waits for one.
 func (p *Pool) dropSpareLocked() {
-	if p.spare == nil || p.waiting > 0 || p.spare.Waiting() == 0 {
+	if p.spare == nil || p.waiting > 0 || p.spare.Waiting() == 0 || p.anyLiveLocked() {
 		return
-	}
-	for _, s := range p.slots {
-		if s.ig != nil {
-			return
-		}
 	}
 	go p.spare.Drop()
 }

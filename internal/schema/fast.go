@@ -160,15 +160,15 @@ func rawHasType(raw []byte, t string) bool {
 func rawInEnum(enum []any, raw []byte) bool {
 	switch k := raw[0]; {
 	case k == '"':
-		var s string
-		if bytes.IndexByte(raw, '\\') >= 0 {
+		body := raw[1 : len(raw)-1] // compared, not copied
+		if bytes.IndexByte(body, '\\') >= 0 {
+			var s string
 			if json.Unmarshal(raw, &s) != nil {
 				return false
 			}
-		} else {
-			s = string(raw[1 : len(raw)-1])
+			body = []byte(s)
 		}
-		return slices.ContainsFunc(enum, func(e any) bool { x, ok := normalize(e).(string); return ok && x == s })
+		return slices.ContainsFunc(enum, func(e any) bool { x, ok := normalize(e).(string); return ok && x == string(body) })
 	case k == 't' || k == 'f':
 		b := k == 't'
 		return slices.ContainsFunc(enum, func(e any) bool { x, ok := e.(bool); return ok && x == b })
