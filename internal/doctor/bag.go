@@ -63,13 +63,14 @@ func (d *Doctor) bagTools() []tool.Tool {
 		cats = append(cats, string(c))
 	}
 	return []tool.Tool{{
-		Def: mgmt("tool_bag", "Show or change which tools this session's tools/list shows (its list bag; every tool stays callable and tool_search finds all). show: the listed tools, their token cost and the profiles; load/unload: add or remove tools (names or globs), a category, a profile, a hosted MCP server's tools or the tools a task in words takes, then tools/list_changed is sent.",
-			schema.String("action", "show, load or unload").Required().Enum("show", "load", "unload"),
-			schema.Array("tools", "Tool names or globs such as assert_*", schema.StringItems()),
-			schema.String("category", "A whole category").Enum(cats...),
-			schema.String("profile", "A profile: all, core, qa, data, text, browser, or one of tools.profiles"),
-			schema.String("server", "A hosted MCP server (mcp_list): all its tools"),
-			schema.String("task", "A task in words (log in and check the dashboard): the tools intent analysis says it takes")),
+		Def: mgmt("tool_bag", "Show or change which tools this session's tools/list shows; all stay callable. show: listed tools, token cost, profiles. load/unload: what tools, category, profile, server or task name; sends tools/list_changed.",
+			schema.String("action", "What to do").Required().Enum("show", "load", "unload"),
+			schema.Array("tools", "Names or globs (assert_*)", schema.StringItems()),
+			schema.String("category", "A category").Enum(cats...),
+			schema.String("profile", "show lists them"),
+			schema.String("server", "Hosted MCP server (mcp_list)"),
+			schema.String("task", "Task in words: the tools it needs")).
+			WithPhrases("hide tools", "show fewer tools", "too many tools listed", "cut tool list token cost", "expose more tools", "switch tool profile", "enable a whole category", "unhide a tool", "slim down the tool menu"),
 		Run: tool.Typed(func(ctx context.Context, in struct {
 			Action   string   `json:"action"`
 			Tools    []string `json:"tools"`

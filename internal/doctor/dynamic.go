@@ -404,19 +404,21 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 	x := d.dyn
 	return []tool.Tool{
 		{
-			Def: mgmt("dynamic_tool_create", "Create (or replace) a dynamic tool from a handler body in TypeScript, with `args` (the call's arguments) and `ctx` in scope; it is written to the dynamic tools directory and callable on the very next call. Code is compiled and checked first: syntax errors and blocked patterns (eval, require, process.exit, ...) are refused with their line. Declare permissions for ctx.fetch (network) or ctx.fs (filesystem).",
-				schema.String("name", "Tool name: lowercase letters, digits and underscores, a letter first; not a built-in tool").Required().Min(1),
-				schema.String("description", "What the tool does").Required().Min(1),
-				schema.Map("schema", "JSON Schema of the tool's arguments, of type object").Required(),
-				schema.String("code", "The handler body, e.g. \"return { reversed: args.text.split('').reverse().join('') };\"").Required().Min(1),
-				schema.Array("permissions", "Permissions the code needs: network (ctx.fetch), filesystem (ctx.fs), browser, ai", &jsonschema.Schema{Type: "string", Enum: []any{"network", "filesystem", "browser", "ai"}}),
-				schema.Integer("timeout", "Milliseconds a call may run (default: the server's tools.defaultTimeout)").Min(1).Max(600000),
-			),
+			Def: mgmt("dynamic_tool_create", "Create or replace a dynamic tool from a TypeScript handler body (`args`, `ctx` in scope), callable on the next call. Syntax errors and blocked patterns (eval, require, process.exit...) are refused with their line.",
+				schema.String("name", "[a-z][a-z0-9_]*, not a built-in").Required().Min(1),
+				schema.String("description", "What it does").Required().Min(1),
+				schema.Map("schema", "Arguments' JSON Schema, type object").Required(),
+				schema.String("code", "E.g. \"return { n: args.text.length };\"").Required().Min(1),
+				schema.Array("permissions", "network: ctx.fetch; filesystem: ctx.fs", &jsonschema.Schema{Type: "string", Enum: []any{"network", "filesystem", "browser", "ai"}}),
+				schema.Integer("timeout", "Milliseconds per call (default tools.defaultTimeout)").Min(1).Max(600000),
+			).
+				WithPhrases("write a custom tool", "add my own tool", "define a tool in typescript", "extend barrhawk", "hot-load a new tool", "tool on the fly", "custom plugin", "new tool from code"),
 			Run: tool.Typed(func(ctx context.Context, in createArgs, _ *tool.Call) (any, error) { return x.create(ctx, in) }),
 		},
 		{
-			Def: mgmt("dynamic_tool_delete", "Delete a dynamic tool (its file) by name. dynamic_tool_create and hello_world are protected.",
-				schema.String("name", "Name of the dynamic tool").Required().Min(1)),
+			Def: mgmt("dynamic_tool_delete", "Delete a dynamic tool (its file). dynamic_tool_create and hello_world are protected.",
+				schema.String("name", "Tool name").Required().Min(1)).
+				WithPhrases("remove a custom tool", "delete a tool I made", "uninstall my tool", "get rid of a plugin", "drop a generated tool"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Name string `json:"name"`
 			}, _ *tool.Call) (any, error) {
@@ -424,7 +426,8 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 			}),
 		},
 		{
-			Def: mgmt("tools_reload", "Reload every dynamic tool from its directory now (changes are also picked up automatically). Returns the tools loaded and the files that failed, with why."),
+			Def: mgmt("tools_reload", "Reload the dynamic tools from their directory now (changes are picked up automatically too). Returns those loaded and failed files, with why.").
+				WithPhrases("pick up tool changes", "refresh custom tools", "reload plugins", "rescan tools folder", "hot reload tools", "my tool fails to load", "custom tool broken"),
 			Run: func(ctx context.Context, _ *tool.Call) (any, error) {
 				loaded, err := x.reload(ctx)
 				if err != nil {
@@ -435,8 +438,9 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 			},
 		},
 		{
-			Def: mgmt("worker_snapshot", "Snapshot the dynamic tools directory under a name; returns the snapshot id (name_unixms).",
-				schema.String("name", "Snapshot name: letters, digits, _ and -").Required().Min(1)),
+			Def: mgmt("worker_snapshot", "Snapshot the dynamic tools directory; returns the id (name_unixms).",
+				schema.String("name", "[A-Za-z0-9][A-Za-z0-9_-]*, at most 64").Required().Min(1)).
+				WithPhrases("back up custom tools", "save a checkpoint", "create a restore point", "checkpoint before refactor", "save plugins state"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Name string `json:"name"`
 			}, _ *tool.Call) (any, error) {
@@ -449,7 +453,8 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 			}),
 		},
 		{
-			Def: mgmt("worker_snapshots", "List the snapshots of the dynamic tools, newest first: id, tool count and time."),
+			Def: mgmt("worker_snapshots", "List the dynamic tools' snapshots, newest first: id, tool count, time.").
+				WithPhrases("list checkpoints", "which restore points exist", "saved backups of custom tools", "checkpoint history", "available rollback points"),
 			Run: func(context.Context, *tool.Call) (any, error) {
 				list, err := x.snaps.List()
 				if err != nil {
@@ -463,8 +468,9 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 			},
 		},
 		{
-			Def: mgmt("worker_rollback", "Restore the dynamic tools from a snapshot (the latest when omitted; never a pre-rollback one) and reload them. The state before is kept as a pre-rollback snapshot.",
-				schema.String("snapshot", "Snapshot id from worker_snapshots, such as before_refactor_1706012345678")),
+			Def: mgmt("worker_rollback", "Restore the dynamic tools from a snapshot and reload them; the state before is kept as a pre-rollback snapshot.",
+				schema.String("snapshot", "From worker_snapshots; default latest not pre-rollback")).
+				WithPhrases("undo tool changes", "revert custom tools", "restore a checkpoint", "go back to restore point", "roll back broken plugin", "restore tools backup"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Snapshot string `json:"snapshot"`
 			}, _ *tool.Call) (any, error) {

@@ -116,10 +116,11 @@ const eventsLimit = 1024
 // eventTools are the tools that read the bus.
 func (d *Doctor) eventTools() []tool.Tool {
 	return []tool.Tool{{
-		Def: mgmt("events_recent", "Recent events of the front, oldest first: Igors spawned, terminated and crashed; tasks queued and failed (every task with events.tasks); swarms started and completed; squads; dynamic tools reloaded or broken; snapshots taken. Clients that set a log level also receive them as log notifications.",
-			schema.String("since", "Only events after this time: RFC 3339 (2026-11-24T10:00:00Z) or Unix milliseconds"),
-			schema.Array("types", "Only these event types; a trailing * matches a prefix, as igor:*", schema.StringItems()),
-			schema.Integer("limit", "How many events at most (the latest)").Default(50).Min(1).Max(eventsLimit)),
+		Def: mgmt("events_recent", "Recent front events, oldest first: Igors, swarms, squads, dynamic tools, snapshots, tasks queued or failed (all with events.tasks). Also log notifications to clients that set a log level.",
+			schema.String("since", "RFC 3339 or Unix milliseconds"),
+			schema.Array("types", "Such as igor:crashed or igor:*", schema.StringItems()),
+			schema.Integer("limit", "Latest this many").Default(50).Min(1).Max(eventsLimit)).
+			WithPhrases("what happened recently", "server activity log", "event log", "audit trail", "why did a worker crash", "recent crashes", "what went wrong lately", "timeline of failures"),
 		Run: tool.Typed(func(_ context.Context, in struct {
 			Since string   `json:"since"`
 			Types []string `json:"types"`

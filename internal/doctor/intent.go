@@ -27,10 +27,11 @@ func (d *Doctor) intentTools() []tool.Tool {
 		return nil
 	}
 	return []tool.Tool{{
-		Def: mgmt("intent_analyze", "Analyse what a request in words, or a tool call, is after: primaryDomain, secondaryDomains, complexity (simple, compound, swarm), suggestedTools (and those not available yet), parallelizable, estimatedSteps, and steps: the tools in calling order, each with the request's words it does and argument hints found there (URL, selector, count, file).",
-			schema.String("text", "A request in words"),
-			schema.String("tool", "A tool name, known or not (test_login_flow)"),
-			schema.Any("args", "The call's arguments").Types("object", "null")),
+		Def: mgmt("intent_analyze", "Analyse what a request in words (text) or a tool call (tool, args) is after. Returns domains, complexity, suggestedTools, parallelizable, estimatedSteps and steps (tools in calling order with their words and argument hints).",
+			schema.String("text", "Request in words"),
+			schema.String("tool", "Known or not"),
+			schema.Any("args", "Its arguments").Types("object", "null")).
+			WithPhrases("what tools do I need", "break down a request", "task decomposition", "plan the steps", "classify a prompt", "how complex is this task", "estimate steps", "which domain is this"),
 		Run: tool.Typed(func(_ context.Context, in struct {
 			Text string          `json:"text"`
 			Tool string          `json:"tool"`

@@ -32,12 +32,14 @@ func mgmt(name, desc string, props ...schema.Prop) tool.Def {
 func (d *Doctor) managementTools() []tool.Tool {
 	return []tool.Tool{
 		{
-			Def: mgmt("worker_status", "Health of the front and the Igor worker pool: pool settings, and per Igor its pid, status (starting, idle, busy, draining), memory (RSS bytes), uptime, restarts and tasks done/failed; the spare Igor waiting to replace one (sparePid); and the state of each hosted MCP server (gateway)."),
+			Def: mgmt("worker_status", "Health of the front, its Igor workers (settings; per Igor pid, status, memory, uptime, restarts, tasks) and hosted MCP servers.").
+				WithPhrases("is barrhawk healthy", "barrhawk health check", "how many igors", "memory of all igors", "server uptime and version", "igor pids", "is the server up", "busy or idle workers"),
 			Run: func(context.Context, *tool.Call) (any, error) { return d.Status(), nil },
 		},
 		{
-			Def: mgmt("worker_restart", "Restart the Igor workers (or the one named by id): each finishes its running calls, cleans up its resources (browsers, DB connections) and is replaced by a fresh process. Returns the ids restarted.",
-				schema.String("id", "Igor id from worker_status, such as igor-1; omit to restart all")),
+			Def: mgmt("worker_restart", "Restart the Igor workers, or one, after their running calls, freeing browsers and DB connections. Returns the ids.",
+				schema.String("id", "From worker_status; omit for all")).
+				WithPhrases("kill a stuck worker", "recycle igors", "unstick a hung call", "free leaked browsers", "fix a memory leak", "reset the worker pool", "fresh worker processes"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				ID string `json:"id"`
 			}, _ *tool.Call) (any, error) {
@@ -52,8 +54,9 @@ func (d *Doctor) managementTools() []tool.Tool {
 			}),
 		},
 		{
-			Def: mgmt("plan_read", "Read a Markdown file (read-only), such as a plan or a README: only .md files inside the server's working directory, tools.roots or the roots the client declares; paths containing '..' are refused. Relative paths are resolved from the working directory. Returns {path, content, bytes}.",
-				schema.String("path", "Path of the .md file").Required().Min(1)),
+			Def: mgmt("plan_read", "Read a Markdown (.md) file, such as a plan, in the working directory (relative paths start there), tools.roots or the client's roots; no '..'. Returns {path, content, bytes}.",
+				schema.String("path", "File path").Required().Min(1)).
+				WithPhrases("read the plan", "open the readme", "read markdown docs", "view project notes", "read a .md file", "show the spec", "read design doc"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Path string `json:"path"`
 			}, _ *tool.Call) (any, error) {

@@ -48,10 +48,11 @@ func (d *Doctor) searchTools() []tool.Tool {
 	}
 	return []tool.Tool{
 		{
-			Def: mgmt("tool_search", "Find tools by what you want done, described in words, among all tools, listed or not. Returns the best matches with their input schemas; call one by name or with tool_call. A task of several steps (log in, then check the dashboard shows 3 widgets) is answered step by step: steps lists each step's tool in calling order with the words it does and argument hints found in them.",
-				schema.String("query", "The task in words, as you would ask a colleague").Required().Min(1),
-				schema.Integer("limit", "How many tools to return").Default(5).Min(1).Max(searchLimit),
-				schema.String("category", "Only tools of this category").Enum(cats...)),
+			Def: mgmt("tool_search", "Find tools, listed or not, by what you want done. Returns the best matches with input schemas (call by name or tool_call) and, for a task of several steps, steps: each step's tool in order with its words and argument hints.",
+				schema.String("query", "The task in words").Required().Min(1),
+				schema.Integer("limit", "Most tools").Default(5).Min(1).Max(searchLimit),
+				schema.String("category", "Filter").Enum(cats...)).
+				WithPhrases("which tool should I use", "is there a tool for", "look up a tool", "discover hidden tools", "tools not in my list", "what can this server do"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Query    string `json:"query"`
 				Limit    int    `json:"limit"`
@@ -71,25 +72,23 @@ func (d *Doctor) searchTools() []tool.Tool {
 					results = append(results, r)
 				}
 				out := map[string]any{"query": in.Query}
-				// A task of several steps is answered step by step: the
-				// tools intent analysis finds for each, in calling order,
-				// then the best matches of the whole query.
+				// Results are the best matches of the whole query. A task
+				// of several steps is also answered step by step: steps
+				// are the tools intent analysis finds for each, in calling
+				// order, and each of them is among the results.
 				shown := map[string]bool{}
-				if steps := d.stepsOf(in.Query, tool.Category(in.Category)); steps != nil {
+				steps := d.stepsOf(in.Query, tool.Category(in.Category))
+				for _, h := range hits {
+					shown[h.Tool.Name] = true
+					add(h.Tool, h.Score)
+				}
+				if steps != nil {
 					out["steps"] = steps
 					for _, st := range steps {
 						if t, ok := d.reg.Get(st.Tool); ok && !shown[st.Tool] {
 							shown[st.Tool] = true
 							add(t, 0)
 						}
-					}
-				}
-				for _, h := range hits {
-					if len(results) >= max(in.Limit, len(shown)) {
-						break
-					}
-					if !shown[h.Tool.Name] {
-						add(h.Tool, h.Score)
 					}
 				}
 				out["results"] = results
@@ -104,13 +103,14 @@ func (d *Doctor) searchTools() []tool.Tool {
 		{
 			Def: tool.Def{
 				Name:        "tool_call",
-				Description: "Call any tool by name with its arguments, listed or not (tool_search finds tools and shows their arguments). The answer is the tool's own.",
+				Description: "Call any tool by name, listed or not (tool_search shows its arguments). Returns the tool's own answer.",
 				Group:       ManagementGroup, Category: tool.CategoryMeta,
 				Input: schema.Object(
-					schema.String("name", "The tool's name").Required().Min(1),
-					schema.Any("arguments", "The tool's arguments, an object").Types("object", "null"),
+					schema.String("name", "Tool name").Required().Min(1),
+					schema.Any("arguments", "Its arguments").Types("object", "null"),
 				),
 				Timeout: maxToolCallTimeout, // the called tool's own timeout applies
+				Phrases: []string{"invoke a hidden tool", "call an unlisted tool", "tool not in tools/list", "run a tool by its name", "call what tool_search found"},
 			},
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Name      string          `json:"name"`

@@ -3,13 +3,17 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/queue"
+	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/search"
 	"github.com/barrhawk/barrhawk/internal/spawn"
+	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tools/builtin"
 )
 
@@ -196,10 +200,37 @@ func TestToolSearchAndToolCall(t *testing.T) {
 	}
 }
 
+// BenchmarkToolSearch times one query over this server's tools and 500
+// hosted ones, as a gateway with several MCP servers behind it has.
 func BenchmarkToolSearch(b *testing.B) {
 	d := newSearchDoctor(b)
-	d.Search("warm", 5, "")
+	tools := append(d.reg.List(), hostedTools(500)...)
+	ix := search.New(tools)
+	queries := []string{"generate fake users for a signup form", "which containers are up right now", "open pull requests waiting for review",
+		"find flaky tests from the last CI runs", "take a screenshot of the checkout page", "read a key from redis"}
+	b.ReportMetric(float64(len(tools)), "tools")
+	i := 0
 	for b.Loop() {
-		d.Search("generate fake users for a signup form", 5, "")
+		ix.Search(queries[i%len(queries)], 5, "")
+		i++
 	}
+}
+
+// hostedTools are n tools as MCP servers behind the gateway declare them:
+// server__verb_noun, a sentence of description, two arguments.
+func hostedTools(n int) []*tool.Tool {
+	verbs := []string{"get", "list", "create", "update", "delete", "search", "export", "import", "sync", "validate", "render", "send"}
+	nouns := []string{"invoice", "customer", "ticket", "document", "page", "event", "metric", "alert", "deployment", "secret", "channel", "message", "order", "shipment", "report", "dashboard", "schedule", "note", "comment", "calendar"}
+	var out []*tool.Tool
+	for i := range n {
+		v, o := verbs[i%len(verbs)], nouns[(i/len(verbs))%len(nouns)]
+		srv := fmt.Sprintf("srv%02d", i%37)
+		out = append(out, &tool.Tool{Def: tool.Def{
+			Name:        fmt.Sprintf("%s__%s_%s_%d", srv, v, o, i),
+			Description: fmt.Sprintf("%s a %s in the %s service, returning the %s as JSON. Requires an API key.", strings.ToUpper(v[:1])+v[1:], o, srv, o),
+			Group:       "Hosted: " + srv, Category: tool.CategoryGateway,
+			Input: schema.Object(schema.String("id", "The "+o+"'s id"), schema.String("query", "Free text to match")),
+		}})
+	}
+	return out
 }

@@ -57,13 +57,14 @@ func (d *Doctor) squadTools() []tool.Tool {
 		def.Timeout = maxToolCallTimeout // the dispatched tools' own timeouts apply
 		return def
 	}
-	task := schema.Object(schema.String("tool", "Tool to call").Required().Min(1), schema.Any("args", "Its arguments").Types("object", "null"))
+	task := schema.Object(schema.String("tool", "Tool").Required().Min(1), schema.Any("args", "Its arguments").Types("object", "null"))
 	return []tool.Tool{
 		{
-			Def: orch("squad_create", "Create a named squad: a team of calls sharing values (context_set, context_get, a dynamic tool's ctx.squad), at most size at once over the pool's Igors, limited to a tool bag if given.",
+			Def: orch("squad_create", "Create a named squad: calls sharing values (context_set, context_get, ctx.squad), at most size at once, limited to toolBag if given.",
 				schema.String("name", "Squad name").Required().Min(1),
-				schema.Integer("size", "Calls of the squad running at once").Default(2).Min(1).Max(128),
-				schema.Array("toolBag", "Globs of the tools the squad may call; empty: all", schema.StringItems())),
+				schema.Integer("size", "Calls at once").Default(2).Min(1).Max(128),
+				schema.Array("toolBag", "Tool globs it may call; empty: all", schema.StringItems())).
+				WithPhrases("form a team", "set up a crew", "team with shared variables", "group calls sharing state", "limit team concurrency", "start a squad"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Name    string   `json:"name"`
 				Size    int      `json:"size"`
@@ -84,11 +85,12 @@ func (d *Doctor) squadTools() []tool.Tool {
 			}),
 		},
 		{
-			Def: orch("squad_dispatch", "Run a tool, or several tasks at once, as a squad: each call carries the squad's shared values and may set them.",
+			Def: orch("squad_dispatch", "Run a tool, or several tasks, as a squad: each call carries the squad's shared values and may set them.",
 				schema.String("name", "Squad name").Required().Min(1),
-				schema.String("tool", "Tool to call (or give tasks)"),
+				schema.String("tool", "Or give tasks"),
 				schema.Any("args", "Its arguments").Types("object", "null"),
-				schema.Array("tasks", "Several calls [{tool, args}], run as the squad's size allows", task)),
+				schema.Array("tasks", "Run as the squad's size allows", task)).
+				WithPhrases("send work to the team", "run calls as a team", "dispatch tasks to squad", "fan out within a squad", "team runs tools together"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Name  string          `json:"name"`
 				Tool  string          `json:"tool"`
@@ -134,7 +136,8 @@ func (d *Doctor) squadTools() []tool.Tool {
 			Def: orch("squad_share", "Share a value with a squad's calls.",
 				schema.String("name", "Squad name").Required().Min(1),
 				schema.String("key", "Key").Required().Min(1),
-				schema.Any("value", "Any JSON value").Required()),
+				schema.Any("value", "Any JSON").Required()).
+				WithPhrases("give the team a value", "broadcast value to squad", "seed shared team state", "hand the team a token", "publish variable to squad"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Name  string          `json:"name"`
 				Key   string          `json:"key"`
@@ -150,7 +153,8 @@ func (d *Doctor) squadTools() []tool.Tool {
 		},
 		{
 			Def: orch("squad_dissolve", "Dissolve a squad; its running calls finish, its shared values are dropped.",
-				schema.String("name", "Squad name").Required().Min(1)),
+				schema.String("name", "Squad name").Required().Min(1)).
+				WithPhrases("disband the team", "tear down a squad", "end the crew", "delete squad", "drop team shared state"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Name string `json:"name"`
 			}, _ *tool.Call) (any, error) {
@@ -163,10 +167,11 @@ func (d *Doctor) squadTools() []tool.Tool {
 			}),
 		},
 		{
-			Def: orch("context_set", "Set a value shared by a squad's calls: in the squad named, or in the squad whose task this is.",
+			Def: orch("context_set", "Set a value shared by a squad's calls.",
 				schema.String("key", "Key").Required().Min(1),
-				schema.Any("value", "Any JSON value").Required(),
-				schema.String("squad", "Squad name (default: the squad running this call)")),
+				schema.Any("value", "Any JSON").Required(),
+				schema.String("squad", "Default: this call's squad")).
+				WithPhrases("store a shared variable", "save value for later steps", "pass data between steps", "set squad variable", "remember a value", "put k/v in shared context"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Key   string          `json:"key"`
 				Value json.RawMessage `json:"value"`
@@ -181,9 +186,10 @@ func (d *Doctor) squadTools() []tool.Tool {
 			}),
 		},
 		{
-			Def: orch("context_get", "Read a value shared by a squad's calls (all of them without key).",
-				schema.String("key", "Key; omit for every value"),
-				schema.String("squad", "Squad name (default: the squad running this call)")),
+			Def: orch("context_get", "Read a value shared by a squad's calls.",
+				schema.String("key", "Omit for all"),
+				schema.String("squad", "Default: this call's squad")).
+				WithPhrases("read a shared variable", "look up stored value", "get squad variable", "what the other step saved", "list shared values", "k/v lookup in shared context"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Key   string `json:"key"`
 				Squad string `json:"squad"`

@@ -17,38 +17,38 @@ import (
 // the pool, which spreads them over its Igors.
 func (d *Doctor) swarmTools() []tool.Tool {
 	subtask := schema.Object(
-		schema.String("id", "Unique id; others refer to its result as ${id} or ${id.path}").Required().Min(1),
-		schema.String("tool", "Tool to call").Required().Min(1),
-		schema.Any("args", "The tool's arguments; a string \"${id.path}\" is replaced by that earlier result").Types("object", "null"),
-		schema.Array("dependsOn", "Ids to wait for (references in args count too)", schema.StringItems()),
+		schema.String("id", "Unique").Required().Min(1),
+		schema.String("tool", "Tool").Required().Min(1),
+		schema.Any("args", "A string exactly \"${id}\" or \"${id.path}\" becomes that result, waited for").Types("object", "null"),
+		schema.Array("dependsOn", "Ids that must succeed first", schema.StringItems()),
 	)
 	mapStep := schema.Object(
-		schema.String("tool", "Tool called once per item").Required().Min(1),
+		schema.String("tool", "Called once per item").Required().Min(1),
 		schema.Array("items", "The items", &jsonschema.Schema{}).Required(),
-		schema.String("as", "Argument that receives the item (default item)"),
-		schema.Any("args", "Other arguments, the same for every item").Types("object", "null"),
+		schema.String("as", "Argument for the item (default item)"),
+		schema.Any("args", "Same for every item").Types("object", "null"),
 	)
 	reduceStep := schema.Object(
-		schema.String("reducer", "Built-in reducer").Enum(swarm.Concat, swarm.Merge, swarm.Sum, swarm.Count),
-		schema.String("tool", "Or a tool called with the map results"),
-		schema.String("as", "Argument that receives the results array (default results)"),
-		schema.Any("args", "Other arguments of the reduce tool").Types("object", "null"),
+		schema.String("reducer", "Built-in").Enum(swarm.Concat, swarm.Merge, swarm.Sum, swarm.Count),
+		schema.String("tool", "Or a tool given the results"),
+		schema.String("as", "Argument for results (default results)"),
+		schema.Any("args", "Other arguments").Types("object", "null"),
 	)
 	return []tool.Tool{{
 		Def: tool.Def{
 			Name: "swarm_run",
-			Description: "Run many tool calls as one, spread over the worker pool: parallel (subtasks with dependsOn), " +
-				"pipeline (in order, each using earlier results as \"${id.path}\"), or map-reduce (map.tool per item, then " +
-				"a reducer or reduce.tool). onPartialFailure: abort stops the rest, continue runs all it can, retry tries a " +
-				"failed subtask once more. Returns each subtask's status, result or error, Igor and duration.",
-			Group: ManagementGroup, Category: tool.CategoryOrchestration,
+			Description: "Run many tool calls as one over the worker pool: parallel (each subtask once its dependencies " +
+				"succeed), pipeline (in order) or map-reduce. Returns status, per subtask status, result or error, " +
+				"Igor, duration, and result (pipeline's last or reduced).",
+			Phrases: []string{"run tools in parallel", "fan out calls", "parallel execution", "map reduce over items", "pipeline of tool calls", "batch many calls", "chain calls with results", "scatter gather", "dag of subtasks"},
+			Group:   ManagementGroup, Category: tool.CategoryOrchestration,
 			Input: schema.Object(
-				schema.String("strategy", "How the subtasks run").Enum(swarm.Parallel, swarm.Pipeline, swarm.MapReduce).Default(swarm.Parallel),
-				schema.Array("subtasks", "For parallel and pipeline: the calls", subtask).Max(swarm.MaxSubtasks),
-				schema.Of("map", "For map-reduce: the map step", mapStep),
-				schema.Of("reduce", "For map-reduce: the reduce step (default: concat)", reduceStep),
-				schema.String("onPartialFailure", "What a failed subtask does to the rest").Enum(swarm.Abort, swarm.Continue, swarm.Retry).Default(swarm.Abort),
-				schema.Integer("timeout", "Milliseconds for the whole swarm; 0: each tool's own timeout only").Min(0),
+				schema.String("strategy", "How subtasks run").Enum(swarm.Parallel, swarm.Pipeline, swarm.MapReduce).Default(swarm.Parallel),
+				schema.Array("subtasks", "For parallel and pipeline", subtask).Max(swarm.MaxSubtasks),
+				schema.Of("map", "For map-reduce", mapStep),
+				schema.Of("reduce", "For map-reduce (default concat)", reduceStep),
+				schema.String("onPartialFailure", "abort stops the rest; continue runs all it can; retry: once more").Enum(swarm.Abort, swarm.Continue, swarm.Retry).Default(swarm.Abort),
+				schema.Integer("timeout", "Milliseconds for all; 0: only each tool's own").Min(0),
 			),
 			Timeout: maxToolCallTimeout, // the swarm's own timeout applies
 		},

@@ -47,7 +47,8 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 				schema.Map("metadata", "Free-form notes kept with it (tags, a description)"),
 				schema.Boolean("autoStart", "Start it with BarrHawk and keep it running; otherwise it starts on its first call and stops when idle (gateway.idleTimeout)"),
 				schema.Integer("timeoutMs", "Bound of each call to it, in ms (default gateway.callTimeout)").Min(1),
-				schema.Boolean("replace", "Replace a registered server of the same name")),
+				schema.Boolean("replace", "Replace a registered server of the same name")).
+				WithPhrases("add an mcp server", "connect another mcp server", "plug in mcp server", "host an npx server", "proxy a remote mcp", "install mcp server", "mount upstream server"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Spec
 				TimeoutMs int64 `json:"timeoutMs"`
@@ -65,7 +66,8 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 		},
 		{
 			Def: def("mcp_unregister", "Stop a server registered with mcp_register (its whole process tree) and remove it and its tools. Servers of gateway.servers are changed in the config file.", h.cfg.StopGrace*3+5*time.Second,
-				schema.String("id", "Its name, as mcp_list shows").Required()),
+				schema.String("id", "Its name, as mcp_list shows").Required()).
+				WithPhrases("remove mcp server", "disconnect mcp server", "stop hosted server", "unplug upstream", "uninstall mcp server"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				ID string `json:"id"`
 			}, _ *tool.Call) (any, error) {
@@ -76,7 +78,8 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 			}),
 		},
 		{
-			Def: def("mcp_list", "The hosted MCP servers: how each is reached (env and header values masked), its state (ready, stopped, starting, restarting, disabled), pid, restarts and tool count.", 10*time.Second),
+			Def: def("mcp_list", "The hosted MCP servers: how each is reached (env and header values masked), its state (ready, stopped, starting, restarting, disabled), pid, restarts and tool count.", 10*time.Second).
+				WithPhrases("which mcp servers are hosted", "list upstream servers", "show connected mcp servers", "registered upstreams", "mcp servers and their state"),
 			Run: func(context.Context, *tool.Call) (any, error) {
 				var out []map[string]any
 				for _, u := range h.List() {
@@ -96,7 +99,8 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 		},
 		{
 			Def: def("mcp_health", "Health of the hosted MCP servers (or the one named by id): state, pid, uptime, restarts, ping latency, last call's duration, calls and failures, last error and when it may retry.", 15*time.Second,
-				schema.String("id", "A server's name; omit for all")),
+				schema.String("id", "A server's name; omit for all")).
+				WithPhrases("is the mcp server up", "ping mcp servers", "upstream latency", "mcp server down", "upstream errors", "why is upstream failing"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				ID string `json:"id"`
 			}, _ *tool.Call) (any, error) {
@@ -117,7 +121,8 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 		{
 			Def: def("mcp_catalog", "The tools of every hosted MCP server: BarrHawk's name for each (call it directly or with tool_call), its server, its name there and its description. search narrows by words; category (a server's name) by server.", 10*time.Second,
 				schema.String("category", "Only this server's tools"),
-				schema.String("search", "Words describing what you want done")),
+				schema.String("search", "Words describing what you want done")).
+				WithPhrases("tools of other mcp servers", "browse upstream tools", "what can hosted servers do", "list hosted tools", "search third-party mcp tools"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Category string `json:"category"`
 				Search   string `json:"search"`
@@ -143,7 +148,8 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 			Def: def("mcp_route", "Which hosted MCP server should take a request: give the tool (its name there or here) or the intent in words, and optionally a preferred server. Answers the server and the name to call, with the reason and the other candidates' state. Calls nothing.", 10*time.Second,
 				schema.String("intent", "What you want done, in words"),
 				schema.String("tool", "A tool name, on the upstream or in BarrHawk"),
-				schema.String("preferredMcp", "A server to use when it offers the tool and is healthy")),
+				schema.String("preferredMcp", "A server to use when it offers the tool and is healthy")).
+				WithPhrases("which server handles this", "pick an upstream", "route a request", "choose server for a tool", "where to send a call", "dry run routing"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Intent    string `json:"intent"`
 				Tool      string `json:"tool"`
@@ -156,7 +162,8 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 			Def: def("mcp_aggregate", "Call one tool on several hosted MCP servers at once and return their results side by side: every server offering it, or those named in mcpIds. mode all (default) waits for every answer; first returns the first success and cancels the rest.", callTimeout,
 				toolArg, argsArg,
 				schema.Array("mcpIds", "The servers to call (default: every server offering the tool)", schema.StringItems()),
-				schema.String("mode", "all or first").EnumStrings("all", "first").Default("all")),
+				schema.String("mode", "all or first").EnumStrings("all", "first").Default("all")).
+				WithPhrases("ask every server", "fan out to every upstream", "compare servers side by side", "broadcast a call", "race servers for first answer", "same call on many servers"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Tool string          `json:"tool"`
 				Args json.RawMessage `json:"args"`
@@ -169,7 +176,8 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 		{
 			Def: def("mcp_failover", "Call a tool on the first healthy hosted MCP server offering it, and on the next when that one dies, times out or cannot start (up to maxRetries more). A tool that answers an error of its own is not retried. Answers the result, the server that gave it and every attempt.", callTimeout*2,
 				toolArg, argsArg,
-				schema.Integer("maxRetries", "How many other servers to try after the first").Default(2).Min(0).Max(16)),
+				schema.Integer("maxRetries", "How many other servers to try after the first").Default(2).Min(0).Max(16)).
+				WithPhrases("retry on another server", "fallback server", "high availability call", "survive upstream crash", "backup upstream", "resilient mcp call"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Tool       string          `json:"tool"`
 				Args       json.RawMessage `json:"args"`
@@ -185,7 +193,8 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 		{
 			Def: def("mcp_loadbalance", "Call a tool on one of the hosted MCP servers offering it, spreading calls: round-robin (default) or least-busy (fewest calls in flight, then lowest ping). Answers the result and the server chosen.", callTimeout,
 				toolArg, argsArg,
-				schema.String("strategy", "round-robin or least-busy").EnumStrings("round-robin", "least-busy").Default("round-robin")),
+				schema.String("strategy", "round-robin or least-busy").EnumStrings("round-robin", "least-busy").Default("round-robin")).
+				WithPhrases("spread load across servers", "round robin calls", "least busy server", "balance upstream calls", "distribute across replicas"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Tool     string          `json:"tool"`
 				Args     json.RawMessage `json:"args"`
@@ -199,7 +208,8 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 				schema.Array("searchPaths", "Files or directories to read instead of the usual places", schema.StringItems()),
 				schema.String("configFile", "One config file to read"),
 				schema.Boolean("register", "Host the servers found (those not hosted yet)"),
-				schema.Array("names", "With register: only these", schema.StringItems())),
+				schema.Array("names", "With register: only these", schema.StringItems())).
+				WithPhrases("import mcp servers from claude", "find my mcp config", "reuse cursor mcp servers", ".mcp.json", "vscode mcp.json", "scan for mcp configs", "auto-detect mcp servers"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				SearchPaths []string `json:"searchPaths"`
 				ConfigFile  string   `json:"configFile"`

@@ -20,7 +20,7 @@ func def(name, desc string, props ...schema.Prop) tool.Def {
 }
 
 func idArg() schema.Prop {
-	return schema.Integer("id", "The job's id (task_submit gave it)").Required().Min(1)
+	return schema.Integer("id", "Job id").Required().Min(1)
 }
 
 // Final reports whether a job's state is one it ends in.
@@ -66,16 +66,17 @@ func (s *Service) Tools() []tool.Tool {
 		}
 		return in, nil
 	}
-	submit := def("task_submit", "Queue a job: check out repo at ref in a fresh worktree, run build then test commands there (timeout, env, artifacts). Returns {id}.",
-		schema.String("repo", "The repository (a path on the worker's machine)").Required().Min(1),
+	submit := def("task_submit", "Queue a job: check out repo at ref in a fresh worktree, run build then test commands there. Returns its id.",
+		schema.String("repo", "Path on the worker's machine").Required().Min(1),
 		schema.String("ref", "Commit or branch (default HEAD)"),
-		schema.Array("build", "Shell commands run first", schema.StringItems()),
-		schema.Array("test", "Shell commands run after", schema.StringItems()),
-		schema.Map("env", "Extra environment variables"),
-		schema.Integer("timeout", "Seconds for the whole job (default 1800)").Min(1),
-		schema.Array("artifacts", "Globs of files to keep, relative to the worktree", schema.StringItems()),
-		schema.Integer("priority", "1 (first) to 4 (last)").Default(2).Min(1).Max(4),
-		schema.Integer("retries", "Further attempts after a failure").Default(0).Min(0).Max(25))
+		schema.Array("build", "Shell commands", schema.StringItems()),
+		schema.Array("test", "Shell commands, after build", schema.StringItems()),
+		schema.Map("env", "Extra env vars"),
+		schema.Integer("timeout", "Seconds (default 1800)").Min(1),
+		schema.Array("artifacts", "File globs to keep, in the worktree", schema.StringItems()),
+		schema.Integer("priority", "1 runs first").Default(2).Min(1).Max(4),
+		schema.Integer("retries", "Attempts after a failure").Default(0).Min(0).Max(25)).
+		WithPhrases("queue a ci job", "kick off a build", "build and test a commit", "enqueue job", "background build", "test a branch in isolation", "submit a ci run")
 	submit.Retries = -1
 	return []tool.Tool{
 		{Def: submit, Run: tool.Typed(func(ctx context.Context, in submitArgs, _ *tool.Call) (any, error) {
@@ -96,8 +97,9 @@ func (s *Service) Tools() []tool.Tool {
 			}
 			return map[string]any{"id": id, "state": "available"}, nil
 		})},
-		{Def: def("task_status", "A job's state (available, running, retryable, completed, discarded, cancelled), attempts and outcome (exit code, log, artifacts); wait for the end with progress.",
-			idArg(), schema.Boolean("wait", "Wait until the job ends").Default(false)),
+		{Def: def("task_status", "A job's state (available, running, retryable, completed, discarded, cancelled), attempts and outcome (exit code, log).",
+			idArg(), schema.Boolean("wait", "Wait for the end, with progress").Default(false)).
+			WithPhrases("is my job done", "job state", "wait for the job", "did the build pass", "job exit code", "poll a queued job"),
 			Run: tool.Typed(func(ctx context.Context, in idArgs, _ *tool.Call) (any, error) {
 				progress := tool.ProgressFrom(ctx)
 				t0 := time.Now()
@@ -114,7 +116,8 @@ func (s *Service) Tools() []tool.Tool {
 					}
 				}
 			})},
-		{Def: def("task_list", "The newest jobs first: id, state, attempts, outcome.", schema.Integer("limit", "Most jobs").Default(50).Min(1).Max(1000)),
+		{Def: def("task_list", "The newest jobs first: id, state, attempts, outcome.", schema.Integer("limit", "Most jobs").Default(50).Min(1).Max(1000)).
+			WithPhrases("recent jobs", "list queued jobs", "job history", "what jobs ran", "all ci jobs"),
 			Run: tool.Typed(func(ctx context.Context, in idArgs, _ *tool.Call) (any, error) {
 				q, err := queue(ctx)
 				if err != nil {
@@ -129,8 +132,9 @@ func (s *Service) Tools() []tool.Tool {
 				}
 				return map[string]any{"tasks": list, "count": len(list)}, nil
 			})},
-		{Def: def("task_logs", "A job's output from offset (follow a running job by asking again with nextOffset). Returns {text, nextOffset, done}.",
-			idArg(), schema.Integer("offset", "Byte offset (the last nextOffset)").Min(0)),
+		{Def: def("task_logs", "A job's output from offset; follow a running job by asking again with nextOffset. Returns {text, nextOffset, done}.",
+			idArg(), schema.Integer("offset", "Byte offset").Min(0)).
+			WithPhrases("job output", "build log", "tail the job log", "follow the build output", "why did the job fail", "ci job log"),
 			Run: tool.Typed(func(ctx context.Context, in idArgs, _ *tool.Call) (any, error) {
 				info, err := get(ctx, in.ID)
 				if err != nil {
@@ -147,7 +151,8 @@ func (s *Service) Tools() []tool.Tool {
 				}
 				return map[string]any{"text": text, "nextOffset": next, "done": Final(info.State) && text == "", "state": info.State}, nil
 			})},
-		{Def: def("task_cancel", "Cancel a job: a queued one never runs, a running one is stopped with its processes.", idArg()),
+		{Def: def("task_cancel", "Cancel a job: a queued one never runs, a running one is stopped.", idArg()).
+			WithPhrases("stop the build", "abort a job", "kill a running job", "cancel a queued job", "dequeue a job"),
 			Run: tool.Typed(func(ctx context.Context, in idArgs, _ *tool.Call) (any, error) {
 				q, err := queue(ctx)
 				if err != nil {
@@ -162,7 +167,8 @@ func (s *Service) Tools() []tool.Tool {
 				}
 				return info, nil
 			})},
-		{Def: def("task_artifacts", "The files a finished job kept (its artifacts globs), with their sizes.", idArg()),
+		{Def: def("task_artifacts", "The files a finished job kept (its artifacts globs), with sizes.", idArg()).
+			WithPhrases("build outputs", "download artifacts", "files the job produced", "job output files", "reports the job kept"),
 			Run: tool.Typed(func(ctx context.Context, in idArgs, _ *tool.Call) (any, error) {
 				info, err := get(ctx, in.ID)
 				if err != nil {
@@ -180,7 +186,8 @@ func (s *Service) Tools() []tool.Tool {
 				}
 				return map[string]any{"id": in.ID, "state": info.State, "artifacts": out}, nil
 			})},
-		{Def: def("pool_status", "The worker pool: the queue's database, workers here, the jobs they run, and counts by state of the newest jobs."),
+		{Def: def("pool_status", "Status of the job queue: its database, workers here, their jobs, and the newest jobs' counts by state.").
+			WithPhrases("job queue status", "queue backlog", "jobs by state", "how many job workers", "build runners", "queue database"),
 			Run: tool.Typed(func(ctx context.Context, _ struct{}, _ *tool.Call) (any, error) {
 				q, err := queue(ctx)
 				if err != nil {

@@ -55,7 +55,7 @@ func WithTestName(tools []tool.Tool) []tool.Tool {
 			in.Properties = map[string]*jsonschema.Schema{}
 		}
 		in.Properties[TestNameArg] = &jsonschema.Schema{Type: "string", MaxLength: new(200),
-			Description: "A name for this check in the record of test runs (the dashboard keeps its history under it); default: the tool and what it checks"}
+			Description: "Dashboard history name; default: tool and what it checks"}
 		in.PropertyOrder = append(slices.Clone(in.PropertyOrder), TestNameArg)
 		t.Input = &in
 	}

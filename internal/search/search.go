@@ -1,12 +1,18 @@
 // Package search ranks tools for a request written the way an agent or a
-// person asks ("checksum of a string", "fake users", "which tests are
-// flaky"), so that a client shown only a few tools can find and call any.
+// person asks ("checksum of a string", "which containers are up", "which
+// tests are flaky"), so that a client shown only a few tools can find and
+// call any.
 //
-// Ranking is BM25 over each tool's name, group, category, description and
-// argument names and descriptions, with the name weighted most. Query
-// words are lower-cased, split at anything but letters and digits (so
-// snake_case names split too), reduced to a stem, stripped of filler words,
-// and widened with the synonyms agents use for what a tool does (synonyms.go).
+// Ranking is BM25 over fields of different weight: a tool's name, its
+// Phrases (the words people use for it, written with the tool) and the
+// first sentence of its description count most; the rest of the
+// description less; its arguments' names and descriptions little, and not
+// at all for an argument that many tools share (testName, timeout,
+// selector): text every tool has says nothing of what one is for. Words
+// are split (snake_case and camelCase too), reduced to their stems, the
+// domain's names for one thing made one (vocab.go), and filler words
+// dropped. Dynamic tools and hosted servers' tools are indexed the same
+// way from what they declare.
 package search
 
 import (
@@ -14,26 +20,34 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // BM25 parameters: k1 bounds how much repeating a word adds; b how much a
 // long document is discounted.
-const (
-	k1 = 1.2
-	b  = 0.75
+var (
+	k1 = 0.9
+	b  = 0.4
 )
 
-// Field weights: a word in the name counts as this many in the description.
-const (
-	weightName        = 3.0
-	weightGroup       = 1.5
-	weightDescription = 1.0
-	weightArgs        = 0.6
-	weightSynonym     = 0.7 // a synonym's share of a query word's score
+// Field weights: how much one word of each field counts.
+var (
+	weightName     = 3.0
+	weightPhrase   = 2.0
+	weightSummary  = 2.0 // the description's first sentence
+	weightGroup    = 0.8 // the docs heading and the category
+	weightRest     = 0.6 // the rest of the description
+	weightArgName  = 0.5
+	weightArgText  = 0.25   // an argument's description and enum values
+	weightExactHit = 100.0 // a query that is a tool's name
+	weightValue    = 1.0   // the kind of a value in the query (a file, a URL)
+	weightCover    = 3.0   // a query that says all of a tool's name
 )
+
+// sharedArg is how many tools may have an argument of one name before
+// the argument is taken to say nothing of what any of them is for.
+const sharedArg = 3
 
 // Hit is one ranked tool.
 type Hit struct {
@@ -44,88 +58,145 @@ type Hit struct {
 // Index ranks a fixed set of tools. Build a new one when the set changes;
 // an Index is safe for concurrent searches.
 type Index struct {
-	docs   []doc
-	df     map[string]int // documents holding each term
-	avgLen float64
+	tools    []*tool.Tool
+	postings map[string][]posting
+	norm     []float64 // per tool: k1*(1-b+b*len/avgLen)
+	names    map[string]int
+	// nameTerms are each tool's name's terms, for weightCover.
+	nameTerms [][]string
 }
 
-type doc struct {
-	t   *tool.Tool
-	tf  map[string]float64 // weighted term frequency
-	len float64
+type posting struct {
+	doc int32
+	tf  float32 // weighted term frequency
 }
 
 // New indexes tools.
 func New(tools []*tool.Tool) *Index {
-	ix := &Index{df: map[string]int{}}
+	shared := sharedArgs(tools)
+	ix := &Index{tools: tools, postings: map[string][]posting{}, norm: make([]float64, len(tools)), names: map[string]int{}}
+	lens := make([]float64, len(tools))
 	total := 0.0
-	for _, t := range tools {
-		d := doc{t: t, tf: map[string]float64{}}
+	for i, t := range tools {
+		ix.names[strings.ToLower(t.Name)] = i
+		ix.nameTerms = append(ix.nameTerms, unique(identTerms(t.Name)))
+		tf := map[string]float64{}
 		add := func(text string, w float64) {
 			for _, term := range Terms(text) {
-				d.tf[term] += w
-				d.len += w
+				tf[term] += w
+				lens[i] += w
 			}
 		}
+		addIdent := func(text string, w float64) {
+			for _, term := range identTerms(text) {
+				tf[term] += w
+				lens[i] += w
+			}
+		}
+		summary, rest := splitSummary(t.Description)
 		add(t.Name, weightName)
+		for _, p := range t.Phrases {
+			add(p, weightPhrase)
+		}
+		add(summary, weightSummary)
+		add(rest, weightRest)
 		add(t.Group, weightGroup)
 		add(string(t.Category), weightGroup)
-		add(t.Description, weightDescription)
 		if t.Input != nil {
 			for name, p := range t.Input.Properties {
-				add(name, weightArgs)
-				if p != nil {
-					add(p.Description, weightArgs)
-					for _, e := range p.Enum {
-						if s, ok := e.(string); ok {
-							add(s, weightArgs)
-						}
+				if shared[name] {
+					continue
+				}
+				addIdent(name, weightArgName)
+				if p == nil {
+					continue
+				}
+				add(p.Description, weightArgText)
+				for _, e := range p.Enum {
+					if s, ok := e.(string); ok {
+						add(s, weightArgText)
 					}
 				}
 			}
 		}
-		for term := range d.tf {
-			ix.df[term]++
+		for term, f := range tf {
+			ix.postings[term] = append(ix.postings[term], posting{doc: int32(i), tf: float32(f)})
 		}
-		total += d.len
-		ix.docs = append(ix.docs, d)
+		total += lens[i]
 	}
-	if len(ix.docs) > 0 {
-		ix.avgLen = total / float64(len(ix.docs))
+	avg := 1.0
+	if len(tools) > 0 && total > 0 {
+		avg = total / float64(len(tools))
+	}
+	for i := range tools {
+		ix.norm[i] = k1 * (1 - b + b*lens[i]/avg)
 	}
 	return ix
+}
+
+// sharedArgs are the argument names more than sharedArg tools have.
+func sharedArgs(tools []*tool.Tool) map[string]bool {
+	count := map[string]int{}
+	for _, t := range tools {
+		if t.Input != nil {
+			for name := range t.Input.Properties {
+				count[name]++
+			}
+		}
+	}
+	shared := map[string]bool{}
+	for name, n := range count {
+		if n > sharedArg {
+			shared[name] = true
+		}
+	}
+	return shared
+}
+
+// splitSummary cuts a description after its first sentence.
+func splitSummary(desc string) (summary, rest string) {
+	for i := 0; i < len(desc); i++ {
+		if c := desc[i]; (c == '.' || c == '!' || c == '?') && (i+1 == len(desc) || desc[i+1] == ' ' || desc[i+1] == '\n') {
+			return desc[:i+1], desc[i+1:]
+		}
+	}
+	return desc, ""
 }
 
 // Search returns up to limit tools for query, best first; only tools of
 // category when it is not empty. A query naming a tool exactly puts it
 // first.
 func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
-	weights := expand(Terms(query))
-	raw := strings.TrimSpace(strings.ToLower(query))
-	n := float64(len(ix.docs))
-	var hits []Hit
-	for _, d := range ix.docs {
-		if category != "" && d.t.Category != category {
-			continue
-		}
-		score := 0.0
-		for term, qw := range weights {
-			f := d.tf[term]
-			if f == 0 {
-				continue
+	scores := make([]float64, len(ix.tools))
+	best := map[int32]float64{}
+	qs := ix.weigh(query)
+	for _, q := range qs {
+		// A query word counts once per tool, by the best of its variants
+		// (itself, its related words): a tool that lists five words for
+		// "hash" is not five times about it.
+		clear(best)
+		for _, v := range q {
+			for _, p := range ix.postings[v.term] {
+				if s := ix.score(v, p); s > best[p.doc] {
+					best[p.doc] = s
+				}
 			}
-			df := float64(ix.df[term])
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			score += qw * idf * f * (k1 + 1) / (f + k1*(1-b+b*d.len/ix.avgLen))
 		}
-		if raw == d.t.Name {
-			score += 100
-		}
-		if score > 0 {
-			hits = append(hits, Hit{Tool: d.t, Score: score})
+		for doc, s := range best {
+			scores[doc] += s
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
+	if i, ok := ix.names[strings.ToLower(strings.TrimSpace(query))]; ok {
+		scores[i] += weightExactHit
+	}
+	ix.cover(scores, qs)
+	var hits []Hit
+	for i, s := range scores {
+		if s > 0 && (category == "" || ix.tools[i].Category == category) {
+			hits = append(hits, Hit{Tool: ix.tools[i], Score: s})
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
 			return hits[i].Score > hits[j].Score
 		}
@@ -137,70 +208,97 @@ func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
 	return hits
 }
 
-// expand weighs the query's terms and their synonyms; a synonym never
-// outweighs a word the query has itself.
-func expand(terms []string) map[string]float64 {
-	w := map[string]float64{}
-	for _, t := range terms {
-		w[t] = 1
+// cover adds to each tool the query matches the share of its name's
+// words the query says: of gh_file_read and gh_branch_create, "read a
+// file from the main branch" says all of the first's name and two
+// thirds of the second's.
+func (ix *Index) cover(scores []float64, qs [][]variant) {
+	said := map[string]float64{}
+	for _, q := range qs {
+		for _, v := range q {
+			said[v.term] = max(said[v.term], v.weight)
+		}
 	}
-	for _, t := range terms {
-		for _, s := range synonyms[t] {
-			for _, st := range Terms(s) {
-				if w[st] < weightSynonym {
-					w[st] = weightSynonym
+	for i, s := range scores {
+		if s == 0 || len(ix.nameTerms[i]) == 0 {
+			continue
+		}
+		m := 0.0
+		for _, t := range ix.nameTerms[i] {
+			m += said[t]
+		}
+		f := m / float64(len(ix.nameTerms[i]))
+		scores[i] += weightCover * f * f
+	}
+}
+
+func unique(s []string) []string {
+	var out []string
+	for _, x := range s {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// score is BM25's share of one posting of a query word's variant.
+func (ix *Index) score(v variant, p posting) float64 {
+	n, df := float64(len(ix.tools)), float64(len(ix.postings[v.term]))
+	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+	f := float64(p.tf)
+	return v.weight * idf * f * (k1 + 1) / (f + ix.norm[p.doc])
+}
+
+// variant is a term a query word is matched by, and its weight.
+type variant struct {
+	term   string
+	weight float64
+}
+
+// weigh reads a query into its words, each with its variants: the word
+// itself and the words related to it (weightNear); then the kinds of the
+// values the query holds (weightValue), one word each.
+func (ix *Index) weigh(query string) [][]variant {
+	var out [][]variant
+	seen := map[string]bool{}
+	words, kinds := values(query)
+	for _, t := range Terms(words) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		vs := []variant{{t, 1}}
+		for _, r := range related[t] {
+			vs = append(vs, variant{r, weightNear})
+		}
+		out = append(out, vs)
+	}
+	for _, k := range kinds {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, []variant{{k, weightValue}})
+		}
+	}
+	return out
+}
+
+// Explain lists what each word of query adds to the score of the tool
+// named name, for tuning: the word → its best variant's score.
+func (ix *Index) Explain(query, name string) map[string]float64 {
+	i, ok := ix.names[strings.ToLower(name)]
+	if !ok {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, q := range ix.weigh(query) {
+		for _, v := range q {
+			for _, p := range ix.postings[v.term] {
+				if s := ix.score(v, p); int(p.doc) == i && s > out[q[0].term] {
+					out[q[0].term] = s
 				}
 			}
 		}
 	}
-	return w
-}
-
-// Terms splits text into search terms: lower-cased runs of letters and
-// digits, stemmed, without filler words.
-func Terms(text string) []string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	out := words[:0]
-	for _, w := range words {
-		if stopWords[w] {
-			continue
-		}
-		out = append(out, Stem(w))
-	}
-	return slices.Clip(out)
-}
-
-// Stem reduces a word to a crude stem, so that "tests", "testing" and
-// "tested" meet: enough for tool descriptions, which are short. Short stems
-// are not cut further ("string" stays whole).
-func Stem(w string) string {
-	n := len(w)
-	switch {
-	case n <= 3:
-	case strings.HasSuffix(w, "ies") && n > 4:
-		return w[:n-3] + "y"
-	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "uses"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "zes"):
-		return w[:n-2]
-	case strings.HasSuffix(w, "ing") && n-3 >= 4:
-		return w[:n-3]
-	case strings.HasSuffix(w, "ed") && n-2 >= 4:
-		return w[:n-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		return w[:n-1]
-	}
-	return w
-}
-
-// stopWords carry no meaning for finding a tool.
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an the to of for in on at by with from into and or is are be
-		i me my we our you your it its this that these those some any all
-		want need like would could should can please let lets how do does what which who
-		get got give use using tool tools something thing way`) {
-		stopWords[w] = true
-	}
+	return out
 }

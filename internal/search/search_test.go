@@ -11,11 +11,17 @@ import (
 func TestTerms(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string][]string{
-		"Generate fake_users, please!": {"generate", "fake", "user"},
-		"the tests are failing":        {"test", "fail"},
-		"strings and statuses":         {"string", "status"},
-		"hashes matches":               {"hash", "match"},
-		"flaky CI runs in 2026":        {"flaky", "ci", "run", "2026"},
+		"Generate fake_users, please!":         {"generat", "fake", "user"},
+		"the tests are failing":                {"test", "fail"},
+		"strings and statuses":                 {"string", "status"},
+		"flaky CI runs in 2026":                {"flaki", "ci", "run", "2026"},
+		"open a Pull Request; list PRs":        {"open", "pr", "list", "pr"},
+		"which containers contain errors":      {"container", "contain", "error"},
+		"summarise vs summarize, analyse":      {"summar", "vs", "summar", "analyz"},
+		"log in, then sign in and logging in":  {"login", "login", "login"},
+		"hosted MCP servers and an upstream":   {"mcp_server", "mcp_server"},
+		"what's the HTTP status code?":         {"status_code", "code"},
+		"GitHub Actions workflow, CI pipeline": {"ci", "ci", "ci"},
 	} {
 		if got := Terms(in); !slices.Equal(got, want) {
 			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
@@ -23,30 +29,87 @@ func TestTerms(t *testing.T) {
 	}
 }
 
-func TestSearchRanksNameOverDescriptionAndUsesSynonyms(t *testing.T) {
+func TestIdentTermsSplitCamelCase(t *testing.T) {
 	t.Parallel()
-	mk := func(name, desc string, cat tool.Category) *tool.Tool {
-		return &tool.Tool{Def: tool.Def{Name: name, Description: desc, Category: cat, Input: schema.Object(schema.String("text", "Text to work on"))}}
+	if got, want := identTerms("testName maxResults"), []string{"test", "name", "max", "result"}; !slices.Equal(got, want) {
+		t.Errorf("identTerms = %q, want %q", got, want)
 	}
+	if got, want := Terms("GitHub JavaScript"), []string{"github", "javascript"}; !slices.Equal(got, want) {
+		t.Errorf("Terms = %q, want %q", got, want)
+	}
+}
+
+func mk(name, desc string, cat tool.Category, phrases ...string) *tool.Tool {
+	return &tool.Tool{Def: tool.Def{Name: name, Description: desc, Category: cat, Phrases: phrases,
+		Input: schema.Object(schema.String("text", "Text to work on"))}}
+}
+
+func TestSearchRanksByFieldAndVocabulary(t *testing.T) {
+	t.Parallel()
 	ix := New([]*tool.Tool{
 		mk("hash_text", "Hash text with md5 or sha256.", tool.CategoryUtility),
-		mk("text_stats", "Counts of a text, such as its hash length.", tool.CategoryUtility),
+		mk("text_stats", "Counts of a text. Mentions hash length in passing.", tool.CategoryUtility),
 		mk("worker_status", "Health of the workers.", tool.CategoryMeta),
+		mk("docker_ps", "List containers as a table.", tool.CategoryDocker, "which containers are up"),
+		mk("gh_pr_list", "Pull requests of a repository.", tool.CategoryGitHub, "review queue"),
 	})
-	hits := ix.Search("checksum", 5, "")
-	if len(hits) == 0 || hits[0].Tool.Name != "hash_text" {
-		t.Fatalf("a synonym: %v", hits)
+	first := func(q string, cat tool.Category) string {
+		if hits := ix.Search(q, 5, cat); len(hits) > 0 {
+			return hits[0].Tool.Name
+		}
+		return ""
 	}
-	if hits := ix.Search("hash", 5, ""); len(hits) < 2 || hits[0].Tool.Name != "hash_text" {
-		t.Errorf("the name outweighs the description: %v", hits)
+	for q, want := range map[string]string{
+		"checksum":                 "hash_text", // a related word
+		"hash":                     "hash_text", // the first sentence over the rest
+		"worker_status":            "worker_status",
+		"what is up right now":     "docker_ps",  // a phrase
+		"open PRs":                 "gh_pr_list", // the domain's name for a thing
+		"the review queue of repo": "gh_pr_list",
+	} {
+		if got := first(q, ""); got != want {
+			t.Errorf("%q: first %q, want %q", q, got, want)
+		}
 	}
-	if hits := ix.Search("worker_status", 1, ""); len(hits) != 1 || hits[0].Tool.Name != "worker_status" {
-		t.Errorf("an exact name: %v", hits)
-	}
-	if hits := ix.Search("hash", 5, tool.CategoryMeta); len(hits) != 0 {
-		t.Errorf("category filter: %v", hits)
+	if got := first("hash", tool.CategoryMeta); got != "" {
+		t.Errorf("category filter: %q", got)
 	}
 	if hits := ix.Search("the a of", 5, ""); len(hits) != 0 {
 		t.Errorf("filler words alone match nothing: %v", hits)
+	}
+}
+
+func TestArgumentsManyToolsShareAreNotIndexed(t *testing.T) {
+	t.Parallel()
+	var tools []*tool.Tool
+	for _, n := range []string{"a_one", "b_two", "c_three", "d_four"} {
+		tools = append(tools, &tool.Tool{Def: tool.Def{Name: n, Description: "Does " + n + ".",
+			Input: schema.Object(schema.String("testName", "The name the record of flaky tests keeps"))}})
+	}
+	tools = append(tools, &tool.Tool{Def: tool.Def{Name: "e_five", Description: "Does five.",
+		Input: schema.Object(schema.String("recordId", "The record of flaky tests to read"))}})
+	hits := New(tools).Search("record of flaky tests", 5, "")
+	if len(hits) != 1 || hits[0].Tool.Name != "e_five" {
+		t.Errorf("an argument of four tools ranked them: %v", hits)
+	}
+}
+
+func TestStemKeepsMeaningsApart(t *testing.T) {
+	t.Parallel()
+	for _, pair := range [][2]string{{"containers", "contains"}, {"settings", "set"}, {"images", "imagine"}} {
+		if Stem(pair[0]) == Stem(pair[1]) {
+			t.Errorf("%q and %q have one stem %q", pair[0], pair[1], Stem(pair[0]))
+		}
+	}
+	for _, pair := range [][2]string{{"running", "runs"}, {"prioritise", "prioritize"}, {"analysed", "analyzed"}, {"colour", "color"}} {
+		if Stem(pair[0]) != Stem(pair[1]) {
+			t.Errorf("%q and %q: stems %q and %q", pair[0], pair[1], Stem(pair[0]), Stem(pair[1]))
+		}
+	}
+}
+
+func BenchmarkTerms(b *testing.B) {
+	for b.Loop() {
+		Terms("find which of our tests are flaky from the last ten CI runs")
 	}
 }

@@ -40,21 +40,22 @@ func (s *Service) Tools() []tool.Tool {
 		ID     string `json:"id"`
 		Offset int64  `json:"offset"`
 	}
-	start := agentDef("spawn_agent", "Hand a task to a sub-agent (Claude Code or Gemini CLI) working in its own git worktree and branch; "+
-		"answers at once with an id, or with wait the result (branch, commits, summary, PR).",
+	start := agentDef("spawn_agent", "Hand a task to a sub-agent (Claude Code or Gemini CLI) in its own git worktree and branch. "+
+		"Returns an id at once or, with wait, the result (branch, commits, summary, PR).",
 		schema.String("prompt", "The task").Required().Min(1),
-		schema.String("repo", "Repository directory (default: the server's working directory)"),
-		schema.String("ref", "Commit or branch to start from (default HEAD)"),
-		schema.String("llm", "Which agent CLI").Enum("claude", "gemini").Default("claude"),
-		schema.String("mode", "structured rewrites the prompt as a brief; passthrough sends it as given").Enum(ModeStructured, ModePassthrough).Default(ModeStructured),
-		schema.String("recovery", "How permission denials are fixed and retried (interactive asks you through MCP elicitation)").Enum(RecoveryModerate, RecoveryAggressive, RecoveryInteractive),
-		schema.Integer("idleTimeout", "Seconds without output before the agent is stopped").Min(1),
-		schema.Integer("totalTimeout", "Seconds the run may take in all").Min(1),
-		schema.Array("secrets", "Names of secrets to give the agent as environment variables (redacted everywhere)", schema.StringItems()),
-		schema.Boolean("pr", "Push the branch and open a pull request (GitHub origins)").Default(false),
-		schema.String("base", "Branch the pull request targets (default: the current one)"),
-		schema.Boolean("wait", "Wait for the end, with progress notifications").Default(false),
-	)
+		schema.String("repo", "Default: the working directory"),
+		schema.String("ref", "Start point (default HEAD)"),
+		schema.String("llm", "Agent CLI").Enum("claude", "gemini").Default("claude"),
+		schema.String("mode", "structured rewrites it as a brief").Enum(ModeStructured, ModePassthrough).Default(ModeStructured),
+		schema.String("recovery", "Permission denial fixes; interactive asks you").Enum(RecoveryModerate, RecoveryAggressive, RecoveryInteractive),
+		schema.Integer("idleTimeout", "Seconds of silence before stopping").Min(1),
+		schema.Integer("totalTimeout", "Seconds for the whole run").Min(1),
+		schema.Array("secrets", "Passed as env vars, redacted", schema.StringItems()),
+		schema.Boolean("pr", "Push and open a PR (GitHub origins)").Default(false),
+		schema.String("base", "PR target (default: current branch)"),
+		schema.Boolean("wait", "With progress notifications").Default(false),
+	).
+		WithPhrases("delegate to claude code", "run a sub-agent", "hand off a coding task", "spawn gemini cli", "background coding agent", "let an agent fix it", "agent opens a PR", "parallel agent")
 	start.Timeout, start.Retries = maxWait, -1
 	return []tool.Tool{
 		{Def: start, Run: tool.Typed(func(ctx context.Context, in startArgs, _ *tool.Call) (any, error) {
@@ -82,8 +83,9 @@ func (s *Service) Tools() []tool.Tool {
 				return nil, ctx.Err()
 			}
 		})},
-		{Def: agentDef("spawn_status", "A spawn's phase, last activity, files changed, commits, tokens and cost, and its result once done.",
-			schema.String("id", "The id spawn_agent gave").Required().Min(1)),
+		{Def: agentDef("spawn_status", "A spawn's phase, last activity, files changed, commits, tokens, cost, and result once done.",
+			schema.String("id", "From spawn_agent").Required().Min(1)).
+			WithPhrases("is the agent done", "agent progress", "what did the sub-agent change", "agent commits", "agent token usage", "agent cost so far"),
 			Run: tool.Typed(func(_ context.Context, in idArgs, _ *tool.Call) (any, error) {
 				st, err := s.Status(in.ID)
 				if err != nil {
@@ -91,8 +93,9 @@ func (s *Service) Tools() []tool.Tool {
 				}
 				return st, nil
 			})},
-		{Def: agentDef("spawn_logs", "A spawn's agent output (stream-json, secrets redacted) from offset; returns {text, nextOffset, done}.",
-			schema.String("id", "The id spawn_agent gave").Required().Min(1), schema.Integer("offset", "Byte offset to read from (the last nextOffset)").Min(0)),
+		{Def: agentDef("spawn_logs", "A spawn's agent output (stream-json, secrets redacted) from offset. Returns {text, nextOffset, done}.",
+			schema.String("id", "From spawn_agent").Required().Min(1), schema.Integer("offset", "The last nextOffset").Min(0)).
+			WithPhrases("agent transcript", "what is the agent doing", "sub-agent output", "follow agent log", "claude code output"),
 			Run: tool.Typed(func(_ context.Context, in idArgs, _ *tool.Call) (any, error) {
 				text, next, done, err := s.Logs(in.ID, in.Offset, 64<<10)
 				if err != nil {
@@ -100,7 +103,8 @@ func (s *Service) Tools() []tool.Tool {
 				}
 				return map[string]any{"text": text, "nextOffset": next, "done": done}, nil
 			})},
-		{Def: agentDef("spawn_cancel", "Stop a running spawn and its agent's processes.", schema.String("id", "The id spawn_agent gave").Required().Min(1)),
+		{Def: agentDef("spawn_cancel", "Stop a running spawn and its agent's processes.", schema.String("id", "From spawn_agent").Required().Min(1)).
+			WithPhrases("stop the agent", "kill the sub-agent", "abort claude run", "cancel delegated task", "stop gemini run"),
 			Run: tool.Typed(func(_ context.Context, in idArgs, _ *tool.Call) (any, error) {
 				if err := s.Cancel(in.ID); err != nil {
 					return nil, tool.Errorf(tool.CodeNotFound, "%v", err)

@@ -42,6 +42,12 @@ type Def struct {
 	Name string
 	// Description tells an agent what the tool does and returns.
 	Description string
+	// Phrases are the words people use when they want this tool and that
+	// its name and description do not say: for docker_ps "containers
+	// running", "what is up", "list containers". Tool search and intent
+	// analysis weigh them with the name (package search). Set them with
+	// WithPhrases where the tool is defined.
+	Phrases []string
 	// Group is the heading the tool is listed under in the docs, such as
 	// "Assertions" or "Management".
 	Group string
@@ -71,6 +77,12 @@ type Def struct {
 	// running it dies. 0 means the default, 1; -1 means never (for tools whose
 	// side effects must not happen twice).
 	Retries int
+}
+
+// WithPhrases returns d with phrases added to its Phrases.
+func (d Def) WithPhrases(phrases ...string) Def {
+	d.Phrases = append(d.Phrases[:len(d.Phrases):len(d.Phrases)], phrases...)
+	return d
 }
 
 // MaxRetries returns the effective number of retries after a worker death.

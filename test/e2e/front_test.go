@@ -288,8 +288,8 @@ func TestToolSearchReachesEveryTool(t *testing.T) {
 	}
 }
 
-// TestListBags: tools/list shows a compact profile by default, well under
-// 8,000 tokens, and tool_bag widens or narrows this session's list,
+// TestListBags: tools/list shows a compact profile by default, under 5,000
+// tokens, and tool_bag widens or narrows this session's list,
 // telling the client with list_changed.
 func TestListBags(t *testing.T) {
 	t.Parallel()
@@ -312,11 +312,11 @@ func TestListBags(t *testing.T) {
 	}
 	names, tokens := list()
 	t.Logf("the default list: %d tokens, %d tools", tokens, len(names))
-	if tokens > 8000 || !names["tool_search"] || !names["tool_call"] || !names["tool_bag"] || !names["worker_status"] || names["test_prioritize"] {
+	if tokens > 5000 || !names["tool_search"] || !names["tool_call"] || !names["tool_bag"] || !names["worker_status"] || names["test_prioritize"] {
 		t.Errorf("default list: %d tokens, %v", tokens, names)
 	}
 	st := s.mustCall("worker_status", nil)["toolList"].(map[string]any)
-	if st["profile"] != "core" || st["listedTokens"].(float64) > 8000 || st["allTokens"].(float64) <= st["listedTokens"].(float64) {
+	if st["profile"] != "core" || st["listedTokens"].(float64) > 5000 || st["allTokens"].(float64) <= st["listedTokens"].(float64) {
 		t.Errorf("worker_status toolList: %v", st)
 	}
 	drain(s.listChanged)

@@ -53,19 +53,16 @@ func assertEquals() tool.Tool {
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "assert_equals",
-			Description: "Assert that two JSON values are deeply equal. Object key order never matters; " +
-				"arrays compare index by index; numbers compare exactly by value (1 equals 1.0). " +
-				"By default the comparison is loose: a number equals a string holding it (1 equals \"1\") " +
-				"and a boolean equals \"true\"/\"false\"; strict=true requires the same JSON types. " +
-				"A failed assertion is a result, not an error. Returns {passed, message, strict, expected, actual, " +
-				"differences: [{path, type: added|removed|changed, expected, actual}]}; the message names every " +
-				"differing path, such as `$.user.name: expected \"bob\", got \"alice\"`.",
+			Description: "Assert that two JSON values are deeply equal. Key order never matters, arrays compare by index, " +
+				"numbers by value; unless strict, 1 equals \"1\" and true \"true\". A failed assertion is a result, not an " +
+				"error: {passed, message, differences: [{path, type, expected, actual}], ...}.",
+			Phrases:  []string{"expect toEqual", "deep equal", "expected equals actual", "assertEqual", "deepStrictEqual", "same json values", "response equals expected"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.Any("actual", "The value under test: any JSON value").Required(),
-				schema.Any("expected", "The value it should equal: any JSON value").Required(),
-				schema.Boolean("strict", "Require the same JSON types (no 1 == \"1\")").Default(false),
+				schema.Any("actual", "The value under test").Required(),
+				schema.Any("expected", "What it should equal").Required(),
+				schema.Boolean("strict", "Require the same JSON types").Default(false),
 			),
 			RequiresWorker: true,
 			Quick:          true,
@@ -138,6 +135,7 @@ func assertContains() tool.Tool {
 				"is always contained. A failed assertion is a result, not an error. Returns {passed, message, " +
 				"substring, caseSensitive, index}: index is the character (Unicode code point) offset of the " +
 				"first match, -1 when there is none.",
+			Phrases:  []string{"string includes substring", "expect toContain", "output mentions a word", "log contains line", "response body contains", "substring in plain text"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
@@ -184,6 +182,7 @@ func assertTruthy() tool.Tool {
 				"everything else, empty arrays and objects included, is truthy. A failed assertion is a result, " +
 				"not an error. Returns {passed, message, value, type} where type is the value's JSON type " +
 				"(null, boolean, number, string, array or object).",
+			Phrases:  []string{"is not null", "is true", "not empty or zero", "expect toBeTruthy", "value exists", "assert ok", "falsy"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
@@ -223,6 +222,7 @@ func assertType() tool.Tool {
 				"As in JSON Schema, \"integer\" is a number with no fractional part (3 and 3.0) and \"number\" " +
 				"accepts integers too. A failed assertion is a result, not an error. Returns {passed, message, " +
 				"expectedType, actualType, value}; actualType is the most specific type (integer for 3, number for 3.5).",
+			Phrases:  []string{"is a string", "typeof", "is a number", "is an array", "json type check", "is integer", "expect type of"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
@@ -276,6 +276,7 @@ func assertRange() tool.Tool {
 				"inside them with inclusive=false. Give min, max or both; numbers compare exactly, however large. " +
 				"A failed assertion is a result, not an error. Returns {passed, message, value, min, max, " +
 				"inclusive, range}, where range is in interval notation such as \"[1, 10]\" or \"(0, +∞)\".",
+			Phrases:  []string{"between min and max", "within limits", "less than", "greater than", "at most", "response time under", "toBeGreaterThan", "number in interval"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

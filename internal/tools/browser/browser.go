@@ -43,8 +43,13 @@ func Tools() []tool.Tool {
 	return []tool.Tool{
 		launch(), navigate(), click(), typeText(), screenshot(), getText(), wait(), scroll(), pressKey(), closeBrowser(),
 		getElements(), snapshot(), evaluate(), consoleMessages(), networkRequests(), hover(), drag(), selectOption(),
-		fileUpload(), handleDialog(), fillForm(), history("browser_navigate_back", "Go back one page in the tab's history.", -1),
-		history("browser_navigate_forward", "Go forward one page in the tab's history.", 1), history("browser_reload", "Reload the page.", 0),
+		fileUpload(), handleDialog(), fillForm(),
+		history("browser_navigate_back", "Go back one page in the tab's history.", -1,
+			"back button", "history.back()", "previous page", "undo navigation", "browser back", "return to last page"),
+		history("browser_navigate_forward", "Go forward one page in the tab's history.", 1,
+			"forward button", "history.forward()", "redo navigation", "browser forward", "next page in history"),
+		history("browser_reload", "Reload the page.", 0,
+			"refresh page", "f5 refresh", "reload tab", "hard refresh", "refresh browser"),
 		resize(), tabs(), pdfSave(), mouseMove(), mouseClick(), mouseDrag(), mouseWheel(), startTracing(), stopTracing(),
 		sessionNew(), sessionSwitch(), sessionList(),
 	}
@@ -187,7 +192,8 @@ func launch() tool.Tool {
 				schema.String("url", "Open this address once started"),
 				schema.Integer("width", "Viewport width").Default(browser.DefaultWidth).Min(100).Max(7680),
 				schema.Integer("height", "Viewport height").Default(browser.DefaultHeight).Min(100).Max(4320),
-			)),
+			)).
+			WithPhrases("open chrome", "start headless chromium", "spin up a browser", "launch playwright", "show the browser window", "restart the browser", "puppeteer launch", "set viewport at startup"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("browser tools"); err != nil {
 				return nil, err
@@ -228,7 +234,8 @@ func launch() tool.Tool {
 
 func closeBrowser() tool.Tool {
 	return tool.Tool{
-		Def: def("browser_close", "Close the browser: every session and tab, and the Chromium processes. Returns {closed}.", true, schema.Object()),
+		Def: def("browser_close", "Close the browser: every session and tab, and the Chromium processes. Returns {closed}.", true, schema.Object()).
+			WithPhrases("quit browser", "shut down chromium", "kill chrome", "end browser", "close every tab", "teardown browser"),
 		Run: tool.Typed(func(_ context.Context, _ struct{}, call *tool.Call) (any, error) {
 			if err := call.NeedResources("browser tools"); err != nil {
 				return nil, err
@@ -250,7 +257,8 @@ func navigate() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_navigate", "Open a URL in the active tab and wait for it to load (its load event, up to timeout: a page whose images or scripts still load then is kept as it is, with a note). Returns {url, status, title}.", true,
 			schema.Object(schema.String("url", "Address to open (http, https, file or data URL)").Required().Min(1),
-				schema.Integer("timeout", "Milliseconds to wait for the page to load (within the call's own timeout, tools.defaultTimeout)").Default(browser.NavigateTimeout.Milliseconds()).Min(100).Max(120_000))),
+				schema.Integer("timeout", "Milliseconds to wait for the page to load (within the call's own timeout, tools.defaultTimeout)").Default(browser.NavigateTimeout.Milliseconds()).Min(100).Max(120_000))).
+			WithPhrases("go to url", "visit a website", "open a web page", "page.goto", "browse to site", "open localhost", "load the app in browser", "http status of page"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			status, note, err := p.NavigateWithin(ctx, in.URL, time.Duration(in.Timeout)*time.Millisecond)
 			if err != nil {
@@ -273,7 +281,7 @@ func navigate() tool.Tool {
 	}
 }
 
-func history(name, desc string, delta int) tool.Tool {
+func history(name, desc string, delta int, phrases ...string) tool.Tool {
 	type args struct {
 		WaitUntil string `json:"waitUntil"`
 		Timeout   int64  `json:"timeout"`
@@ -281,7 +289,8 @@ func history(name, desc string, delta int) tool.Tool {
 	return tool.Tool{
 		Def: def(name, desc+" Returns {url, title}.", true, schema.Object(
 			schema.String("waitUntil", "What to wait for: the new document complete (load)").Enum("load"),
-			schema.Integer("timeout", "Milliseconds to wait for the page").Default(10_000).Min(100).Max(120_000))),
+			schema.Integer("timeout", "Milliseconds to wait for the page").Default(10_000).Min(100).Max(120_000))).
+			WithPhrases(phrases...),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.History(ctx, delta, time.Duration(in.Timeout)*time.Millisecond); err != nil {
 				return nil, err
@@ -313,7 +322,8 @@ func click() tool.Tool {
 				schema.Number("y", "Viewport y to click at"),
 				schema.String("button", "Mouse button").Enum("left", "right", "middle").Default("left"),
 				schema.Integer("clickCount", "2 for a double click").Default(1).Min(1).Max(3),
-				healArg(), timeoutArg())),
+				healArg(), timeoutArg())).
+			WithPhrases("click a button", "press a link", "tap element", "double click", "right click", "click by visible text", "self-healing selector", "click submit"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			sel := in.Selector
 			if sel == "" && in.Text != "" {
@@ -351,7 +361,8 @@ func typeText() tool.Tool {
 			schema.Object(selectorArg(true), schema.String("text", "Text to type").Required(),
 				schema.Boolean("clear", "Clear the field first").Default(true),
 				schema.Boolean("pressEnter", "Press Enter afterwards (submits most forms)").Default(false),
-				healArg(), timeoutArg())),
+				healArg(), timeoutArg())).
+			WithPhrases("type into input", "enter text in field", "fill one textbox", "type password", "search box input", "keyboard text entry", "login username field"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			clear := in.Clear == nil || *in.Clear
 			pr, err := p.Type(ctx, in.Selector, in.Text, clear, in.PressEnter, findOpts(in.Timeout, in.SelfHeal))
@@ -374,7 +385,8 @@ func getText() tool.Tool {
 		Def: def("browser_get_text", "The visible text of an element, or of the whole page without a selector; a long text comes in parts (offset, maxLength). Returns {text, selector}.", false,
 			schema.Object(selectorArg(false), timeoutArg(),
 				schema.Integer("offset", "The first character to return (for the next part of a long text)").Default(0).Min(0),
-				schema.Integer("maxLength", "At most this many characters").Default(getTextMax).Min(1).Max(getTextMax))),
+				schema.Integer("maxLength", "At most this many characters").Default(getTextMax).Min(1).Max(getTextMax))).
+			WithPhrases("read page text", "scrape text", "innerText", "what does the page say", "extract visible text", "page content as text", "textContent"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			s, err := p.Text(ctx, in.Selector, findOpts(in.Timeout, false))
 			if err != nil {
@@ -408,7 +420,8 @@ func wait() tool.Tool {
 		Def: def("browser_wait", "Wait until an element is visible, hidden, attached or detached; without a selector, wait timeout milliseconds. Returns {selector, state, waitedMs}.", false,
 			schema.Object(selectorArg(false),
 				schema.String("state", "What to wait for").Enum("visible", "hidden", "attached", "detached").Default("visible"),
-				timeoutArg())),
+				timeoutArg())).
+			WithPhrases("wait for element", "wait until visible", "wait for spinner to disappear", "waitForSelector", "wait for loading to finish", "pause in browser", "wait until detached"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			t0 := time.Now()
 			if in.Selector == "" {
@@ -447,7 +460,8 @@ func screenshot() tool.Tool {
 			schema.Object(schema.Boolean("fullPage", "The whole scrollable page").Default(false),
 				selectorArg(false),
 				schema.String("savePath", "Also write the PNG here, under tools.screenshotDir (e.g. \"login/after.png\")"),
-				timeoutArg())),
+				timeoutArg())).
+			WithPhrases("capture page image", "snap the page", "full page png", "visual evidence", "element screenshot", "what the page looks like", "save png of page"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			img, err := p.Screenshot(ctx, in.FullPage, in.Selector, findOpts(in.Timeout, false))
 			if err != nil {
@@ -496,7 +510,8 @@ func scroll() tool.Tool {
 		Def: def("browser_scroll", "Scroll the page (or a scrollable element) up, down, left, right, or to the top or bottom. Returns {scrollX, scrollY}.", false,
 			schema.Object(schema.String("direction", "Where to scroll").Enum("up", "down", "left", "right", "top", "bottom").Required(),
 				schema.Integer("amount", "Pixels").Default(500).Min(1),
-				selectorArg(false))),
+				selectorArg(false))).
+			WithPhrases("see below the fold", "scroll to bottom", "infinite scroll", "reveal offscreen content", "scroll a panel", "lazy load more"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Amount <= 0 {
 				in.Amount = 500
@@ -543,7 +558,8 @@ func pressKey() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("browser_press_key", "Press a key in the focused element: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, F5, a character, or a combination (Control+a, Shift+Tab). Returns {key}.", true,
-			schema.Object(schema.String("key", "Key name or combination").Required().Min(1))),
+			schema.Object(schema.String("key", "Key name or combination").Required().Min(1))).
+			WithPhrases("keyboard shortcut", "hit enter", "press escape", "tab key", "hotkey", "ctrl+a", "keypress", "send keys"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.PressKey(ctx, in.Key); err != nil {
 				return nil, err
@@ -560,7 +576,8 @@ func getElements() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("browser_get_elements", "List the elements a selector matches: tag, role, accessible name, text, visibility, key attributes. Returns {total, elements}.", false,
-			schema.Object(selectorArg(true), schema.Integer("limit", "Most elements listed").Default(20).Min(1).Max(500))),
+			schema.Object(selectorArg(true), schema.Integer("limit", "Most elements listed").Default(20).Min(1).Max(500))).
+			WithPhrases("querySelectorAll", "find matching elements", "which elements match selector", "debug a selector", "element roles and names", "list links on page", "inspect dom elements"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Limit <= 0 {
 				in.Limit = 20
@@ -582,7 +599,8 @@ func snapshot() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_snapshot", "The page's accessibility tree as compact text: one line per element (role, name, state) with a ref such as e12 that any selector argument accepts. "+
 			"Capped at about 25,000 tokens, with a note when cut (then pass root to narrow it).", false,
-			schema.Object(schema.String("root", "Only this element's subtree (a selector)"), schema.Boolean("includeHidden", "Include hidden elements").Default(false))),
+			schema.Object(schema.String("root", "Only this element's subtree (a selector)"), schema.Boolean("includeHidden", "Include hidden elements").Default(false))).
+			WithPhrases("a11y tree", "aria snapshot", "dom snapshot", "page structure", "element refs", "what is on the page", "outline of the page", "find a selector"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			s, err := p.Snapshot(ctx, in.Root, in.IncludeHidden, snapshotBytes)
 			if err != nil {
@@ -608,7 +626,8 @@ func evaluate() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_evaluate", "Run JavaScript in the page and return its JSON value (a promise is awaited). With arg, expression is a function called with it: \"(a) => a.x * 2\".", true,
 			schema.Object(schema.String("expression", "A JavaScript expression, or a function when arg is given").Required().Min(1),
-				schema.Any("arg", "A JSON value passed to the function"))),
+				schema.Any("arg", "A JSON value passed to the function"))).
+			WithPhrases("execute javascript", "run js in page", "eval js", "page.evaluate", "read localStorage", "document.querySelector", "inject script", "js expression result"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			raw, err := p.Evaluate(ctx, in.Expression, in.Arg)
 			if err != nil {

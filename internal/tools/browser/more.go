@@ -24,7 +24,8 @@ func consoleMessages() tool.Tool {
 		Def: def("browser_console_messages", "The tab's console messages and uncaught exceptions, oldest first (the last 1000). Returns {messages, count}.", false,
 			schema.Object(schema.Boolean("clear", "Forget them after reading").Default(false),
 				schema.String("filter", "Only messages containing this text"),
-				schema.String("type", "Only this type: log, info, warning, error, debug, exception"))),
+				schema.String("type", "Only this type: log, info, warning, error, debug, exception"))).
+			WithPhrases("js errors", "console.log output", "unhandled promise rejection", "console.error", "javascript errors on page", "console warnings", "devtools console"),
 		Run: pageRun(func(_ context.Context, p *browser.Page, in args) (any, error) {
 			var out []browser.ConsoleMessage
 			for _, m := range p.Console() {
@@ -60,7 +61,8 @@ func networkRequests() tool.Tool {
 			schema.Object(schema.Boolean("start", "Resume recording").Default(false), schema.Boolean("stop", "Pause recording").Default(false),
 				schema.Boolean("clear", "Forget the requests after reading").Default(false),
 				schema.String("filter", "Only URLs containing this text"), schema.String("method", "Only this method (GET, POST, ...)"),
-				schema.Integer("status", "Only this status (404, ...)"), schema.String("resourceType", "Only this type: Document, Script, XHR, Fetch, Image, Stylesheet, ..."))),
+				schema.Integer("status", "Only this status (404, ...)"), schema.String("resourceType", "Only this type: Document, Script, XHR, Fetch, Image, Stylesheet, ..."))).
+			WithPhrases("xhr calls", "failed requests", "api calls made by page", "network tab", "network log", "404 resources", "fetch requests", "http traffic of page"),
 		Run: pageRun(func(_ context.Context, p *browser.Page, in args) (any, error) {
 			if in.Start {
 				p.SetRecording(true)
@@ -100,7 +102,8 @@ func hover() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("browser_hover", "Move the mouse over an element (menus, tooltips). Returns {selector, matched}.", true,
-			schema.Object(selectorArg(true), positionArg("position", "Where in the element"), healArg(), timeoutArg())),
+			schema.Object(selectorArg(true), positionArg("position", "Where in the element"), healArg(), timeoutArg())).
+			WithPhrases("reveal hidden menu", "hover menu", "show tooltip", "mouseover", "dropdown on hover", "hover state"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			pr, err := p.Hover(ctx, in.Selector, in.Position, findOpts(in.Timeout, in.SelfHeal))
 			if err != nil {
@@ -122,7 +125,8 @@ func drag() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_drag", "Drag one element onto another with the mouse (HTML5 drag and drop included). Returns {source, target}.", true,
 			schema.Object(schema.String("source", "Element to drag (a selector)").Required().Min(1), schema.String("target", "Element to drop on (a selector)").Required().Min(1),
-				positionArg("sourcePosition", "Where to grab the source"), positionArg("targetPosition", "Where to drop on the target"), timeoutArg())),
+				positionArg("sourcePosition", "Where to grab the source"), positionArg("targetPosition", "Where to drop on the target"), timeoutArg())).
+			WithPhrases("drag & drop", "dnd", "drop target", "reorder list", "sortable list", "move card between columns"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.DragElements(ctx, in.Source, in.Target, in.SourcePosition, in.TargetPosition, findOpts(in.Timeout, false)); err != nil {
 				return nil, err
@@ -148,7 +152,8 @@ func selectOption() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_select_option", "Choose options of a <select> by value, label, index, or several values (multiple). Fires input and change. Returns {selected: [values]}.", true,
 			schema.Object(selectorArg(true), schema.String("value", "Option value"), schema.String("label", "Option's visible text"),
-				schema.Integer("index", "Option index (0 first)").Min(0), schema.Array("values", "Several values, for a multiple select", schema.StringItems()), timeoutArg())),
+				schema.Integer("index", "Option index (0 first)").Min(0), schema.Array("values", "Several values, for a multiple select", schema.StringItems()), timeoutArg())).
+			WithPhrases("pick from dropdown", "choose dropdown value", "select menu", "combobox choice", "multi select", "select element option"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			o := findOpts(in.Timeout, false)
 			o.Actionable = true
@@ -198,7 +203,8 @@ func fileUpload() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("browser_file_upload", "Choose files in an <input type=\"file\"> (absolute paths on the server's machine). Returns {selector, files}.", true,
-			schema.Object(selectorArg(true), schema.Array("files", "Paths of the files", schema.StringItems()).Required().Min(1), timeoutArg())),
+			schema.Object(selectorArg(true), schema.Array("files", "Paths of the files", schema.StringItems()).Required().Min(1), timeoutArg())).
+			WithPhrases("upload a file", "attach file", "input type file", "upload avatar image", "attach document to form", "setInputFiles"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			abs := make([]string, len(in.Files))
 			for i, f := range in.Files {
@@ -236,7 +242,8 @@ func handleDialog() tool.Tool {
 			schema.Object(schema.String("action", "How to answer").Enum("accept", "dismiss").Required(),
 				schema.String("promptText", "Text for a prompt dialog (with accept)"),
 				schema.Boolean("autoRespond", "Answer future dialogs this way (true), or leave them open (false)"),
-				schema.Integer("timeout", "Milliseconds to wait for a dialog to open").Default(0).Min(0).Max(60_000))),
+				schema.Integer("timeout", "Milliseconds to wait for a dialog to open").Default(0).Min(0).Max(60_000))).
+			WithPhrases("accept alert", "dismiss confirm", "window.alert", "popup dialog", "answer prompt", "confirm box ok cancel", "alert blocking page"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.AutoRespond != nil {
 				pol := browser.DialogPolicy{}
@@ -315,7 +322,8 @@ func fillForm() tool.Tool {
 				schema.Any("value", "Text, an option value, or true/false for a checkbox").Required(),
 				schema.String("type", "text (default), select, checkbox or radio; guessed from the element when omitted"),
 			)).Required().Min(1),
-				schema.String("submit", "A selector to click once filled (the submit button)"), timeoutArg())),
+				schema.String("submit", "A selector to click once filled (the submit button)"), timeoutArg())).
+			WithPhrases("fill out form", "fill in login form", "complete signup form", "check checkbox", "set radio button", "many fields at once", "submit form"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			o := findOpts(in.Timeout, false)
 			for i, f := range in.Fields {
@@ -360,7 +368,8 @@ func resize() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("browser_resize", "Set the viewport's size (responsive checks). Returns {width, height}.", true,
-			schema.Object(schema.Integer("width", "Width in CSS pixels").Required().Min(100).Max(7680), schema.Integer("height", "Height in CSS pixels").Required().Min(100).Max(4320))),
+			schema.Object(schema.Integer("width", "Width in CSS pixels").Required().Min(100).Max(7680), schema.Integer("height", "Height in CSS pixels").Required().Min(100).Max(4320))).
+			WithPhrases("viewport size", "mobile view", "responsive testing", "screen resolution", "window size", "tablet breakpoint", "emulate phone width"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.Resize(ctx, in.Width, in.Height); err != nil {
 				return nil, err
@@ -379,7 +388,8 @@ func tabs() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_tabs", "Tabs of the active session: list; new (optionally opening url); select index; close index (tab 0 holds the session). Returns {tabs}.", true,
 			schema.Object(schema.String("action", "What to do").Enum("list", "new", "select", "close").Required(),
-				schema.String("url", "Address for a new tab"), schema.Integer("index", "Tab index (select, close)").Min(0))),
+				schema.String("url", "Address for a new tab"), schema.Integer("index", "Tab index (select, close)").Min(0))).
+			WithPhrases("new tab", "switch tab", "open in new tab", "list open tabs", "close tab", "multiple tabs", "popup window tab"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			b, err := browser.Get(ctx, call.Resources)
 			if err != nil {
@@ -435,7 +445,8 @@ func pdfSave() tool.Tool {
 		Def: def("browser_pdf_save", "Print the page to a PDF file under tools.screenshotDir. Returns {path, bytes}.", true,
 			schema.Object(schema.String("path", "File name, relative to tools.screenshotDir (e.g. \"report.pdf\")").Required().Min(1),
 				schema.String("format", "Paper").Enum("A4", "Letter", "Legal").Default("A4"),
-				schema.Boolean("landscape", "Landscape orientation").Default(false), schema.Boolean("printBackground", "Print backgrounds").Default(false))),
+				schema.Boolean("landscape", "Landscape orientation").Default(false), schema.Boolean("printBackground", "Print backgrounds").Default(false))).
+			WithPhrases("print to pdf", "export page as pdf", "save pdf", "page to pdf", "printable report", "download page as pdf"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			path, err := outputPath("path", in.Path)
 			if err != nil {
@@ -461,7 +472,8 @@ func mouseMove() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("browser_mouse_move", "Move the mouse to viewport coordinates. Returns {x, y}.", true,
-			schema.Object(schema.Number("x", "Viewport x").Required(), schema.Number("y", "Viewport y").Required(), schema.Integer("steps", "Intermediate moves").Default(1).Min(1).Max(100))),
+			schema.Object(schema.Number("x", "Viewport x").Required(), schema.Number("y", "Viewport y").Required(), schema.Integer("steps", "Intermediate moves").Default(1).Min(1).Max(100))).
+			WithPhrases("move cursor", "pointer to coordinates", "mouse position", "cursor to x y", "mousemove"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.MouseMoveSteps(ctx, in.X, in.Y, in.Steps); err != nil {
 				return nil, err
@@ -481,7 +493,8 @@ func mouseClick() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_mouse_click", "Click at viewport coordinates. Returns {x, y}.", true,
 			schema.Object(schema.Number("x", "Viewport x").Required(), schema.Number("y", "Viewport y").Required(),
-				schema.String("button", "Mouse button").Enum("left", "right", "middle").Default("left"), schema.Integer("clickCount", "2 for a double click").Default(1).Min(1).Max(3))),
+				schema.String("button", "Mouse button").Enum("left", "right", "middle").Default("left"), schema.Integer("clickCount", "2 for a double click").Default(1).Min(1).Max(3))).
+			WithPhrases("click coordinates", "click at pixel", "click x y", "canvas click", "click point on screen"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.ClickXY(ctx, in.X, in.Y, in.Button, in.ClickCount); err != nil {
 				return nil, err
@@ -502,7 +515,8 @@ func mouseDrag() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_mouse_drag", "Press at one point, move to another and release. Returns {from, to}.", true,
 			schema.Object(schema.Number("fromX", "Start x").Required(), schema.Number("fromY", "Start y").Required(),
-				schema.Number("toX", "End x").Required(), schema.Number("toY", "End y").Required(), schema.Integer("steps", "Intermediate moves").Default(10).Min(1).Max(100))),
+				schema.Number("toX", "End x").Required(), schema.Number("toY", "End y").Required(), schema.Integer("steps", "Intermediate moves").Default(10).Min(1).Max(100))).
+			WithPhrases("drag by coordinates", "draw on canvas", "slider drag", "drag from point to point", "swipe gesture", "select region with mouse"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.Drag(ctx, in.FromX, in.FromY, in.ToX, in.ToY, in.Steps); err != nil {
 				return nil, err
@@ -519,7 +533,8 @@ func mouseWheel() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("browser_mouse_wheel", "Turn the mouse wheel (positive deltaY scrolls down). Returns {deltaX, deltaY}.", true,
-			schema.Object(schema.Number("deltaX", "Horizontal pixels").Default(0), schema.Number("deltaY", "Vertical pixels").Default(0))),
+			schema.Object(schema.Number("deltaX", "Horizontal pixels").Default(0), schema.Number("deltaY", "Vertical pixels").Default(0))).
+			WithPhrases("wheel scroll", "zoom with wheel", "scroll by delta", "mousewheel event", "trackpad scroll"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.Wheel(ctx, in.DeltaX, in.DeltaY); err != nil {
 				return nil, err
@@ -539,7 +554,8 @@ func startTracing() tool.Tool {
 		Def: def("browser_start_tracing", "Start a Chrome performance trace of the tab (open it in Chrome DevTools' Performance panel or ui.perfetto.dev). Returns {tracing}.", true,
 			schema.Object(schema.Boolean("screenshots", "Include screenshots in the trace").Default(false),
 				schema.Boolean("snapshots", "Accepted for Playwright compatibility; the DOM is in the timeline events").Default(false),
-				schema.Boolean("sources", "Accepted for Playwright compatibility").Default(false))),
+				schema.Boolean("sources", "Accepted for Playwright compatibility").Default(false))).
+			WithPhrases("performance profiling", "record perf trace", "flame chart", "profile page load", "cpu profile page", "timeline recording", "why is page slow"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.StartTracing(ctx, in.Screenshots); err != nil {
 				return nil, err
@@ -555,7 +571,8 @@ func stopTracing() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("browser_stop_tracing", "Stop the trace and write it (Chrome trace JSON) under tools.screenshotDir. Returns {path, events, bytes}.", true,
-			schema.Object(schema.String("path", "File name, relative to tools.screenshotDir (e.g. \"trace.json\")").Required().Min(1))),
+			schema.Object(schema.String("path", "File name, relative to tools.screenshotDir (e.g. \"trace.json\")").Required().Min(1))).
+			WithPhrases("save trace file", "end profiling", "finish performance recording", "write trace json", "stop recording perf"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			path, err := outputPath("path", in.Path)
 			if err != nil {
@@ -573,8 +590,8 @@ func stopTracing() tool.Tool {
 	}
 }
 
-func sessionTool(name, desc string, input func() []schema.Prop, run func(ctx context.Context, b *browser.Browser, in sessionArgs) (any, error)) tool.Tool {
-	d := def(name, desc, true, schema.Object(input()...))
+func sessionTool(name, desc string, phrases []string, input func() []schema.Prop, run func(ctx context.Context, b *browser.Browser, in sessionArgs) (any, error)) tool.Tool {
+	d := def(name, desc, true, schema.Object(input()...)).WithPhrases(phrases...)
 	d.Group = SessionGroup
 	return tool.Tool{Def: d, Run: tool.Typed(func(ctx context.Context, in sessionArgs, call *tool.Call) (any, error) {
 		if name == "browser_session_list" {
@@ -600,6 +617,7 @@ type sessionArgs struct {
 
 func sessionNew() tool.Tool {
 	return sessionTool("browser_session_new", "Open an isolated browser session (its own cookies and storage: another user in a multi-user flow) and make it active. Returns {sessions}.",
+		[]string{"second user", "incognito context", "isolated cookies", "multi-user test", "new browser context", "log in as another user", "separate login"},
 		func() []schema.Prop {
 			return []schema.Prop{schema.String("id", "The session's name").Required().Min(1), schema.String("url", "Open this address in it"),
 				schema.Boolean("headless", "Sessions share the Igor's one browser: when given, it must match how that browser runs (browser_launch {headless} restarts it)")}
@@ -623,6 +641,7 @@ func sessionNew() tool.Tool {
 
 func sessionSwitch() tool.Tool {
 	return sessionTool("browser_session_switch", "Make another browser session active (the first is \"default\"). Returns {sessions}.",
+		[]string{"switch user", "change browser context", "back to default session", "toggle between users", "activate session"},
 		func() []schema.Prop {
 			return []schema.Prop{schema.String("id", "The session's name").Required().Min(1)}
 		},
@@ -636,6 +655,7 @@ func sessionSwitch() tool.Tool {
 
 func sessionList() tool.Tool {
 	return sessionTool("browser_session_list", "List the browser sessions with their tabs' URLs and which is active. Returns {sessions}.",
+		[]string{"which sessions are open", "list browser contexts", "active session", "which users are logged in", "open sessions and tabs"},
 		func() []schema.Prop { return nil },
 		func(ctx context.Context, b *browser.Browser, _ sessionArgs) (any, error) {
 			return map[string]any{"sessions": b.Sessions(ctx)}, nil

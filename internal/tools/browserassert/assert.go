@@ -149,7 +149,8 @@ func visible() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("assert_visible", "Assert that an element is visible on the page (waiting up to timeout). A failure is a result. Returns {passed, expected, actual, message}.",
-			schema.Object(selectorArg(), timeoutArg())),
+			schema.Object(selectorArg(), timeoutArg())).
+			WithPhrases("element is shown", "expect visible", "is displayed", "toBeVisible", "element appears", "verify element on screen", "button shows up"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
 				pr, err := probe(ctx, p, in.Selector)
@@ -177,7 +178,8 @@ func hidden() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("assert_hidden", "Assert that an element is hidden or absent (waiting up to timeout). A failure is a result. Returns {passed, expected, actual, message}.",
-			schema.Object(selectorArg(), timeoutArg())),
+			schema.Object(selectorArg(), timeoutArg())).
+			WithPhrases("element is gone", "not visible", "toBeHidden", "spinner disappeared", "element absent", "modal closed", "expect not present"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
 				pr, err := probe(ctx, p, in.Selector)
@@ -245,7 +247,8 @@ func text() tool.Tool {
 	return tool.Tool{
 		Def: def("assert_text", "Assert an element's visible text: contains (default), equals, or matches a regular expression (waiting up to timeout). A failure is a result with the text found.",
 			schema.Object(selectorArg(), schema.String("expected", "The text (or pattern)").Required(), modeArg(),
-				schema.Boolean("ignoreCase", "Compare case-insensitively").Default(false), timeoutArg())),
+				schema.Boolean("ignoreCase", "Compare case-insensitively").Default(false), timeoutArg())).
+			WithPhrases("element text contains", "verify label text", "toHaveText", "heading says", "element text matches regex", "expect message shown", "error message text"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			ok, err := match(in.Mode, in.Expected, in.IgnoreCase)
 			if err != nil {
@@ -291,7 +294,7 @@ func verb(mode string) string {
 // pageValue asserts a value of the page. With paths, an expected value
 // equal to a path (/welcome?x=1) is compared with the URL's path, query
 // and fragment: the page's own origin is implied, as a link's href does.
-func pageValue(name, what string, paths bool, get func(ctx context.Context, p *browser.Page) (string, error)) tool.Tool {
+func pageValue(name, what string, paths bool, get func(ctx context.Context, p *browser.Page) (string, error), phrases ...string) tool.Tool {
 	type args struct {
 		Expected   string `json:"expected"`
 		Mode       string `json:"mode"`
@@ -303,7 +306,8 @@ func pageValue(name, what string, paths bool, get func(ctx context.Context, p *b
 		Def: def(name, fmt.Sprintf("Assert the page's %s: equals (default), contains, or matches a regular expression (waiting up to timeout, as for a redirect). A failure is a result with the %s found.", what, what),
 			schema.Object(schema.String("expected", expectedDesc(what, paths)).Required(),
 				schema.String("mode", "How to compare").Enum("equals", "contains", "matches").Default(modeDefault),
-				schema.Boolean("ignoreCase", "Compare case-insensitively").Default(false), timeoutArg())),
+				schema.Boolean("ignoreCase", "Compare case-insensitively").Default(false), timeoutArg())).
+			WithPhrases(phrases...),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Mode == "" {
 				in.Mode = modeDefault
@@ -354,11 +358,13 @@ func pathOf(s string) string {
 }
 
 func url() tool.Tool {
-	return pageValue("assert_url", "URL", true, func(ctx context.Context, p *browser.Page) (string, error) { return p.URL(ctx) })
+	return pageValue("assert_url", "URL", true, func(ctx context.Context, p *browser.Page) (string, error) { return p.URL(ctx) },
+		"redirected to", "current url is", "toHaveURL", "landed on page", "location href", "route after login", "path after redirect")
 }
 
 func title() tool.Tool {
-	return pageValue("assert_title", "title", false, func(ctx context.Context, p *browser.Page) (string, error) { return p.Title(ctx) })
+	return pageValue("assert_title", "title", false, func(ctx context.Context, p *browser.Page) (string, error) { return p.Title(ctx) },
+		"page title is", "document.title", "toHaveTitle", "tab title", "html title tag", "title after navigation")
 }
 
 func count() tool.Tool {
@@ -372,7 +378,8 @@ func count() tool.Tool {
 	return tool.Tool{
 		Def: def("assert_count", "Assert how many elements a selector matches: equals, or within min and max (waiting up to timeout). A failure is a result with the count found.",
 			schema.Object(selectorArg(), schema.Integer("equals", "Exactly this many").Min(0), schema.Integer("min", "At least this many").Min(0),
-				schema.Integer("max", "At most this many").Min(0), timeoutArg())),
+				schema.Integer("max", "At most this many").Min(0), timeoutArg())).
+			WithPhrases("number of elements", "how many rows", "list has n items", "toHaveCount", "table row count", "at least n results"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Equals == nil && in.Min == nil && in.Max == nil {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "assert_count needs equals, min or max")
@@ -417,7 +424,8 @@ func attribute() tool.Tool {
 		Def: def("assert_attribute", "Assert an element's attribute: present (without value), or its value equals, contains or matches (waiting up to timeout). A failure is a result with the value found.",
 			schema.Object(selectorArg(), schema.String("name", "Attribute name (href, aria-expanded, disabled, ...)").Required().Min(1),
 				schema.String("value", "Expected value; omit to check only that the attribute is present"),
-				schema.String("mode", "How to compare the value").Enum("equals", "contains", "matches").Default("equals"), timeoutArg())),
+				schema.String("mode", "How to compare the value").Enum("equals", "contains", "matches").Default("equals"), timeoutArg())).
+			WithPhrases("has attribute", "href equals", "aria-expanded", "disabled button", "toHaveAttribute", "class attribute", "link target", "data attribute value"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Mode == "" {
 				in.Mode = "equals"

@@ -151,6 +151,7 @@ func levelTags(level, version string, bestPractice bool) []string {
 
 func audit() tool.Tool {
 	d := tool.Def{Name: "accessibility_audit", Group: "Accessibility", Category: tool.CategoryBrowser, RequiresWorker: true,
+		Phrases: []string{"a11y violations", "wcag compliance", "accessibility scan", "color contrast", "screen reader issues", "ada compliance", "lighthouse accessibility", "missing alt text", "section 508", "aria errors"},
 		Description: "Check the active page for accessibility problems with axe-core " + AxeVersion + " (Deque's engine, as in Lighthouse), injected into the page when absent: " +
 			"WCAG 2.0, 2.1 and 2.2 at level A, AA or AAA, and axe's best practices; by default WCAG 2.2 AA plus best practices. " +
 			"Returns {url, axeVersion, ran (the axe tags or rules run), violations: [{rule, impact, wcag: [\"1.4.3\"], count, selectors, message, help, helpUrl}] most severe first, " +

@@ -48,12 +48,11 @@ func newRand(seed *int64) (*rand.Rand, int64) {
 
 // seedProp and countProp are shared by the generating tools.
 func seedProp() schema.Prop {
-	return schema.Integer("seed", "Seed for reproducible output: the same seed and arguments give the same values. "+
-		"Omit it for a random seed; the seed used is returned either way").Min(0).Max(maxSeed)
+	return schema.Integer("seed", "Same seed and arguments, same values; default random; returned").Min(0).Max(maxSeed)
 }
 
 func countProp() schema.Prop {
-	return schema.Integer("count", "How many values to generate").Min(1).Max(maxCount).Default(1)
+	return schema.Integer("count", "How many values").Min(1).Max(maxCount).Default(1)
 }
 
 // pick returns a random element of list.

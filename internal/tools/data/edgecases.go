@@ -282,6 +282,7 @@ func dataEdgeCases() tool.Tool {
 				"case needs another JSON type (numbers, null, empty array or object); NaN and Infinity are strings " +
 				"because JSON has no such numbers. Returns {category, count, values:[{value, description, length?}]}; " +
 				"for all, {category:\"all\", count, groups:{category: [...]}}.",
+			Phrases:  []string{"sql injection payloads", "xss strings", "fuzz inputs", "malicious input", "naughty strings", "boundary values", "path traversal strings", "security test payloads", "unicode torture"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -78,28 +78,22 @@ func dataGenerate() tool.Tool {
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "data_generate",
-			Description: "Generate realistic fake test data of one type, reproducibly. Types: name, firstName, lastName, " +
-				"email (at example.com/example.org), uuid (v4), phone (numbers reserved for fiction), address " +
-				"(object {street, city, zipCode, country}), city, country, zipCode, company, url (example.* hosts), " +
-				"ipv4 (RFC 5737 documentation ranges), ipv6 (2001:db8::/32), date (YYYY-MM-DD), datetime (RFC 3339, UTC), " +
-				"integer and float (between min and max), boolean, password (length characters with upper, lower, digit " +
-				"and symbol), username, sentence, paragraph, color (#rrggbb), creditCard (object {number, brand, expiry, cvv} " +
-				"using published Luhn-valid gateway test numbers) and user (object {id, firstName, lastName, username, " +
-				"email, phone, birthDate, address}). The same seed and arguments always give the same values. " +
-				"Returns {type, count, seed, locale, values}.",
+			Description: "Generate realistic fake test data of one type, reproducibly. Emails, phones and IPs use reserved " +
+				"ranges, creditCard gateway test numbers. Returns {type, count, seed, locale, values}.",
+			Phrases:  []string{"fake names and emails", "faker", "mock users", "dummy data", "seed data", "random email address", "test credit card numbers", "lorem ipsum"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.String("type", "Kind of value to generate").EnumStrings(typeNames...).Required(),
+				schema.String("type", "Kind of value").EnumStrings(typeNames...).Required(),
 				countProp(),
 				seedProp(),
-				schema.String("locale", "Locale of names, addresses, zip codes, phone numbers and company names").
+				schema.String("locale", "Of names, addresses, zip codes, phones, companies").
 					EnumStrings(localeNames...).Default(defaultLocale),
-				schema.Number("min", "Smallest value for type integer or float (inclusive); ignored by other types").
+				schema.Number("min", "Inclusive lower bound of integer and float").
 					Min(-maxIntegerBounds).Max(maxIntegerBounds).Default(defaultMin),
-				schema.Number("max", "Largest value for type integer or float (inclusive); ignored by other types").
+				schema.Number("max", "Inclusive upper bound of integer and float").
 					Min(-maxIntegerBounds).Max(maxIntegerBounds).Default(defaultMax),
-				schema.Integer("length", "Length of each password; ignored by other types").Min(4).Max(1024).Default(defaultPassword),
+				schema.Integer("length", "Password length; has upper, lower, digit and symbol").Min(4).Max(1024).Default(defaultPassword),
 			),
 			RequiresWorker: true,
 		},

@@ -54,7 +54,8 @@ func pgConnect() tool.Tool {
 				schema.String("password", "Password (kept only in the connection, never shown)"),
 				schema.String("sslmode", "disable, prefer, require, verify-ca or verify-full").Enum("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
 				aliasArg("PostgreSQL"),
-			)),
+			)).
+			WithPhrases("postgres", "psql", "postgres dsn", "database url postgres", "login to postgres", "pgx pool", "sslmode"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("database tools"); err != nil {
 				return nil, err
@@ -580,7 +581,8 @@ func pgQuery() tool.Tool {
 				schema.Array("params", "Values for $1, $2, ... (objects and arrays are sent as JSON)", nil),
 				schema.Integer("maxRows", "Most rows returned").Default(defaultMaxRows).Min(1).Max(maxMaxRows),
 				aliasArg("PostgreSQL"),
-			)),
+			)).
+			WithPhrases("run sql postgres", "psql query", "select from postgres", "postgres insert update delete", "parameterized query", "execute sql statement", "query postgres table"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := pgLookup(call, in.Alias)
 			if err != nil {
@@ -624,7 +626,8 @@ func pgTransaction() tool.Tool {
 					schema.Array("params", "Values for $1, $2, ...", nil),
 				)).Required().Min(1),
 				aliasArg("PostgreSQL"),
-			)),
+			)).
+			WithPhrases("begin commit", "rollback on error", "atomic migration", "several sql statements", "postgres batch", "multi-statement sql"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := pgLookup(call, in.Alias)
 			if err != nil {
@@ -740,7 +743,8 @@ func pgSeed() tool.Tool {
 				schema.Array("data", "Rows: objects of column name → value", schema.ObjectItems()).Required(),
 				schema.Boolean("truncateFirst", "Empty the table first (TRUNCATE, in the same transaction)").Default(false),
 				aliasArg("PostgreSQL"),
-			)),
+			)).
+			WithPhrases("test fixtures postgres", "populate table", "bulk insert rows", "load sample rows", "reset table then fill", "insert json rows"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := pgLookup(call, in.Alias)
 			if err != nil {
@@ -832,7 +836,8 @@ func pgSchema() tool.Tool {
 			schema.Object(
 				schema.String("table", "A table to describe: table or schema.table (default: list the tables)"),
 				aliasArg("PostgreSQL"),
-			)),
+			)).
+			WithPhrases("list tables postgres", "describe postgres table", "\\d table", "columns and types", "fk constraints", "information_schema", "what tables exist", "postgres primary key"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := pgLookup(call, in.Alias)
 			if err != nil {
@@ -939,7 +944,8 @@ func pgDisconnect() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("db_pg_disconnect", pgGroup, "Close a PostgreSQL connection pool. Returns {alias, closed}.", false,
-			schema.Object(aliasArg("PostgreSQL"))),
+			schema.Object(aliasArg("PostgreSQL"))).
+			WithPhrases("close postgres", "close pg pool", "end postgres session", "release db connections", "disconnect psql"),
 		Run: tool.Typed(func(_ context.Context, in args, call *tool.Call) (any, error) {
 			return disconnect(call, tool.KindPostgres, in.Alias, "db_pg_connect")
 		}),

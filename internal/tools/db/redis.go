@@ -79,7 +79,8 @@ func redisConnect() tool.Tool {
 				schema.String("password", "Password (kept only in the connection, never shown)"),
 				schema.Integer("db", "Database number (default 0)").Min(0),
 				aliasArg("Redis"),
-			)),
+			)).
+			WithPhrases("redis-cli", "connect to cache", "redis url", "rediss tls", "k/v store", "valkey", "key value store connection"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("database tools"); err != nil {
 				return nil, err
@@ -151,7 +152,8 @@ func redisGet() tool.Tool {
 		Def: def("db_redis_get", redisGroup, "Read a key of any type. Returns {key, exists, type, value, ttl}: a string as text, a hash as an object, "+
 			"a list or set as an array, a sorted set as [{member, score}] (a hash or collection at most 1000 members, with a note); ttl in seconds, -1 for none. "+
 			"When any of it is not UTF-8, encoding: base64 says every string of the value is in base64.", false,
-			schema.Object(schema.String("key", "The key").Required(), aliasArg("Redis"))),
+			schema.Object(schema.String("key", "The key").Required(), aliasArg("Redis"))).
+			WithPhrases("peek at cache", "read cache key", "redis lookup", "cache entry value", "key ttl", "list or set members", "what is in the cache"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -342,7 +344,8 @@ func redisSet() tool.Tool {
 				schema.Any("value", "The value: a string, or any JSON value (stored as JSON text)").Required(),
 				schema.Integer("ttl", "Seconds until the key expires (0: never)").Default(0).Min(0),
 				aliasArg("Redis"),
-			)),
+			)).
+			WithPhrases("seed cache key", "write cache key", "setex", "store value with expiry", "put k/v", "cache a value"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -367,7 +370,8 @@ func redisDel() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("db_redis_del", redisGroup, "Delete keys. Returns {deleted} (how many existed).", true,
-			schema.Object(schema.Array("keys", "Keys to delete", schema.StringItems()).Required().Min(1), aliasArg("Redis"))),
+			schema.Object(schema.Array("keys", "Keys to delete", schema.StringItems()).Required().Min(1), aliasArg("Redis"))).
+			WithPhrases("clear one cache key", "delete cache key", "evict key", "invalidate cache entry", "remove redis keys", "unlink key"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -396,7 +400,8 @@ func redisKeys() tool.Tool {
 				schema.String("type", "Only keys of this type").Enum("string", "hash", "list", "set", "zset", "stream"),
 				schema.Integer("limit", "Most keys returned").Default(defaultKeysLimit).Min(1).Max(maxKeysLimit),
 				aliasArg("Redis"),
-			)),
+			)).
+			WithPhrases("redis SCAN", "find keys by pattern", "list cache keys", "redis keys *", "key glob", "which keys exist"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -449,7 +454,8 @@ func redisFlush() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("db_redis_flush", redisGroup, "Delete every key of the connection's database (FLUSHDB; other databases are untouched). Needs confirm: true. Returns {flushed, keys}.", true,
-			schema.Object(schema.Boolean("confirm", "Must be true: this deletes all the keys").Required(), aliasArg("Redis"))),
+			schema.Object(schema.Boolean("confirm", "Must be true: this deletes all the keys").Required(), aliasArg("Redis"))).
+			WithPhrases("clean redis slate", "clear cache", "wipe redis", "empty redis database", "reset cache between tests", "flush all keys"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -489,7 +495,8 @@ func redisHash() tool.Tool {
 				schema.Any("value", "The field's value (set): a string, or any JSON value (stored as JSON text)"),
 				schema.Map("fields", "Several fields to set at once: name → value (set; a value that is not a string is stored as its JSON)"),
 				aliasArg("Redis"),
-			)),
+			)).
+			WithPhrases("HSET", "HGET", "HGETALL", "HDEL", "HKEYS", "redis hash field", "hash map in redis", "session hash"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -590,7 +597,8 @@ func redisDisconnect() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("db_redis_disconnect", redisGroup, "Close a Redis connection. Returns {alias, closed}.", false,
-			schema.Object(aliasArg("Redis"))),
+			schema.Object(aliasArg("Redis"))).
+			WithPhrases("close redis", "redis quit", "end redis connection", "drop redis client", "disconnect cache"),
 		Run: tool.Typed(func(_ context.Context, in args, call *tool.Call) (any, error) {
 			return disconnect(call, tool.KindRedis, in.Alias, "db_redis_connect")
 		}),

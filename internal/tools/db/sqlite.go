@@ -45,7 +45,8 @@ func sqliteOpen() tool.Tool {
 				schema.String("path", "Database file inside the allowed roots (relative to the server's working directory), or :memory:").Required().Min(1),
 				schema.Boolean("readonly", "Open read-only: the file must exist and writes fail").Default(false),
 				aliasArg("SQLite"),
-			)),
+			)).
+			WithPhrases("open sqlite file", "sqlite3 db", "in-memory database", ".db file", "local database file", "create sqlite database"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("database tools"); err != nil {
 				return nil, err
@@ -315,7 +316,8 @@ func sqliteQuery() tool.Tool {
 				schema.Array("params", "Values for the parameters, in order", nil),
 				schema.Integer("maxRows", "Most rows returned").Default(defaultMaxRows).Min(1).Max(maxMaxRows),
 				aliasArg("SQLite"),
-			)),
+			)).
+			WithPhrases("sqlite3 query", "select from sqlite", "sql on .db file", "sqlite insert", "sqlite pragma", "last insert id"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := sqliteExtraParams(in.Query, len(in.Params)); err != nil {
 				return nil, err
@@ -376,7 +378,8 @@ func sqliteSchema() tool.Tool {
 			schema.Object(
 				schema.String("table", "A table to describe (default: list everything)"),
 				aliasArg("SQLite"),
-			)),
+			)).
+			WithPhrases("sqlite tables", "sqlite_master", ".schema", "sqlite table columns", "sqlite indexes", "describe sqlite table"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := sqliteLookup(call, in.Alias)
 			if err != nil {
@@ -436,7 +439,8 @@ func sqliteClose() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("db_sqlite_close", sqliteGroup, "Close an SQLite database. Returns {alias, closed}.", false,
-			schema.Object(aliasArg("SQLite"))),
+			schema.Object(aliasArg("SQLite"))).
+			WithPhrases("close sqlite file", "release sqlite database", "close .db file", "sqlite3 close", "done with sqlite"),
 		Run: tool.Typed(func(_ context.Context, in args, call *tool.Call) (any, error) {
 			return disconnect(call, tool.KindSQLite, in.Alias, "db_sqlite_open")
 		}),

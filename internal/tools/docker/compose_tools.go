@@ -52,7 +52,8 @@ func composeUpTool() tool.Tool {
 	)
 	d := def("compose_up", groupCompose, "Create and start a Compose project's services with the real Compose CLI (docker compose or docker-compose), as `docker compose up -d` does. "+
 		"Returns {project, services: one row per container as compose_ps gives them, output: compose's last lines}; attached (detach: false) also {exitCode, logs}. Progress is reported line by line.", true,
-		schema.Object(props...))
+		schema.Object(props...)).
+		WithPhrases("bring up the stack", "docker-compose up", "start services", "spin up environment", "start docker-compose", "up --build", "launch dev stack", "start test environment")
 	d.Timeout = 10 * time.Minute // pulls and builds take time
 	return tool.Tool{Def: d, Run: tool.Typed(composeUp)}
 }
@@ -233,7 +234,8 @@ func composeDownTool() tool.Tool {
 	)
 	d := def("compose_down", groupCompose, "Stop and remove a Compose project's containers and networks (and volumes with volumes: true) with the real Compose CLI, as `docker compose down` does. "+
 		"Returns {project, output: compose's lines, removed: the lines saying what was removed}.", true,
-		schema.Object(props...))
+		schema.Object(props...)).
+		WithPhrases("tear down the stack", "docker-compose down", "stop all services", "clean up environment", "down -v", "stop compose project", "destroy stack")
 	d.Timeout = 5 * time.Minute
 	return tool.Tool{Def: d, Run: tool.Typed(composeDown)}
 }
@@ -288,7 +290,8 @@ func composePsTool() tool.Tool {
 	return tool.Tool{
 		Def: def("compose_ps", groupCompose, "List a Compose project's containers, running and stopped: compose says which (ps -q), the Engine API what they are. "+
 			"Returns {project, services: [{id, name, service, image, state, status, ports (\"127.0.0.1:8080->80/tcp\"), health, exitCode when exited}]}.", false,
-			schema.Object(props...)),
+			schema.Object(props...)).
+			WithPhrases("compose services status", "docker compose ps", "which services are running", "stack status", "service health", "is the stack up"),
 		Run: tool.Typed(func(ctx context.Context, in composePsIn, call *tool.Call) (any, error) {
 			r, err := prepareCompose(ctx, call, in.composeCommon)
 			if err != nil {
@@ -324,7 +327,8 @@ func composeLogsTool() tool.Tool {
 	return tool.Tool{
 		Def: def("compose_logs", groupCompose, "Read the logs (stdout and stderr) of a Compose project's containers, each line prefixed by its container (\"web-1 | ...\"), one container after another. "+
 			"Returns {project, logs, lines, cut: a note when the bound left lines out}.", false,
-			schema.Object(props...)),
+			schema.Object(props...)).
+			WithPhrases("all services logs", "docker compose logs", "stack logs", "logs of every service", "web-1 logs", "docker-compose logs"),
 		Run: tool.Typed(composeLogs),
 	}
 }
@@ -493,7 +497,8 @@ func composeExecTool() tool.Tool {
 	return tool.Tool{
 		Def: def("compose_exec", groupCompose, "Run a command in a running container of a Compose service with the real Compose CLI (exec -T, no terminal), and answer its exit code, stdout and stderr apart. "+
 			"The call's timeout bounds it. Returns {exitCode, stdout, stderr} (warnings: compose's own, when it printed any).", true,
-			schema.Object(props...)),
+			schema.Object(props...)).
+			WithPhrases("exec into compose service", "docker compose exec", "run in service container", "migrate inside service", "manage.py in service", "docker-compose exec"),
 		Run: tool.Typed(composeExec),
 	}
 }

@@ -199,7 +199,8 @@ func psTool() tool.Tool {
 			schema.Object(
 				schema.Boolean("all", "Also stopped containers (docker ps -a)").Default(false),
 				filterArg(`status=exited, name=web, label=app=shop, ancestor=nginx`),
-			)),
+			)).
+			WithPhrases("which containers are up", "running containers", "what is up", "docker container ls", "is it running", "container health", "exposed ports", "docker ps -a"),
 		Run: tool.Typed(func(ctx context.Context, in psIn, call *tool.Call) (any, error) {
 			e, f, err := filtered(ctx, call, in.Filter)
 			if err != nil {
@@ -321,7 +322,8 @@ func runTool() tool.Tool {
 				schema.Array("capAdd", "Capabilities to add (need docker.allowPrivileged)", schema.StringItems()),
 				schema.Array("devices", "Host devices to add, /dev/x[:/dev/y] (need docker.allowPrivileged)", schema.StringItems()),
 				schema.Integer("maxBytes", "Bound of stdout and of stderr of an attached run (the middle is left out)").Default(defaultOutputBytes).Min(1000).Max(maxOutputBytes),
-			)),
+			)).
+			WithPhrases("start a container", "spin up container", "docker run -d", "run an image", "one-off container", "run nginx", "ephemeral container --rm", "publish port"),
 		Run: tool.Typed(runContainer),
 	}
 }
@@ -604,7 +606,8 @@ func containerArg() schema.Prop {
 func stopTool() tool.Tool {
 	return tool.Tool{
 		Def: def("docker_stop", groupContainers, "Stop a container: SIGTERM (or its stop signal), then SIGKILL after timeout seconds, as docker stop does.", true,
-			schema.Object(containerArg(), schema.Integer("timeout", "Seconds to wait after the stop signal before killing (default: the container's own, 10)").Min(0).Max(3600))),
+			schema.Object(containerArg(), schema.Integer("timeout", "Seconds to wait after the stop signal before killing (default: the container's own, 10)").Min(0).Max(3600))).
+			WithPhrases("halt container", "stop running container", "sigterm container", "shut down container", "docker kill", "graceful stop"),
 		Run: tool.Typed(func(ctx context.Context, in stopIn, call *tool.Call) (any, error) {
 			e, err := engineOf(ctx, call)
 			if err != nil {
@@ -635,7 +638,8 @@ func rmTool() tool.Tool {
 		Def: def("docker_rm", groupContainers, "Remove a container, as docker rm does; a running one needs force.", true,
 			schema.Object(containerArg(),
 				schema.Boolean("force", "Kill and remove a running container (docker rm -f)").Default(false),
-				schema.Boolean("volumes", "Also remove its anonymous volumes (docker rm -v)").Default(false))),
+				schema.Boolean("volumes", "Also remove its anonymous volumes (docker rm -v)").Default(false))).
+			WithPhrases("delete container", "docker rm -f", "remove stopped container", "destroy container", "get rid of container"),
 		Run: tool.Typed(func(ctx context.Context, in rmIn, call *tool.Call) (any, error) {
 			e, err := engineOf(ctx, call)
 			if err != nil {
@@ -672,7 +676,8 @@ func logsTool() tool.Tool {
 				schema.String("since", `Only logs since then: a duration (10m, 1h30m) or a timestamp (2026-11-26T10:00:00Z)`),
 				schema.String("until", `Only logs before then: a duration or a timestamp`),
 				schema.Boolean("timestamps", "Prefix each line with its timestamp").Default(false),
-				schema.Integer("maxBytes", "Bound of the text answered").Default(defaultOutputBytes).Min(1000).Max(maxOutputBytes))),
+				schema.Integer("maxBytes", "Bound of the text answered").Default(defaultOutputBytes).Min(1000).Max(maxOutputBytes))).
+			WithPhrases("one container's logs", "container output", "why did container crash", "docker logs --tail", "container stdout stderr", "tail container logs", "container error output"),
 		Run: tool.Typed(func(ctx context.Context, in logsIn, call *tool.Call) (any, error) {
 			tail, err := tailArg(in.Tail)
 			if err != nil {

@@ -31,7 +31,8 @@ func execTool() tool.Tool {
 				schema.String("workdir", "Working directory in the container"),
 				envArg("Environment variables added for the command"),
 				schema.Boolean("privileged", "Extended privileges for the command (needs docker.allowPrivileged)").Default(false),
-				schema.Integer("maxBytes", "Bound of stdout and of stderr (the middle is left out)").Default(defaultOutputBytes).Min(1000).Max(maxOutputBytes))),
+				schema.Integer("maxBytes", "Bound of stdout and of stderr (the middle is left out)").Default(defaultOutputBytes).Min(1000).Max(maxOutputBytes))).
+			WithPhrases("shell into container", "run command inside container", "docker exec -it", "exec into container", "sh -c in container", "look inside container"),
 		Run: tool.Typed(execCommand),
 	}
 }

@@ -52,7 +52,8 @@ func buildTool() tool.Tool {
 				schema.String("target", "Stage to build, in a multi-stage Dockerfile"),
 				schema.Map("labels", "Labels to add (io.barrhawk.built is always added)"),
 				schema.Boolean("pull", "Always pull newer base images").Default(false),
-				schema.String("platform", "Platform, such as linux/amd64"))),
+				schema.String("platform", "Platform, such as linux/amd64"))).
+			WithPhrases("build image", "build dockerfile", "docker build -t", "multi-stage build", "build arg", "containerize app", "image from source"),
 		Run: tool.Typed(buildImage),
 	}
 }
@@ -223,7 +224,8 @@ func imagesTool() tool.Tool {
 		Def: def("docker_images", groupImages, "List images as a compact table (id, tags, size, created), as docker images does.", false,
 			schema.Object(
 				schema.Boolean("all", "Also intermediate images (docker images -a)").Default(false),
-				filterArg(`reference=app:*, dangling=true, label=io.barrhawk.managed`))),
+				filterArg(`reference=app:*, dangling=true, label=io.barrhawk.managed`))).
+			WithPhrases("what images do i have", "local images", "image sizes", "docker image ls", "which images are pulled", "image tags locally"),
 		Run: tool.Typed(func(ctx context.Context, in imagesIn, call *tool.Call) (any, error) {
 			e, f, err := filtered(ctx, call, in.Filter)
 			if err != nil {
@@ -261,7 +263,8 @@ func pullTool() tool.Tool {
 		Def: def("docker_pull", groupImages, "Pull an image from its registry, as docker pull does, with the credentials of the user's Docker config (never shown); progress is sent per layer, and the call's timeout bounds it.", true,
 			schema.Object(
 				schema.String("image", "Image reference: busybox, nginx:1.27, ghcr.io/owner/app:tag, repo@sha256:...").Required(),
-				schema.String("platform", "Platform, such as linux/arm64"))),
+				schema.String("platform", "Platform, such as linux/arm64"))).
+			WithPhrases("fetch image", "download image", "pull from registry", "ghcr pull", "update base image", "docker hub pull"),
 		Run: tool.Typed(func(ctx context.Context, in pullIn, call *tool.Call) (any, error) {
 			e, err := engineOf(ctx, call)
 			if err != nil {

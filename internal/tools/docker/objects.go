@@ -127,7 +127,8 @@ func networksTool() tool.Tool {
 				schema.String("driver", "create: the network driver (default bridge)"),
 				objLabelsArg("network"),
 				schema.Boolean("internal", "create: an internal network, with no route outside (default false)"),
-			)),
+			)).
+			WithPhrases("docker network ls", "docker network create", "container networking", "bridge network", "network subnet", "connect containers", "network gateway"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			e, err := objEngine(ctx, call, name, "network", in.Action, in.Name, map[string]bool{"driver": in.Driver != "", "labels": in.Labels != nil, "internal": in.Internal != nil})
 			if err != nil {
@@ -246,7 +247,8 @@ func volumesTool() tool.Tool {
 				schema.String("name", "The volume's name; required but for list, where it filters by substring"),
 				schema.String("driver", "create: the volume driver (default local)"),
 				objLabelsArg("volume"),
-			)),
+			)).
+			WithPhrases("docker volume ls", "persistent storage", "named volume", "docker volume create", "data volume", "volume mountpoint", "who uses volume"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			e, err := objEngine(ctx, call, name, "volume", in.Action, in.Name, map[string]bool{"driver": in.Driver != "", "labels": in.Labels != nil})
 			if err != nil {
@@ -425,7 +427,8 @@ func cleanupTool() tool.Tool {
 				schema.Boolean("all", "Also remove what BarrHawk did not create: stopped containers, unused networks, dangling images, unused volumes (needs confirm: true, or dryRun: true)"),
 				schema.Boolean("confirm", "Confirms all: true"),
 				schema.Boolean("dryRun", "List what would be removed, and remove nothing"),
-			)),
+			)).
+			WithPhrases("docker prune", "free disk space", "remove leftovers", "clean up containers", "system prune", "reclaim space", "delete test containers", "dangling images"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if in.All && !in.Confirm && !in.DryRun {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "%s", cleanupRefusal)

@@ -83,7 +83,8 @@ func fsBackup() tool.Tool {
 				pathArg("source", "File or directory to back up"),
 				schema.String("destination", "Where the backup goes; default <source>.backup-<UTC time>[.tar.gz] beside the source"+pathNote),
 				schema.Boolean("compress", "Write a .tar.gz instead of a directory").Default(true),
-			)),
+			)).
+			WithPhrases("snapshot directory", "backup folder", "tar.gz backup", "save copy before change", "archive with checksums", "preserve state"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			src, err := s.resolve("source", in.Source)
 			if err != nil {
@@ -260,7 +261,8 @@ func fsRestore() tool.Tool {
 				pathArg("backup", "The backup: a .tar.gz or a directory holding manifest.json"),
 				pathArg("destination", "Where to restore: the directory (for a directory backup) or the file (for a file backup)"),
 				schema.Boolean("overwrite", "Replace files that exist at the destination").Default(false),
-			)),
+			)).
+			WithPhrases("restore from backup", "roll back files", "undo file changes", "recover directory", "put back backup", "revert files"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			bk, err := s.resolve("backup", in.Backup)
 			if err != nil {

@@ -85,7 +85,8 @@ func fsRead() tool.Tool {
 				pathArg("path", "File to read"),
 				schema.String("encoding", "utf8 (binary files fall back to base64) or base64").Enum("utf8", "base64").Default("utf8"),
 				schema.Integer("maxBytes", "Most bytes returned").Default(defaultReadBytes).Min(1).Max(maxReadBytes),
-			)),
+			)).
+			WithPhrases("cat file", "open file", "file contents", "view file", "read text file", "load config file", "read binary as base64"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -242,7 +243,8 @@ func fsWrite() tool.Tool {
 				schema.String("content", "The content: text, or base64 when encoding is base64").Required(),
 				schema.String("encoding", "How content is given: utf8 or base64").Enum("utf8", "base64").Default("utf8"),
 				schema.Boolean("createDirs", "Create missing parent directories").Default(false),
-			)),
+			)).
+			WithPhrases("save file", "create file", "overwrite file", "write to disk", "echo > file", "write config", "put content in file"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -268,7 +270,8 @@ func fsExists() tool.Tool {
 	return tool.Tool{
 		Def: def("fs_exists", "Check whether a path exists. Returns {path, exists} and, when it does, {type: file|dir|symlink|other, size, mode, mtime, target (a symlink's)}. "+
 			"A symbolic link is described itself, not followed.", false,
-			schema.Object(pathArg("path", "Path to check"))),
+			schema.Object(pathArg("path", "Path to check"))).
+			WithPhrases("does file exist", "test -e", "stat", "file present", "is directory", "file size and mtime", "symlink target"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolveLink("path", in.Path)
 			if err != nil {
@@ -300,7 +303,8 @@ func fsMkdir() tool.Tool {
 			schema.Object(
 				pathArg("path", "Directory to create"),
 				schema.Boolean("recursive", "Create missing parents too, and accept an existing directory").Default(true),
-			)),
+			)).
+			WithPhrases("make directory", "mkdir -p", "create folder", "new folder", "ensure directory exists"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -340,7 +344,8 @@ func fsRemove() tool.Tool {
 				pathArg("path", "Path to remove"),
 				schema.Boolean("recursive", "Remove a directory and everything in it").Default(false),
 				schema.Boolean("force", "A missing path is not an error (removed is then false)").Default(false),
-			)),
+			)).
+			WithPhrases("rm -rf", "delete file", "delete folder", "rm", "unlink", "clean directory", "erase file"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolveLink("path", in.Path)
 			if err != nil {
@@ -384,7 +389,8 @@ func fsCopy() tool.Tool {
 				pathArg("destination", "Where the copy goes"),
 				schema.Boolean("recursive", "Copy a directory and everything in it").Default(false),
 				schema.Boolean("overwrite", "Replace files that exist at the destination (otherwise such a copy is refused before anything is written)").Default(false),
-			)),
+			)).
+			WithPhrases("cp -r", "duplicate file", "copy folder", "clone directory", "cp", "copy to"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			src, dst, err := s.pair(in.Source, in.Destination)
 			if err != nil {
@@ -472,7 +478,8 @@ func fsMove() tool.Tool {
 				pathArg("source", "File or directory to move"),
 				pathArg("destination", "New path"),
 				schema.Boolean("overwrite", "Replace a file at the destination").Default(false),
-			)),
+			)).
+			WithPhrases("mv", "rename file", "rename folder", "relocate file", "move to folder"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			src, dst, err := s.pair(in.Source, in.Destination)
 			if err != nil {
@@ -533,7 +540,8 @@ func fsChmod() tool.Tool {
 			schema.Object(
 				pathArg("path", "File or directory"),
 				schema.String("mode", "Octal mode, such as \"644\", \"0755\" or \"1777\"").Required().Min(1),
-			)),
+			)).
+			WithPhrases("set permissions", "chmod +x", "make executable", "file mode", "chmod 755", "rwx"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -568,7 +576,8 @@ func fsChown() tool.Tool {
 				pathArg("path", "File or directory"),
 				schema.Integer("uid", "New owner's user id, or -1 to keep it").Required().Min(-1),
 				schema.Integer("gid", "New group id, or -1 to keep it").Required().Min(-1),
-			)),
+			)).
+			WithPhrases("change ownership", "chown user:group", "set uid gid", "file owner", "fix ownership"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -604,7 +613,8 @@ func fsHash() tool.Tool {
 			schema.Object(
 				pathArg("path", "File to hash"),
 				schema.String("algorithm", "Hash function").Enum("md5", "sha1", "sha256", "sha512").Default("sha256"),
-			)),
+			)).
+			WithPhrases("checksum", "sha256sum", "md5sum", "file checksum", "verify download integrity", "sha1 of file", "sha512"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -687,7 +697,8 @@ func fsDiff() tool.Tool {
 				pathArg("file1", "The old side"),
 				pathArg("file2", "The new side"),
 				schema.Integer("context", "Unchanged lines shown around each change").Default(3).Min(0),
-			)),
+			)).
+			WithPhrases("compare files on disk", "diff two files", "unified diff", "what changed between files", "diff -u", "file differences"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			p1, err := s.resolve("file1", in.File1)
 			if err != nil {
@@ -737,7 +748,8 @@ func fsTemplate() tool.Tool {
 				schema.Map("variables", "Values by name").Required(),
 				pathArg("output", "File to write (parent directories are created)"),
 				schema.Boolean("strict", "Fail with INVALID_ARGS, writing nothing, when a placeholder has no value").Default(false),
-			)),
+			)).
+			WithPhrases("render config file", "fill placeholders in file", "mustache file", "generate file from template", "envsubst", "handlebars file"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			tp, err := s.resolve("template", in.Template)
 			if err != nil {

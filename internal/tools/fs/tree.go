@@ -242,7 +242,8 @@ func fsList() tool.Tool {
 				schema.Boolean("recursive", "Descend into subdirectories").Default(false),
 				schema.String("pattern", "Glob the entries must match (*.go, test_?.txt); matched against the name, or the relative path when it holds a /"),
 				schema.Integer("limit", "Most entries returned").Default(defaultListLimit).Min(1).Max(maxListLimit),
-			)),
+			)).
+			WithPhrases("ls", "list files in folder", "directory contents", "dir listing", "what files are here", "ls -la", "recursive listing", "browse folder"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -317,7 +318,8 @@ func fsSearch() tool.Tool {
 				schema.Integer("maxDepth", "Deepest level searched (1: the directory's own entries); 0 for no bound").Default(0).Min(0),
 				schema.Integer("limit", "Most matches returned").Default(defaultSearchLimit).Min(1).Max(maxListLimit),
 				schema.Boolean("ignoreCase", "Match case-insensitively").Default(false),
-			)),
+			)).
+			WithPhrases("grep", "find files", "grep -r", "ripgrep", "find by name", "search file contents", "find . -name", "locate file", "regex in files"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {

@@ -39,7 +39,8 @@ func fsZip() tool.Tool {
 				pathArg("destination", "The .zip file to write"),
 				schema.Integer("level", "Compression level: 0 stores, 1 is fastest, 9 smallest, -1 the default (6)").Default(-1).Min(-1).Max(9),
 				schema.Boolean("overwrite", "Replace an existing destination").Default(false),
-			)),
+			)).
+			WithPhrases("compress folder", "zip directory", "make archive", "package files", "create .zip", "bundle artifacts"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			src, err := s.resolve("source", in.Source)
 			if err != nil {
@@ -181,7 +182,8 @@ func fsUnzip() tool.Tool {
 				schema.Boolean("overwrite", "Replace existing files (otherwise an archive that would replace one is refused before anything is written)").Default(false),
 				schema.Integer("maxBytes", "Most uncompressed bytes extracted").Default(defaultUnzipBytes).Min(1).Max(defaultUnzipBytes),
 				schema.Integer("maxEntries", "Most entries extracted").Default(defaultUnzipEntries).Min(1).Max(defaultUnzipEntries),
-			)),
+			)).
+			WithPhrases("extract archive", "decompress zip", "unpack zip", "unzip file", "open .zip", "zip-slip safe extract"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			src, err := s.resolve("source", in.Source)
 			if err != nil {

@@ -35,7 +35,8 @@ func workflowListTool() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("gh_workflow_list", groupActions, "List a repository's GitHub Actions workflows: {workflows: [{id, name, path, state, url}], count, total}. gh_workflow_run and gh_workflow_runs take the id or the file name (ci.yml).", false,
-			repoProps(limitProp("workflows"))),
+			repoProps(limitProp("workflows"))).
+			WithPhrases("list workflows", "actions yaml files", "ci pipelines", "workflow files", "ci.yml", "which workflows exist", ".github/workflows"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			l, err := githubapi.List(ctx, in.Limit, func(ctx context.Context, o github.ListOptions) ([]row, *github.Response, error) {
 				ws, resp, err := c.Actions.ListWorkflows(ctx, in.Owner, in.Repo, &o)
@@ -128,7 +129,8 @@ func workflowRunTool() tool.Tool {
 				schema.Of("workflowId", "The workflow's id or file name (ci.yml)", workflowRefSchema).Required(),
 				schema.String("ref", "The branch or tag to run it on").Required(),
 				schema.Map("inputs", "The workflow_dispatch inputs, by name"),
-			)),
+			)).
+			WithPhrases("trigger ci", "run workflow on demand", "kick off a build", "start github action", "start a pipeline", "dispatch workflow", "manually run workflow", "trigger deploy"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			what := fmt.Sprintf("workflow %s of %s on %s", in.WorkflowID, in.full(), in.Ref)
 			since := time.Now().Add(-5 * time.Second).UTC()
@@ -177,7 +179,8 @@ func workflowRunsTool() tool.Tool {
 					"queued", "in_progress", "completed", "requested", "waiting", "pending", "action_required", "cancelled", "failure", "neutral", "skipped", "stale", "success", "timed_out"),
 				schema.String("branch", "Only runs on this branch"),
 				limitProp("runs"),
-			)),
+			)).
+			WithPhrases("why is ci red", "ci status", "build status", "failed runs", "gh run list", "latest ci result", "did the build pass", "pipeline history"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			total := -1
 			l, err := githubapi.List(ctx, in.Limit, func(ctx context.Context, o github.ListOptions) ([]runRow, *github.Response, error) {

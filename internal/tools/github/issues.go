@@ -44,7 +44,8 @@ func issueListTool() tool.Tool {
 				schema.String("state", "open (default), closed or all").EnumStrings("open", "closed", "all"),
 				schema.Array("labels", "Only issues with all of these labels", schema.StringItems()),
 				limitProp("issues"),
-			)),
+			)).
+			WithPhrases("open issues", "bug list", "issue tracker", "issues by label", "backlog", "ticket list", "known bugs"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			prs := false // GitHub lists pull requests as issues too
 			l, err := githubapi.List(ctx, in.Limit, func(ctx context.Context, o github.ListOptions) ([]issueRow, *github.Response, error) {
@@ -91,7 +92,8 @@ func issueCreateTool() tool.Tool {
 				schema.String("body", "The description (Markdown)"),
 				schema.Array("labels", "Labels to set (they must exist in the repository, or GitHub creates them if the token may)", schema.StringItems()),
 				schema.Array("assignees", "Logins to assign", schema.StringItems()),
-			)),
+			)).
+			WithPhrases("file a bug", "report bug", "new issue", "log a defect", "open ticket", "bug report", "file an issue on github"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			req := &github.IssueRequest{Title: github.Ptr(in.Title)}
 			if in.Body != "" {
@@ -124,7 +126,8 @@ func issueCommentTool() tool.Tool {
 			repoProps(
 				schema.Integer("issueNumber", "The issue's (or pull request's) number").Required().Min(1),
 				schema.String("body", "The comment (Markdown)").Required(),
-			)),
+			)).
+			WithPhrases("comment on PR", "reply on issue", "gh pr comment", "post comment", "leave a note on issue", "add comment to issue"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			if strings.TrimSpace(in.Body) == "" {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"body\" is empty; write the comment")

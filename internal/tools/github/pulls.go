@@ -58,7 +58,8 @@ func prListTool() tool.Tool {
 				schema.String("head", "Only those from this branch (user:branch for a fork)"),
 				schema.String("base", "Only those into this branch"),
 				limitProp("pull requests"),
-			)),
+			)).
+			WithPhrases("open PRs", "list PRs", "PR status overview", "pending PRs", "merged PRs", "PRs for branch", "review queue"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			head := in.Head
 			if head != "" && !strings.Contains(head, ":") {
@@ -98,7 +99,8 @@ func prCreateTool() tool.Tool {
 				schema.String("head", "The branch with the changes (user:branch for a fork)").Required(),
 				schema.String("base", "The branch to merge into").Required(),
 				schema.Boolean("draft", "Open it as a draft"),
-			)),
+			)).
+			WithPhrases("open a PR", "send a PR", "submit changes for review", "draft PR", "propose merge", "raise pull request"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			pr, existing, err := c.OpenPR(ctx, in.Owner, in.Repo, &github.NewPullRequest{Title: github.Ptr(in.Title), Body: github.Ptr(in.Body), Head: github.Ptr(in.Head), Base: github.Ptr(in.Base), Draft: github.Ptr(in.Draft)})
 			if err != nil {
@@ -129,7 +131,8 @@ func prMergeTool() tool.Tool {
 				schema.String("mergeMethod", "merge (default), squash or rebase").EnumStrings("merge", "squash", "rebase"),
 				schema.String("sha", "Merge only if the head is still at this commit"),
 				schema.String("commitTitle", "The merge commit's title (default GitHub's)"),
-			)),
+			)).
+			WithPhrases("merge PR", "squash and merge", "rebase merge", "merge conflicts blocking", "land the PR", "why can't PR merge", "ship it"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			what := fmt.Sprintf("pull request #%d of %s", in.PullNumber, in.full())
 			pr, _, err := c.PullRequests.Get(ctx, in.Owner, in.Repo, in.PullNumber)
@@ -245,7 +248,8 @@ func prReviewTool() tool.Tool {
 				schema.Integer("pullNumber", "The pull request's number").Required().Min(1),
 				schema.String("event", "APPROVE, REQUEST_CHANGES or COMMENT").Required().EnumStrings("APPROVE", "REQUEST_CHANGES", "COMMENT"),
 				schema.String("body", "The review's text (Markdown)"),
-			)),
+			)).
+			WithPhrases("approve PR", "sign off on PR", "code review", "LGTM", "reject PR changes", "review comment on PR"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			if in.Event != "APPROVE" && strings.TrimSpace(in.Body) == "" {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"body\" is required with event %s: say what to change or what you noticed", in.Event)

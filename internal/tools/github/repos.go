@@ -39,7 +39,8 @@ func connectTool() tool.Tool {
 				schema.String("token", "A personal access token, or a GitHub App or Actions token").Required(),
 				schema.String("alias", "The connection's name (default \"default\", which replaces the environment's token)"),
 				schema.String("api", "The REST API (default: github.api, GITHUB_API_URL, else https://api.github.com; GitHub Enterprise Server: https://HOST/api/v3)"),
-			)),
+			)).
+			WithPhrases("github token", "authenticate github", "gh auth login", "PAT", "github login", "api rate limit", "personal access token", "github enterprise api"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("GitHub tools"); err != nil {
 				return nil, err
@@ -84,7 +85,8 @@ func disconnectTool() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("gh_disconnect", groupRepos, "Forget a GitHub connection gh_connect made (default alias \"default\": the next call uses the environment's token again). Answers {alias, disconnected}.", false,
-			schema.Object(schema.String("alias", "The connection (default \"default\")"))),
+			schema.Object(schema.String("alias", "The connection (default \"default\")"))).
+			WithPhrases("gh auth logout", "forget github token", "log out of github", "drop github connection", "switch github account"),
 		Run: tool.Typed(func(_ context.Context, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("GitHub tools"); err != nil {
 				return nil, err
@@ -105,7 +107,8 @@ func disconnectTool() tool.Tool {
 // repoInfoTool is gh_repo_info.
 func repoInfoTool() tool.Tool {
 	return tool.Tool{
-		Def: def("gh_repo_info", groupRepos, "A repository's facts: {fullName, description, private, visibility, defaultBranch, url, language, topics, stars, forks, openIssues, archived, fork, license, pushedAt, updatedAt, permissions}.", false, repoProps()),
+		Def: def("gh_repo_info", groupRepos, "A repository's facts: {fullName, description, private, visibility, defaultBranch, url, language, topics, stars, forks, openIssues, archived, fork, license, pushedAt, updatedAt, permissions}.", false, repoProps()).
+			WithPhrases("repo details", "default branch", "repository metadata", "stars and forks", "gh repo view", "repo visibility", "is repo private", "repo license"),
 		Run: run(func(ctx context.Context, in repoArgs, c *conn) (any, error) {
 			r, _, err := c.Repositories.Get(ctx, in.Owner, in.Repo)
 			if err != nil {
@@ -146,7 +149,8 @@ func fileReadTool() tool.Tool {
 				schema.String("path", "The file's path in the repository").Required(),
 				schema.String("ref", "A branch, tag or commit sha (default: the default branch)"),
 				schema.Integer("maxBytes", fmt.Sprintf("The most content bytes to answer (default %d)", defaultMaxFileBytes)).Min(1),
-			)),
+			)).
+			WithPhrases("read file from github", "file contents on github", "raw file", "gh api contents", "view file in repo", "file at commit", "browse repo directory"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			path := strings.Trim(in.Path, "/")
 			file, dir, _, err := c.Repositories.GetContents(ctx, in.Owner, in.Repo, path, &github.RepositoryContentGetOptions{Ref: in.Ref})
@@ -222,7 +226,8 @@ func fileWriteTool() tool.Tool {
 				schema.String("message", "The commit message").Required(),
 				schema.String("branch", "The branch to commit to (default: the default branch)"),
 				schema.String("sha", "The blob sha of the file being replaced, as gh_file_read answered it; required to replace an existing file"),
-			)),
+			)).
+			WithPhrases("commit a file", "update file on github", "push change via api", "edit file in repo", "create file in repo", "commit without clone"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			path := strings.Trim(in.Path, "/")
 			content := []byte(in.Content)
@@ -297,7 +302,8 @@ func branchListTool() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("gh_branch_list", groupRepos, "List a repository's branches: {branches: [{name, sha, protected}], count, total}.", false,
-			repoProps(schema.Boolean("protected", "Only protected branches (true) or only unprotected (false)"), limitProp("branches"))),
+			repoProps(schema.Boolean("protected", "Only protected branches (true) or only unprotected (false)"), limitProp("branches"))).
+			WithPhrases("list branches", "git branch -r", "remote branches", "protected branches", "which branches exist"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			l, err := githubapi.List(ctx, in.Limit, func(ctx context.Context, o github.ListOptions) ([]row, *github.Response, error) {
 				bs, resp, err := c.Repositories.ListBranches(ctx, in.Owner, in.Repo, &github.BranchListOptions{Protected: in.Protected, ListOptions: o})
@@ -330,7 +336,8 @@ func branchCreateTool() tool.Tool {
 			repoProps(
 				schema.String("branch", "The new branch's name").Required(),
 				schema.String("from", "A branch, tag or full commit sha to start from (default: the default branch)"),
-			)),
+			)).
+			WithPhrases("new branch", "git checkout -b", "create feature branch", "branch off main", "cut a branch", "start a branch"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			branch := strings.TrimPrefix(in.Branch, "refs/heads/")
 			from := in.From
@@ -399,7 +406,8 @@ func diffTool() tool.Tool {
 				schema.String("base", "The base branch, tag or sha").Required(),
 				schema.String("head", "The head branch, tag or sha (user:branch for a fork)").Required(),
 				schema.Integer("maxBytes", fmt.Sprintf("The most patch bytes to answer in all (default %d)", defaultMaxPatchBytes)).Min(0),
-			)),
+			)).
+			WithPhrases("compare branches", "git diff", "what changed between commits", "ahead behind", "changed files", "compare refs", "commits between tags", "release changes"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			cmp, _, err := c.Repositories.CompareCommits(ctx, in.Owner, in.Repo, in.Base, in.Head, &github.ListOptions{PerPage: 100})
 			if err != nil {

@@ -133,6 +133,7 @@ func performanceRegression() tool.Tool {
 				"thresholds.default (or perMetric for one test) to what your runs vary by. Or fromRecord compares two runs BarrHawk " +
 				"recorded (the reports its tools read, its sessions' assertions), with the same metrics from the durations of their " +
 				"tests named like fromRecord.name; the result's record names the two runs.",
+			Phrases:  []string{"did it get slower", "perf regression", "compare benchmarks", "lcp got worse", "bundle size grew", "before and after metrics", "web vitals diff", "tests slower than last run"},
 			Group:    PerformanceGroup,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -105,6 +105,7 @@ func reportSummary() tool.Tool {
 				"TAP, go test -json, Playwright or Jest JSON: a file, glob, directory or the text); then sources says what each file " +
 				"held [{path, format, results, errors?, recordRun?: its run in the record the dashboard shows}], and runErrors lists failures outside any test (a spec that did not load, a " +
 				"package that did not build), which make status failed.",
+			Phrases:  []string{"test results overview", "how many tests passed", "junit summary", "what percent passed", "test report markdown", "ci results summary", "summary for PR comment"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(append(resultsProps(),

@@ -84,6 +84,7 @@ func reportTiming() tool.Tool {
 				"the population standard deviation. Values are rounded to 2 decimals. Instead of results, source reads what a test " +
 				"runner wrote (JUnit XML, TAP, go test -json, Playwright or Jest JSON: a file, glob, directory or the text; a retried " +
 				"test is timed by its final attempt); then sources says what each file held.",
+			Phrases:  []string{"slowest tests", "test durations", "p95 test time", "which tests are slow", "speed up test suite", "long running tests"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(append(resultsProps(),

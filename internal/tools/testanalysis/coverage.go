@@ -80,6 +80,7 @@ func coverageGaps() tool.Tool {
 				"{coverage:{category: test count}, gaps (categories with no test), weak (categories with exactly one), " +
 				"suggestions (one per gap), coveragePercent (share of categories with at least one test, 0-100), tests:" +
 				"[{name, categories}], unclassified (names in no category), totalTests}.",
+			Phrases:  []string{"missing test cases", "what is not tested", "untested areas", "test plan gaps", "what tests to add", "missing security tests", "categorize tests"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

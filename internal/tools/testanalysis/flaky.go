@@ -51,6 +51,7 @@ func flakyDetect() tool.Tool {
 				"testHistory, source reads the reports test runners wrote, one file a run (JUnit XML, TAP, go test " +
 				"-json, Playwright or Jest JSON), with their retries (Playwright's, Surefire's flakyFailure, Jest's); or fromRecord reads the history " +
 				"BarrHawk recorded (assertions, audits, the reports its tools read), the tests named by a glob.",
+			Phrases:  []string{"flakes", "intermittent failures", "tests that sometimes fail", "unstable tests", "passes on retry", "nondeterministic tests", "quarantine candidates"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(append(historyProps(schema.String("runId", "Identifier of the CI run (informational)")),

@@ -71,6 +71,7 @@ func prioritize() tool.Tool {
 				"source reads the reports test runners wrote, one file a run (JUnit XML, TAP, go test -json, Playwright or " +
 				"Jest JSON); their tests cover no changed files, as reports do not say. Or fromRecord reads the history BarrHawk " +
 				"recorded (assertions, audits, the reports its tools read), the tests named by a glob; they cover no changed files either.",
+			Phrases:  []string{"which tests to run first", "risk-based testing", "test ordering", "fail fast ordering", "test impact analysis", "tests for changed files", "regression subset"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -37,13 +37,14 @@ func hashText() tool.Tool {
 	return tool.Tool{
 		Def: tool.Def{
 			Name:        "hash_text",
-			Description: "Hash text with md5, sha1, sha256, sha384 or sha512. Returns {algorithm, hash, encoding}.",
+			Description: "Hash a text. Returns {algorithm, hash, encoding}.",
+			Phrases:     []string{"md5 of a string", "sha256 checksum", "digest of text", "sha1 hash", "fingerprint a string", "sha512 of string"},
 			Group:       Group,
 			Category:    tool.CategoryUtility,
 			Input: schema.Object(
-				schema.String("text", "Text to hash (UTF-8)").Required(),
-				schema.String("algorithm", "Hash algorithm").Enum("md5", "sha1", "sha256", "sha384", "sha512").Default("sha256"),
-				schema.String("encoding", "Output encoding of the digest").Enum("hex", "base64").Default("hex"),
+				schema.String("text", "UTF-8 text").Required(),
+				schema.String("algorithm", "Algorithm").Enum("md5", "sha1", "sha256", "sha384", "sha512").Default("sha256"),
+				schema.String("encoding", "Of the hash").Enum("hex", "base64").Default("hex"),
 			),
 			RequiresWorker: true,
 			Quick:          true,

@@ -40,6 +40,7 @@ func base64Encode() tool.Tool {
 				"input with or without padding, and line breaks. Returns {action, urlSafe, result}; a decode also " +
 				"returns byteLength, validUtf8 and resultEncoding: result is the decoded text (\"utf8\"), or, when " +
 				"the bytes are not valid UTF-8, their hex (\"hex\") so that nothing is lost.",
+			Phrases:  []string{"base64 decode", "decode jwt payload", "atob", "btoa", "b64", "base64url", "base64 to text"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
@@ -132,17 +133,16 @@ func jsonFormat() tool.Tool {
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "json_format",
-			Description: "Pretty-print, minify or validate a JSON text, keeping key order and number literals " +
-				"exactly as written. format returns {action, result, indent}; minify returns {action, result}; " +
-				"validate returns {action, valid, type} for valid JSON and {action, valid: false, error, line, " +
-				"column, offset} otherwise (line and column 1-based, column in characters, offset in bytes). " +
-				"Formatting or minifying invalid JSON is an INVALID_ARGS error giving the line and column.",
+			Description: "Pretty-print, minify or validate JSON text, keeping key order and number literals. Returns " +
+				"result; validate returns valid, and type or error, line, column, offset. Format or minify of invalid " +
+				"JSON is an INVALID_ARGS error.",
+			Phrases:  []string{"prettify json", "beautify json", "compress json whitespace", "jq .", "json lint", "is this valid json", "fix json indentation", "json syntax error line"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.String("json", "The JSON text").Required(),
-				schema.String("action", "What to do with it").Enum("format", "minify", "validate").Default("format"),
-				schema.Integer("indent", "Spaces per indentation level when formatting").Min(1).Max(10).Default(2),
+				schema.String("json", "JSON text").Required(),
+				schema.String("action", "What to do").Enum("format", "minify", "validate").Default("format"),
+				schema.Integer("indent", "Spaces per level (format)").Min(1).Max(10).Default(2),
 			),
 			RequiresWorker: true,
 			Quick:          true,

@@ -19,6 +19,7 @@ func helloWorld() tool.Tool {
 			Name: "hello_world",
 			Description: "Smoke test: greet someone. Returns {greeting}: \"Hello, World!\" by default, \"Hello, <name>!\" with a name, " +
 				"and three exclamation marks instead of one when excited (\"Hello, World!!!\").",
+			Phrases:  []string{"ping barrhawk", "sanity check connection", "try a tool call", "hello example", "verify setup works", "first tool call"},
 			Group:    ExamplesGroup,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
@@ -53,6 +54,7 @@ func jsonValidator() tool.Tool {
 			Description: "Validate any JSON value against a JSON Schema (draft 2020-12, or draft-07 when $schema says so; local $refs only). " +
 				"Returns {valid, errors}: an instance that does not match is a normal result, valid:false with the validator's message in errors " +
 				"(it stops at the first failure, so errors holds at most one entry); valid:true has errors []. An invalid schema is INVALID_ARGS.",
+			Phrases:  []string{"is my payload valid", "validate config against schema", "ajv", "schema validation errors", "json schema lint"},
 			Group:    ExamplesGroup,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -116,14 +116,13 @@ func httpStatusInfo() tool.Tool {
 	return tool.Tool{
 		Def: tool.Def{
 			Name: "http_status_info",
-			Description: "Explain an HTTP status code. Returns {code, name (reason phrase, as in RFC 9110), alsoKnownAs (older names, when any), " +
-				"category (informational|success|redirection|clientError|serverError), description, " +
-				"retryable (true for 408, 425, 429, 500, 502, 503 and 504: the same request may succeed later), " +
-				"registered (in the IANA registry), rfc (defining document)}. An unregistered code in range gets name \"Unknown\" and its category.",
+			Description: "Explain an HTTP status code. Returns {code, name, alsoKnownAs, category, description, retryable, " +
+				"registered (IANA), rfc}; an unregistered code gets name \"Unknown\".",
+			Phrases:  []string{"what does 429 mean", "status code meaning", "explain 404", "is 503 retryable", "http error code", "rfc for status code"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.Integer("code", "HTTP status code, 100 to 599").Min(100).Max(599).Required(),
+				schema.Integer("code", "Status code").Min(100).Max(599).Required(),
 			),
 			RequiresWorker: true,
 			Quick:          true,

@@ -29,6 +29,7 @@ func randomChoice() tool.Tool {
 			Name: "random_choice",
 			Description: "Pick count items at random from items (any JSON values). With unique (the default) no position is picked twice, so count may not exceed the number of items. " +
 				"Returns {choices, indices (0-based positions picked, in pick order), seed}; pass the returned seed back to get the same picks again from the same items.",
+			Phrases:  []string{"pick one at random", "random sample", "choose random item", "pick a winner", "random element from list", "lottery"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -46,6 +46,7 @@ func urlParse() tool.Tool {
 				"portIsExplicit, pathname (percent-encoded), search (\"?a=1\" or empty), query (object of decoded values; a repeated key gives an array), " +
 				"hash (\"#frag\" or empty), username, password, origin (\"scheme://host[:port]\" for http/https/ws/wss/ftp, else \"null\"), isAbsolute (has a scheme)}. " +
 				"An unparseable URL is INVALID_ARGS.",
+			Phrases:  []string{"query string params", "get hostname from url", "extract domain", "url components", "parse query params", "new URL()", "url origin"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

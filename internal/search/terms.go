@@ -1,0 +1,235 @@
+package search
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// Terms splits text into search terms: runs of letters and digits
+// (snake_case split too), lower-cased, the domain's phrases
+// joined into one term ("pull request" and "PR" both become "pr"; see
+// vocab.go), each word reduced to its stem, filler words dropped.
+func Terms(text string) []string { return terms(text, false) }
+
+// identTerms are the terms of an identifier such as an argument's name,
+// camelCase split ("maxResults" is "max results"). Prose is not split so:
+// "GitHub" and "JavaScript" are one word each.
+func identTerms(text string) []string { return terms(text, true) }
+
+func terms(text string, camel bool) []string {
+	words := words(text, camel)
+	out := make([]string, 0, len(words))
+	for i := 0; i < len(words); {
+		if canon, n := phraseAt(words[i:]); n > 0 {
+			out = append(out, canon)
+			i += n
+			continue
+		}
+		w := words[i]
+		i++
+		if stopWords[w] {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// words are text's words, lower-cased and stemmed, stop words kept (a
+// phrase such as "log in" needs them); camelCase split when camel.
+func words(text string, camel bool) []string {
+	var out []string
+	start := -1
+	var prev rune
+	for i, r := range text {
+		inWord := unicode.IsLetter(r) || unicode.IsDigit(r)
+		// camelCase: a capital after a small letter starts a word.
+		if start >= 0 && (!inWord || camel && unicode.IsUpper(r) && unicode.IsLower(prev)) {
+			out = append(out, Stem(strings.ToLower(text[start:i])))
+			start = -1
+		}
+		if inWord && start < 0 {
+			start = i
+		}
+		prev = r
+	}
+	if start >= 0 {
+		out = append(out, Stem(strings.ToLower(text[start:])))
+	}
+	return out
+}
+
+// stems caches Stem: tool texts repeat a small vocabulary, and queries
+// reuse it.
+var stems sync.Map // string → string
+
+// Stem reduces a lower-case word to its stem (the Snowball English
+// stemmer, after British spellings are made American), so that "tests",
+// "testing" and "tested" meet, and "summarise" meets "summarize". Words
+// the stemmer would merge with another of different meaning keep their
+// own stem ("containers" is not "contains").
+func Stem(w string) string {
+	if s, ok := stems.Load(w); ok {
+		return s.(string)
+	}
+	s := stem(w)
+	if len(w) <= 32 {
+		stems.Store(w, s)
+	}
+	return s
+}
+
+func stem(w string) string {
+	if s, ok := ownStems[w]; ok {
+		return s
+	}
+	if len(w) <= 2 || !isASCIIWord(w) {
+		return w
+	}
+	return english.Stem(american(w), false)
+}
+
+func isASCIIWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// ownStems are words whose Snowball stem would join a word of another
+// meaning, or miss one of the same.
+var ownStems = map[string]string{
+	"container": "container", "containers": "container", "containerized": "container", "containerised": "container",
+	"settings": "setting", "setting": "setting",
+	"data": "data", "datum": "data",
+	"news": "news",
+	"ps":   "ps", "pr": "pr", "prs": "pr", "ci": "ci", "os": "os", "ms": "ms",
+	"cookies": "cookie", "cookie": "cookie",
+	"logs": "log", "log": "log", "logging": "log", "logged": "log",
+	"images": "image", "image": "image",
+	"values": "value", "value": "value",
+	"queries": "query", "query": "query", "queried": "query", "querying": "query",
+	"redis":  "redis",
+	"status": "status", "statuses": "status",
+	"analysis": "analyz", "analyses": "analyz",
+	"summary": "summar", "summaries": "summar",
+	"generator": "generat",
+	"timing":    "timing", "timings": "timing",
+	"general": "general", "generally": "general",
+	"internal": "internal", "international": "international", "interval": "interval", "intervals": "interval",
+	"university": "university", "universal": "universal",
+}
+
+// british endings and their American spelling, for the words agents
+// write both ways.
+var britishStems = []string{"analy", "summar", "priorit", "normal", "organ", "initial", "serial", "sanit", "optim",
+	"visual", "recogn", "custom", "final", "author", "minim", "maxim", "synchron", "categor", "parallel",
+	"container", "util", "special", "standard", "memor", "emphas", "character", "custom", "random", "stabil", "tokn"}
+
+// american spells analyse, summarise, prioritised as analyze, summarize,
+// prioritized.
+func american(w string) string {
+	for _, suf := range [...][2]string{{"ysing", "yzing"}, {"ysed", "yzed"}, {"yse", "yze"}, {"isation", "ization"}, {"ising", "izing"}, {"ised", "ized"}, {"ises", "izes"}, {"ise", "ize"}, {"our", "or"}} {
+		base, ok := strings.CutSuffix(w, suf[0])
+		if !ok {
+			continue
+		}
+		if suf[0] == "our" {
+			if base == "col" || base == "behavi" || base == "flav" || base == "hon" {
+				return base + suf[1]
+			}
+			return w
+		}
+		for _, s := range britishStems {
+			if base+suf[0][:1] == s || base == s || strings.TrimSuffix(base, "y") == strings.TrimSuffix(s, "y") {
+				return base + suf[1]
+			}
+		}
+		return w
+	}
+	return w
+}
+
+// stopWords carry no meaning for finding a tool, stemmed as Terms stems
+// the words.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the to of for in on at by with from into onto and or but is are was were be been being
+		i me my we our us you your it its this that these those there here some any all every each
+		want wanna need like would could should can may might must will shall please let lets how do does did doing done what which who whom whose
+		when where whether if then than so just also only very really actual actually
+		get got give gives use using used something thing things way ok okay hey hi
+		s t d m ll ve re
+		as about via per`) {
+		stopWords[Stem(w)] = true
+		stopWords[w] = true
+	}
+}
+
+// Values written in a query are what the task works on, not what it is:
+// the words inside "./tmp/cache", "out/report-old.html" or 'hello world'
+// say nothing of which tool is wanted, but that they are a path, a file
+// or a quoted text does. values takes them out of a query and says what
+// kind each is: a path or a file name is a file, a URL a web address,
+// "#id" or ".class" an element of a page, "name:tag" an image,
+// "session:abc" a key, "{{name}}" a template's placeholder, 2024-02-15 a
+// date, v1.2.0 a version.
+var (
+	urlValue      = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*://\S+|www\.\S+|localhost(?::\d+)?(?:/\S*)?|(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?(?:/\S*)?)$`)
+	hostValue     = regexp.MustCompile(`^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|app|test|example|local|internal|co)(?::\d+)?(?:/\S*)?$`)
+	knownFile     = regexp.MustCompile(`^[\w./~@*-]*\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|m?js|cjs|tsx?|jsx|go|py|sh|har|lock|conf|cfg|tmpl|tpl|rb|java|rs|css|scss|xlsx?)$`)
+	pathValue     = regexp.MustCompile(`^(?:~|\.{1,2})?/[\w.@*/-]*$|^[\w.@*-]+/$|^[\w@*-]+(?:/[\w.@*-]+){2,}/?$|^[\w.@*-]*[._\d-][\w.@*-]*/[\w.@*/-]+$|^[\w.@*-]+/[\w@*-]*[._\d-][\w.@*/-]*$`)
+	elemValue     = regexp.MustCompile(`^(?:[a-z]+)?[#.][a-zA-Z][\w-]*(?:[.#][\w-]+)*$|^\[[\w-]+(?:[~|^$*]?=.*)?\]$`)
+	imageValue    = regexp.MustCompile(`^[a-z0-9][\w./-]*:(?:\d[\w.-]*|latest|alpine|slim|stable|edge|bookworm|bullseye|jammy|noble)$`)
+	keyValue      = regexp.MustCompile(`^\w[\w.-]*:[\w.:*{}-]*$`)
+	templateValue = regexp.MustCompile(`\{\{.*\}\}|\$\{.*\}`)
+	dateValue     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2})?)?z?$`)
+	versionValue  = regexp.MustCompile(`^v\d+(?:\.\d+)+$|^\d+\.\d+\.\d+$`)
+	quotedValue   = regexp.MustCompile("(?:^|[\\s(\\[])(?:'[^']+'|\"[^\"]+\"|`[^`]+`|‘[^’]+’|“[^”]+”)(?:$|[\\s.,;:?!)\\]])")
+)
+
+// values splits a query into its words and the kinds of the values it
+// holds.
+func values(query string) (words string, kinds []string) {
+	query = quotedValue.ReplaceAllString(query, " ")
+	var kept []string
+	for _, f := range strings.Fields(query) {
+		v := strings.Trim(f, `,;:?!()"'`+"`")
+		lower := strings.ToLower(v)
+		kind := ""
+		switch {
+		case v == "":
+		case templateValue.MatchString(v):
+			kind = "template"
+		case knownFile.MatchString(lower):
+			kind = "file"
+		case urlValue.MatchString(lower), hostValue.MatchString(lower):
+			kind = "url"
+		case dateValue.MatchString(lower):
+			kind = "date"
+		case versionValue.MatchString(lower):
+			kind = "version"
+		case elemValue.MatchString(v):
+			kind = "element"
+		case pathValue.MatchString(v):
+			kind = "file"
+		case imageValue.MatchString(lower):
+			kind = "image"
+		case keyValue.MatchString(v) && !strings.HasSuffix(v, ":"):
+			kind = "key"
+		}
+		if kind == "" {
+			kept = append(kept, f)
+			continue
+		}
+		kinds = append(kinds, kind)
+	}
+	return strings.Join(kept, " "), kinds
+}
