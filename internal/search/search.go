@@ -39,7 +39,7 @@ var (
 	weightGroup    = 0.8 // the docs heading and the category
 	weightRest     = 0.6 // the rest of the description
 	weightArgName  = 0.5
-	weightArgText  = 0.25   // an argument's description and enum values
+	weightArgText  = 0.25  // an argument's description and enum values
 	weightExactHit = 100.0 // a query that is a tool's name
 	weightValue    = 1.0   // the kind of a value in the query (a file, a URL)
 	weightCover    = 3.0   // a query that says all of a tool's name
