@@ -65,7 +65,7 @@ var (
 	fileName  = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace)$`)
 	sizeLike  = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 	relPath   = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
-	keyLike   = regexp.MustCompile(`^\w+(?::[\w.-]*)+$`)
+	keyLike   = regexp.MustCompile(`^\w+(?::[\w.*?-]*)+$`)
 	repoName  = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
 
@@ -327,6 +327,9 @@ func markers(tokens []token, i int) []string {
 		if i+1 < len(tokens) && tokens[i+1].kind == word && tokens[i+1].text != tokens[i+1].stem && !notCounted[tokens[i+1].stem] {
 			out = append(out, "<count>")
 		}
+		if t.num >= 100 && t.num <= 599 && i > 0 && statusBefore[tokens[i-1].text] {
+			out = append(out, "<status>") // "should 301", "returns 200": an HTTP status
+		}
 	case word:
 		if sizeLike.MatchString(t.text) {
 			out = append(out, "<size>")
@@ -350,9 +353,15 @@ func markers(tokens []token, i int) []string {
 		if strings.HasSuffix(strings.ToLower(t.text), ".pdf") {
 			out = append(out, "<pdf>")
 		}
+		if strings.Contains(strings.ToLower(t.text), "schema") {
+			out = append(out, "schema") // user.schema.json names a schema
+		}
 	}
 	return out
 }
+
+// statusBefore are the words an HTTP status follows.
+var statusBefore = wordSet(`return returns returned respond responds answer answers status code with should expect expects get gets is are`)
 
 // notCounted are plural nouns a number goes with that are not things on a
 // page to count.

@@ -63,10 +63,12 @@ func (a *Analyzer) text(text string) Analysis {
 		}
 		names = append(names, apply(c, about)...)
 		names = append(names, named(c, tools)...)
-		if len(names) == 0 && about&owners == 0 {
-			if h := bestFor(); h.Tool != nil && h.Score >= minSearchScore {
-				names = []string{h.Tool.Name}
-			}
+		// A step no workflow claims goes to the search, which knows
+		// every tool; a step a workflow claims still gets the search's
+		// best when that is sure of itself and the workflow lacks it.
+		if h := bestFor(); h.Tool != nil && !slices.Contains(names, h.Tool.Name) &&
+			(len(names) == 0 && h.Score >= minSearchScore || h.Score >= minAlsoScore) {
+			names = append(names, h.Tool.Name)
 		}
 		for _, n := range names {
 			steps = append(steps, Step{Tool: n, Words: c.words})
@@ -97,6 +99,10 @@ func (a *Analyzer) text(text string) Analysis {
 // minSearchScore is the least score a search hit needs to be a step's
 // tool: below it the words matched a tool by chance ("tell me when").
 const minSearchScore = 4.0
+
+// minAlsoScore is the least score the search's best needs to join the
+// tools a workflow gave a step: the step's words say that tool outright.
+const minAlsoScore = 25.0
 
 // minOwnScore is the least score an agent's own tool needs to do a step
 // in place of the workflows: the step's words must be its words.
@@ -269,6 +275,13 @@ func implied(steps []Step, clauses []*clause, req request) []Step {
 			before(i, Step{Tool: need.tool, Words: steps[i].Words})
 		}
 	}
+	// A file a check or a generator works on is read first: the
+	// schema of a validation, the expected JSON of a comparison.
+	if i := slices.IndexFunc(steps, func(s Step) bool { return readsFile[s.Tool] }); i >= 0 && has("fs_") < 0 {
+		if c := clauseOf(clauses, steps[i].Words); c != nil && c.has("<file>") {
+			before(i, Step{Tool: "fs_read", Words: steps[i].Words})
+		}
+	}
 	if i := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) }); i >= 0 && has("browser_navigate") < 0 && req.pages {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
 	}
@@ -276,6 +289,19 @@ func implied(steps []Step, clauses []*clause, req request) []Step {
 		steps = append(steps, Step{Tool: "assert_url", Words: steps[i].Words})
 	}
 	return steps
+}
+
+// readsFile are tools given the content of a file, not its path.
+var readsFile = map[string]bool{"assert_json_schema": true, "json_validator": true, "data_from_schema": true, "object_diff": true}
+
+// clauseOf is the clause of words.
+func clauseOf(clauses []*clause, words string) *clause {
+	for _, c := range clauses {
+		if c.words == words {
+			return c
+		}
+	}
+	return nil
 }
 
 // strongDB name a database; other database words (rows, columns) may be

@@ -44,14 +44,14 @@ var domainWords = []struct {
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout checkbox heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript card`)},
-	{api, triggers(`api endpoint endpoints rest graphql response respond responds <method> return returns status+code
+	{api, triggers(`api endpoint endpoints rest graphql response respond responds <method> <status> return returns status+code
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
 	{sqlite, triggers(`sqlite sqlite3 <dbfile>`)},
 	{redis, triggers(`redis cache`)},
 	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed`)},
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
-	{job, triggers(`job jobs background queue artifact artifacts`)},
+	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate`)},
 	{docker, triggers(`docker container containers dockerfile image+build`)},
 	{compose, triggers(`compose stack`)},
@@ -196,8 +196,12 @@ var rules = []rule{
 	r(pg|sqlite|redis|files, `check verify assert ensure confirm make+sure expect`, `assert_equals`).but(`healthy connection connections connect`).first("check"),
 	r(0, `compare`, `object_diff`).but(`<file> text texts string strings`),
 
+	// Validation against a schema, whatever the data.
+	r(0, `schema`, `assert_json_schema`).with(`validate valid validation conform conforms match matches against`).but(`generate generat example examples fake`).first("check"),
+
 	// Test results and analysis.
-	r(0, `summarize summarise summary pass+rate overview`, `report_summary`),
+	r(0, `summarize summarise summary pass+rate overview totals`, `report_summary`),
+	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug`),
 	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group why failure failures`),
 	r(0, `slowest slow timing durations`, `report_timing`).with(`test tests`),
 	r(0, `flaky flake flakiness intermittent`, `test_flaky_detect`),
@@ -215,8 +219,12 @@ var rules = []rule{
 	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
 	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
-	r(job, `status finish finishes finished done`, `task_status`).first("job"),
-	r(job, ``, `task_submit task_status`).first("job"),
+	r(job, `pool busy queued how+many`, `pool_status`).first("job"),
+	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
+	r(job, `status finish finishes finished done state`, `task_status`).with(`job+<number> my+job the+job this+job that+job`).first("job"),
+	r(job, `list newest recent latest all which`, `task_list`).first("job"),
+	r(job, `status finish finishes finished done state`, `task_status`).first("job"),
+	r(job, `run submit queue start kick execute build test tests background worktree`, `task_submit task_status`).first("job"),
 
 	// Containers.
 	r(compose, `down tear stop remove`, `compose_down`).first("compose"),
@@ -230,7 +238,7 @@ var rules = []rule{
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
 	r(docker, `stop`, `docker_stop`).but(`compose`).first("docker"),
 	r(docker, `prune cleanup clean`, `docker_cleanup`).but(`compose`).first("docker"),
-	r(docker, `run start container`, `docker_run`).but(`compose`).first("docker"),
+	r(docker, `run start launch spin+up`, `docker_run`).but(`compose`).first("docker"),
 
 	// GitHub.
 	r(github, `review`, `gh_diff gh_pr_review`).with(`pull+request pr`),
@@ -240,13 +248,15 @@ var rules = []rule{
 	r(github, `open create file report raise`, `gh_pr_create`).with(`pull+request pr`).first("gh"),
 	r(github, `open create file report raise`, `gh_issue_create`).with(`issue`).first("gh"),
 	r(github, `comment`, `gh_issue_comment`).first("gh"),
+	r(github, `flaky flake flakiness intermittent flip flips`, `gh_workflow_runs test_flaky_detect`).first("gh"),
 	r(github, `trigger run start dispatch`, `gh_workflow_run`).with(`workflow ci`).first("gh"),
 	r(github, `run runs pass passed status green`, `gh_workflow_runs`).but(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new`),
 
 	// Text, templates, the server.
 	r(0, `template render`, `template_render`),
-	r(0, `custom+tool new+tool typescript`, `dynamic_tool_create`),
+	r(0, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
+	r(0, `tool`, `dynamic_tool_create`).with(`create creat make write build add`).but(`custom+tool new+tool typescript own+tool`),
 
 	// Tear-down.
 	r(web, `trace tracing`, `browser_stop_tracing`),
@@ -284,6 +294,9 @@ func aboutOf(c *clause) domain {
 	}
 	if c.has("<page>") && d&api == 0 {
 		d |= web // a URL to open, not an API to call
+	}
+	if d&(pg|sqlite|redis) != 0 && !c.has("<page>") {
+		d &^= web // a hash's field, a table's rows: not a page's
 	}
 	if d&owners != 0 {
 		d &= owners | report

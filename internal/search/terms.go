@@ -163,7 +163,7 @@ var stopWords = map[string]bool{}
 func init() {
 	for _, w := range strings.Fields(`a an the to of for in on at by with from into onto and or but is are was were be been being
 		i me my we our us you your it its this that these those there here some any all every each
-		want wanna need like would could should can may might must will shall please let lets how do does did doing done what which who whom whose
+		want wanna need like would could should can may might must will shall please let lets how do does did who whom whose
 		when where whether if then than so just also only very really actual actually
 		get got give gives use using used something thing things way ok okay hey hi
 		s t d m ll ve re
@@ -230,6 +230,9 @@ func values(query string) (words string, kinds []string) {
 			continue
 		}
 		kinds = append(kinds, kind)
+		if kind == "file" && strings.HasSuffix(lower, ".pdf") {
+			kinds = append(kinds, "pdf") // a PDF is made by printing a page
+		}
 	}
 	return strings.Join(kept, " "), kinds
 }
