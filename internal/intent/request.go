@@ -223,7 +223,10 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 	accept dismiss wait find list show get fetch call post put send seed insert clear flush count generate create delete
 	remove start stop build trigger merge review push zip unzip extract back restore watch render record collect measure
 	summarize summarise group tell let have add search tear cancel download set store restart reload resize switch close
-	connect query update which what why how where did does is are`)
+	connect query update which what why how where did does is are give copy move rename archive chmod chown mkdir
+	decode encode parse validate diff approve draw publish import register unregister snapshot kill dissolve spread rank
+	apply turn grab throw reproduce bring spin kick try replace export deploy dump convert transform dedupe filter sleep
+	pause forget put use`)
 
 // thenWords end a step on their own.
 var thenWords = wordSet(`then afterwards finally next`)

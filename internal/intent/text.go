@@ -102,7 +102,7 @@ const minSearchScore = 4.0
 
 // minAlsoScore is the least score the search's best needs to join the
 // tools a workflow gave a step: the step's words say that tool outright.
-const minAlsoScore = 25.0
+const minAlsoScore = 15.0
 
 // minOwnScore is the least score an agent's own tool needs to do a step
 // in place of the workflows: the step's words must be its words.

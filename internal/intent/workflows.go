@@ -105,7 +105,7 @@ var rules = []rule{
 	r(web, `trace tracing`, `browser_start_tracing`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`),
 	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
-	r(0, `generate generated fake random dummy mock synthetic example`, `data_from_schema`).with(`schema`).first("data"),
+	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`validate valid validation against`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).first("data"),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`),

@@ -18,7 +18,6 @@ package search
 import (
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -59,11 +58,18 @@ type Hit struct {
 // an Index is safe for concurrent searches.
 type Index struct {
 	tools    []*tool.Tool
-	postings map[string][]posting
+	postings map[string]*postingList
 	norm     []float64 // per tool: k1*(1-b+b*len/avgLen)
 	names    map[string]int
 	// nameTerms are each tool's name's terms, for weightCover.
 	nameTerms [][]string
+}
+
+// postingList are the tools a term is in, and the term's inverse
+// document frequency.
+type postingList struct {
+	idf float64
+	ps  []posting
 }
 
 type posting struct {
@@ -74,7 +80,7 @@ type posting struct {
 // New indexes tools.
 func New(tools []*tool.Tool) *Index {
 	shared := sharedArgs(tools)
-	ix := &Index{tools: tools, postings: map[string][]posting{}, norm: make([]float64, len(tools)), names: map[string]int{}}
+	ix := &Index{tools: tools, postings: map[string]*postingList{}, norm: make([]float64, len(tools)), names: map[string]int{}}
 	lens := make([]float64, len(tools))
 	total := 0.0
 	for i, t := range tools {
@@ -120,9 +126,19 @@ func New(tools []*tool.Tool) *Index {
 			}
 		}
 		for term, f := range tf {
-			ix.postings[term] = append(ix.postings[term], posting{doc: int32(i), tf: float32(f)})
+			pl := ix.postings[term]
+			if pl == nil {
+				pl = &postingList{}
+				ix.postings[term] = pl
+			}
+			pl.ps = append(pl.ps, posting{doc: int32(i), tf: float32(f)})
 		}
 		total += lens[i]
+	}
+	n := float64(len(tools))
+	for _, pl := range ix.postings {
+		df := float64(len(pl.ps))
+		pl.idf = math.Log(1 + (n-df+0.5)/(df+0.5))
 	}
 	avg := 1.0
 	if len(tools) > 0 && total > 0 {
@@ -176,9 +192,11 @@ func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
 		// "hash" is not five times about it.
 		clear(best)
 		for _, v := range q {
-			for _, p := range ix.postings[v.term] {
-				if s := ix.score(v, p); s > best[p.doc] {
-					best[p.doc] = s
+			if pl := ix.postings[v.term]; pl != nil {
+				for _, p := range pl.ps {
+					if s := ix.score(v, pl.idf, p); s > best[p.doc] {
+						best[p.doc] = s
+					}
 				}
 			}
 		}
@@ -190,20 +208,37 @@ func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
 		scores[i] += weightExactHit
 	}
 	ix.cover(scores, qs)
+	return ix.best(scores, limit, category)
+}
+
+// best are the tools of category with a score, best first, at most
+// limit (all when limit is 0).
+func (ix *Index) best(scores []float64, limit int, category tool.Category) []Hit {
 	var hits []Hit
-	for i, s := range scores {
-		if s > 0 && (category == "" || ix.tools[i].Category == category) {
-			hits = append(hits, Hit{Tool: ix.tools[i], Score: s})
+	less := func(a, b Hit) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
 		}
+		return a.Tool.Name < b.Tool.Name
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+	for i, s := range scores {
+		if s <= 0 || category != "" && ix.tools[i].Category != category {
+			continue
 		}
-		return hits[i].Tool.Name < hits[j].Tool.Name
-	})
-	if limit > 0 && len(hits) > limit {
-		hits = hits[:limit]
+		h := Hit{Tool: ix.tools[i], Score: s}
+		if limit > 0 && len(hits) == limit {
+			if !less(h, hits[limit-1]) {
+				continue
+			}
+			hits = hits[:limit-1]
+		}
+		// Insert in order: limit is small.
+		j := len(hits)
+		hits = append(hits, h)
+		for ; j > 0 && less(h, hits[j-1]); j-- {
+			hits[j] = hits[j-1]
+		}
+		hits[j] = h
 	}
 	return hits
 }
@@ -243,9 +278,7 @@ func unique(s []string) []string {
 }
 
 // score is BM25's share of one posting of a query word's variant.
-func (ix *Index) score(v variant, p posting) float64 {
-	n, df := float64(len(ix.tools)), float64(len(ix.postings[v.term]))
-	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+func (ix *Index) score(v variant, idf float64, p posting) float64 {
 	f := float64(p.tf)
 	return v.weight * idf * f * (k1 + 1) / (f + ix.norm[p.doc])
 }
@@ -293,9 +326,11 @@ func (ix *Index) Explain(query, name string) map[string]float64 {
 	out := map[string]float64{}
 	for _, q := range ix.weigh(query) {
 		for _, v := range q {
-			for _, p := range ix.postings[v.term] {
-				if s := ix.score(v, p); int(p.doc) == i && s > out[q[0].term] {
-					out[q[0].term] = s
+			if pl := ix.postings[v.term]; pl != nil {
+				for _, p := range pl.ps {
+					if s := ix.score(v, pl.idf, p); int(p.doc) == i && s > out[q[0].term] {
+						out[q[0].term] = s
+					}
 				}
 			}
 		}

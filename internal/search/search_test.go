@@ -16,11 +16,11 @@ func TestTerms(t *testing.T) {
 		"strings and statuses":                 {"string", "status"},
 		"flaky CI runs in 2026":                {"flaki", "ci", "run", "2026"},
 		"open a Pull Request; list PRs":        {"open", "pr", "list", "pr"},
-		"which containers contain errors":      {"container", "contain", "error"},
+		"which containers contain errors":      {"which", "container", "contain", "error"},
 		"summarise vs summarize, analyse":      {"summar", "vs", "summar", "analyz"},
 		"log in, then sign in and logging in":  {"login", "login", "login"},
 		"hosted MCP servers and an upstream":   {"mcp_server", "mcp_server"},
-		"what's the HTTP status code?":         {"status_code", "code"},
+		"what's the HTTP status code?":         {"what", "status_code", "code"},
 		"GitHub Actions workflow, CI pipeline": {"ci", "ci", "ci"},
 	} {
 		if got := Terms(in); !slices.Equal(got, want) {

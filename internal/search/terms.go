@@ -165,7 +165,7 @@ func init() {
 		i me my we our us you your it its this that these those there here some any all every each
 		want wanna need like would could should can may might must will shall please let lets how do does did who whom whose
 		when where whether if then than so just also only very really actual actually
-		get got give gives use using used something thing things way ok okay hey hi
+		get got give gives have has had having use using used something thing things way ok okay hey hi
 		s t d m ll ve re
 		as about via per`) {
 		stopWords[Stem(w)] = true
@@ -195,6 +195,17 @@ var (
 	quotedValue   = regexp.MustCompile("(?:^|[\\s(\\[])(?:'[^']+'|\"[^\"]+\"|`[^`]+`|‘[^’]+’|“[^”]+”)(?:$|[\\s.,;:?!)\\]])")
 )
 
+// plainWord: letters, digits, apostrophes and inner hyphens only, no value.
+func plainWord(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '\'' || c == '-' && i > 0) {
+			return false
+		}
+	}
+	return v != "" && !(len(v) == 10 && v[4] == '-') // 2024-02-15 is a date
+}
+
 // values splits a query into its words and the kinds of the values it
 // holds.
 func values(query string) (words string, kinds []string) {
@@ -202,6 +213,10 @@ func values(query string) (words string, kinds []string) {
 	var kept []string
 	for _, f := range strings.Fields(query) {
 		v := strings.Trim(f, `,;:?!()"'`+"`")
+		if plainWord(v) {
+			kept = append(kept, f)
+			continue
+		}
 		lower := strings.ToLower(v)
 		kind := ""
 		switch {
