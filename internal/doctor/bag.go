@@ -70,7 +70,7 @@ func (d *Doctor) bagTools() []tool.Tool {
 			schema.String("profile", "show lists them"),
 			schema.String("server", "Hosted MCP server (mcp_list)"),
 			schema.String("task", "Task in words: the tools it needs")).
-			WithPhrases("hide tools", "show fewer tools", "too many tools listed", "cut tool list token cost", "expose more tools", "switch tool profile", "enable a whole category", "unhide a tool", "slim down the tool menu"),
+			WithPhrases("hide tools", "show fewer tools", "too many tools listed", "cut tool list token cost", "expose more tools", "add tools to tools/list", "load a group of tools", "switch tool profile", "enable a whole category", "unhide a tool", "slim down the tool menu"),
 		Run: tool.Typed(func(ctx context.Context, in struct {
 			Action   string   `json:"action"`
 			Tools    []string `json:"tools"`

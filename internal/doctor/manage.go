@@ -33,7 +33,7 @@ func (d *Doctor) managementTools() []tool.Tool {
 	return []tool.Tool{
 		{
 			Def: mgmt("worker_status", "Health of the front, its Igor workers (settings; per Igor pid, status, memory, uptime, restarts, tasks) and hosted MCP servers.").
-				WithPhrases("is barrhawk healthy", "barrhawk health check", "how many igors", "memory of all igors", "server uptime and version", "igor pids", "is the server up", "busy or idle workers"),
+				WithPhrases("is barrhawk healthy", "barrhawk health check", "how many igors", "memory of all igors", "worker memory usage", "rss per worker", "server uptime and version", "igor pids", "is the server up", "busy or idle workers", "spare worker standing by", "state of each worker process"),
 			Run: func(context.Context, *tool.Call) (any, error) { return d.Status(), nil },
 		},
 		{
@@ -56,7 +56,7 @@ func (d *Doctor) managementTools() []tool.Tool {
 		{
 			Def: mgmt("plan_read", "Read a Markdown (.md) file, such as a plan, in the working directory (relative paths start there), tools.roots or the client's roots; no '..'. Returns {path, content, bytes}.",
 				schema.String("path", "File path").Required().Min(1)).
-				WithPhrases("read the plan", "open the readme", "read markdown docs", "view project notes", "read a .md file", "show the spec", "read design doc"),
+				WithPhrases("read the plan", "open the readme", "read markdown docs", "view project notes", "read a .md file", "open a markdown file", "what is next in the plan", "roadmap and next steps", "show the spec", "read design doc"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Path string `json:"path"`
 			}, _ *tool.Call) (any, error) {

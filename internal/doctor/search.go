@@ -52,7 +52,7 @@ func (d *Doctor) searchTools() []tool.Tool {
 				schema.String("query", "The task in words").Required().Min(1),
 				schema.Integer("limit", "Most tools").Default(5).Min(1).Max(searchLimit),
 				schema.String("category", "Filter").Enum(cats...)).
-				WithPhrases("which tool should I use", "is there a tool for", "look up a tool", "discover hidden tools", "tools not in my list", "what can this server do"),
+				WithPhrases("which tool should I use", "is there a tool for", "look up a tool", "search the available tools", "find a tool that can", "discover hidden tools", "tools not in my list", "what can this server do"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Query    string `json:"query"`
 				Limit    int    `json:"limit"`
@@ -110,7 +110,7 @@ func (d *Doctor) searchTools() []tool.Tool {
 					schema.Any("arguments", "Its arguments").Types("object", "null"),
 				),
 				Timeout: maxToolCallTimeout, // the called tool's own timeout applies
-				Phrases: []string{"invoke a hidden tool", "call an unlisted tool", "tool not in tools/list", "run a tool by its name", "call what tool_search found"},
+				Phrases: []string{"invoke a hidden tool", "call an unlisted tool", "tool not in tools/list", "run a tool by its name", "invoke a tool directly", "call a tool missing from the list", "call what tool_search found"},
 			},
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Name      string          `json:"name"`

@@ -98,7 +98,7 @@ func (a *Analyzer) text(text string) Analysis {
 
 // minSearchScore is the least score a search hit needs to be a step's
 // tool: below it the words matched a tool by chance ("tell me when").
-const minSearchScore = 4.0
+const minSearchScore = 5.0
 
 // minAlsoScore is the least score the search's best needs to join the
 // tools a workflow gave a step: the step's words say that tool outright.

@@ -186,7 +186,7 @@ var (
 	hostValue     = regexp.MustCompile(`^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|app|test|example|local|internal|co)(?::\d+)?(?:/\S*)?$`)
 	knownFile     = regexp.MustCompile(`^[\w./~@*-]*\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|m?js|cjs|tsx?|jsx|go|py|sh|har|lock|conf|cfg|tmpl|tpl|rb|java|rs|css|scss|xlsx?)$`)
 	pathValue     = regexp.MustCompile(`^(?:~|\.{1,2})?/[\w.@*/-]*$|^[\w.@*-]+/$|^[\w@*-]+(?:/[\w.@*-]+){2,}/?$|^[\w.@*-]*[._\d-][\w.@*-]*/[\w.@*/-]+$|^[\w.@*-]+/[\w@*-]*[._\d-][\w.@*/-]*$`)
-	elemValue     = regexp.MustCompile(`^(?:[a-z]+)?[#.][a-zA-Z][\w-]*(?:[.#][\w-]+)*$|^\[[\w-]+(?:[~|^$*]?=.*)?\]$`)
+	elemValue     = regexp.MustCompile(`^(?:a|abbr|article|aside|button|canvas|dialog|div|footer|form|h[1-6]|header|iframe|img|input|label|li|main|nav|ol|option|p|section|select|span|svg|table|td|textarea|th|tr|ul|video)?[#.][a-zA-Z][\w-]*(?:[.#][\w-]+)*$|^\[[\w-]+(?:[~|^$*]?=.*)?\]$`)
 	imageValue    = regexp.MustCompile(`^[a-z0-9][\w./-]*:(?:\d[\w.-]*|latest|alpine|slim|stable|edge|bookworm|bullseye|jammy|noble)$`)
 	keyValue      = regexp.MustCompile(`^\w[\w.-]*:[\w.:*{}-]*$`)
 	templateValue = regexp.MustCompile(`\{\{.*\}\}|\$\{.*\}`)

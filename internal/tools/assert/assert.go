@@ -135,7 +135,7 @@ func assertContains() tool.Tool {
 				"is always contained. A failed assertion is a result, not an error. Returns {passed, message, " +
 				"substring, caseSensitive, index}: index is the character (Unicode code point) offset of the " +
 				"first match, -1 when there is none.",
-			Phrases:  []string{"string includes substring", "expect toContain", "output mentions a word", "log contains line", "response body contains", "substring in plain text"},
+			Phrases:  []string{"string includes substring", "expect toContain", "output mentions a phrase", "log contains line", "response body contains", "substring in plain text"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
@@ -222,7 +222,7 @@ func assertType() tool.Tool {
 				"As in JSON Schema, \"integer\" is a number with no fractional part (3 and 3.0) and \"number\" " +
 				"accepts integers too. A failed assertion is a result, not an error. Returns {passed, message, " +
 				"expectedType, actualType, value}; actualType is the most specific type (integer for 3, number for 3.5).",
-			Phrases:  []string{"is a string", "typeof", "is a number", "is an array", "json type check", "is integer", "expect type of"},
+			Phrases:  []string{"is a string", "typeof", "is a number", "is an array", "json type check", "is integer", "expect type of", "is an object", "array or object", "value has the right type", "not the expected type"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
@@ -276,7 +276,7 @@ func assertRange() tool.Tool {
 				"inside them with inclusive=false. Give min, max or both; numbers compare exactly, however large. " +
 				"A failed assertion is a result, not an error. Returns {passed, message, value, min, max, " +
 				"inclusive, range}, where range is in interval notation such as \"[1, 10]\" or \"(0, +∞)\".",
-			Phrases:  []string{"between min and max", "within limits", "less than", "greater than", "at most", "response time under", "toBeGreaterThan", "number in interval"},
+			Phrases:  []string{"between min and max", "within limits", "less than", "greater than", "at most", "response time under", "toBeGreaterThan", "number in interval", "score within range", "value between bounds"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -24,7 +24,7 @@ func assertJSONSchema() tool.Tool {
 				"INVALID_ARGS error. Returns {passed, message, error}: error (present when passed is false) " +
 				"names the schema location and keyword that failed, such as " +
 				"\"validating /properties/age: minimum: ...\".",
-			Phrases:  []string{"api contract test", "assert response shape", "expect matches schema", "openapi response check", "schema assertion"},
+			Phrases:  []string{"api contract test", "assert response shape", "expect matches schema", "openapi response check", "schema assertion", "fail on schema mismatch", "assert valid against schema"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -193,7 +193,7 @@ func launch() tool.Tool {
 				schema.Integer("width", "Viewport width").Default(browser.DefaultWidth).Min(100).Max(7680),
 				schema.Integer("height", "Viewport height").Default(browser.DefaultHeight).Min(100).Max(4320),
 			)).
-			WithPhrases("open chrome", "start headless chromium", "spin up a browser", "launch playwright", "show the browser window", "restart the browser", "puppeteer launch", "set viewport at startup"),
+			WithPhrases("open chrome", "start headless chromium", "spin up a browser", "launch playwright", "headed mode not headless", "fire up chrome", "restart the browser", "puppeteer launch", "set viewport at startup"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("browser tools"); err != nil {
 				return nil, err
@@ -235,7 +235,7 @@ func launch() tool.Tool {
 func closeBrowser() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_close", "Close the browser: every session and tab, and the Chromium processes. Returns {closed}.", true, schema.Object()).
-			WithPhrases("quit browser", "shut down chromium", "kill chrome", "end browser", "close every tab", "teardown browser"),
+			WithPhrases("quit browser", "shut down chromium", "kill chrome", "end browser", "close every tab", "teardown browser", "kill browser processes", "close browser after tests"),
 		Run: tool.Typed(func(_ context.Context, _ struct{}, call *tool.Call) (any, error) {
 			if err := call.NeedResources("browser tools"); err != nil {
 				return nil, err
@@ -258,7 +258,7 @@ func navigate() tool.Tool {
 		Def: def("browser_navigate", "Open a URL in the active tab and wait for it to load (its load event, up to timeout: a page whose images or scripts still load then is kept as it is, with a note). Returns {url, status, title}.", true,
 			schema.Object(schema.String("url", "Address to open (http, https, file or data URL)").Required().Min(1),
 				schema.Integer("timeout", "Milliseconds to wait for the page to load (within the call's own timeout, tools.defaultTimeout)").Default(browser.NavigateTimeout.Milliseconds()).Min(100).Max(120_000))).
-			WithPhrases("go to url", "visit a website", "open a web page", "page.goto", "browse to site", "open localhost", "load the app in browser", "http status of page"),
+			WithPhrases("go to url", "visit a website", "open a web page", "page.goto", "browse to site", "open localhost", "load the app in browser", "http status of page", "open the homepage", "wait for page to load"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			status, note, err := p.NavigateWithin(ctx, in.URL, time.Duration(in.Timeout)*time.Millisecond)
 			if err != nil {
@@ -323,7 +323,7 @@ func click() tool.Tool {
 				schema.String("button", "Mouse button").Enum("left", "right", "middle").Default("left"),
 				schema.Integer("clickCount", "2 for a double click").Default(1).Min(1).Max(3),
 				healArg(), timeoutArg())).
-			WithPhrases("click a button", "press a link", "tap element", "double click", "right click", "click by visible text", "self-healing selector", "click submit"),
+			WithPhrases("click a button", "press a link", "tap element", "double click", "right click", "click by visible text", "self-healing selector", "click submit", "press the button", "click sign in button"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			sel := in.Selector
 			if sel == "" && in.Text != "" {
@@ -362,7 +362,7 @@ func typeText() tool.Tool {
 				schema.Boolean("clear", "Clear the field first").Default(true),
 				schema.Boolean("pressEnter", "Press Enter afterwards (submits most forms)").Default(false),
 				healArg(), timeoutArg())).
-			WithPhrases("type into input", "enter text in field", "fill one textbox", "type password", "search box input", "keyboard text entry", "login username field"),
+			WithPhrases("type into input", "enter text in field", "fill one textbox", "type password", "search box input", "keyboard text entry", "login username field", "type email into a form"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			clear := in.Clear == nil || *in.Clear
 			pr, err := p.Type(ctx, in.Selector, in.Text, clear, in.PressEnter, findOpts(in.Timeout, in.SelfHeal))
@@ -386,7 +386,7 @@ func getText() tool.Tool {
 			schema.Object(selectorArg(false), timeoutArg(),
 				schema.Integer("offset", "The first character to return (for the next part of a long text)").Default(0).Min(0),
 				schema.Integer("maxLength", "At most this many characters").Default(getTextMax).Min(1).Max(getTextMax))).
-			WithPhrases("read page text", "scrape text", "innerText", "what does the page say", "extract visible text", "page content as text", "textContent"),
+			WithPhrases("read page text", "scrape text", "innerText", "what does the page say", "extract visible text", "page content as text", "textContent", "read error message", "what does the message say", "field validation message"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			s, err := p.Text(ctx, in.Selector, findOpts(in.Timeout, false))
 			if err != nil {
@@ -421,7 +421,7 @@ func wait() tool.Tool {
 			schema.Object(selectorArg(false),
 				schema.String("state", "What to wait for").Enum("visible", "hidden", "attached", "detached").Default("visible"),
 				timeoutArg())).
-			WithPhrases("wait for element", "wait until visible", "wait for spinner to disappear", "waitForSelector", "wait for loading to finish", "pause in browser", "wait until detached"),
+			WithPhrases("wait for element", "wait until visible", "wait for spinner to disappear", "waitForSelector", "wait for loading to finish", "pause in browser", "wait until detached", "wait until removed from dom", "wait for toast to go away"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			t0 := time.Now()
 			if in.Selector == "" {
@@ -461,7 +461,7 @@ func screenshot() tool.Tool {
 				selectorArg(false),
 				schema.String("savePath", "Also write the PNG here, under tools.screenshotDir (e.g. \"login/after.png\")"),
 				timeoutArg())).
-			WithPhrases("capture page image", "snap the page", "full page png", "visual evidence", "element screenshot", "what the page looks like", "save png of page"),
+			WithPhrases("capture page image", "snap the page", "full page png", "visual evidence", "element screenshot", "what the page looks like", "save png of page", "grab an image of element", "screenshot for bug report"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			img, err := p.Screenshot(ctx, in.FullPage, in.Selector, findOpts(in.Timeout, false))
 			if err != nil {
@@ -577,7 +577,7 @@ func getElements() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_get_elements", "List the elements a selector matches: tag, role, accessible name, text, visibility, key attributes. Returns {total, elements}.", false,
 			schema.Object(selectorArg(true), schema.Integer("limit", "Most elements listed").Default(20).Min(1).Max(500))).
-			WithPhrases("querySelectorAll", "find matching elements", "which elements match selector", "debug a selector", "element roles and names", "list links on page", "inspect dom elements"),
+			WithPhrases("querySelectorAll", "find matching elements", "which elements match selector", "debug a selector", "element roles and names", "list links on page", "inspect dom elements", "list all buttons", "buttons and their labels", "attributes of form inputs", "list fields of a form"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Limit <= 0 {
 				in.Limit = 20
@@ -627,7 +627,7 @@ func evaluate() tool.Tool {
 		Def: def("browser_evaluate", "Run JavaScript in the page and return its JSON value (a promise is awaited). With arg, expression is a function called with it: \"(a) => a.x * 2\".", true,
 			schema.Object(schema.String("expression", "A JavaScript expression, or a function when arg is given").Required().Min(1),
 				schema.Any("arg", "A JSON value passed to the function"))).
-			WithPhrases("execute javascript", "run js in page", "eval js", "page.evaluate", "read localStorage", "document.querySelector", "inject script", "js expression result"),
+			WithPhrases("execute javascript", "run js in page", "eval js", "page.evaluate", "read localStorage", "document.querySelector", "inject script", "js expression result", "run code in the page", "run snippet in page"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			raw, err := p.Evaluate(ctx, in.Expression, in.Arg)
 			if err != nil {

@@ -25,7 +25,7 @@ func consoleMessages() tool.Tool {
 			schema.Object(schema.Boolean("clear", "Forget them after reading").Default(false),
 				schema.String("filter", "Only messages containing this text"),
 				schema.String("type", "Only this type: log, info, warning, error, debug, exception"))).
-			WithPhrases("js errors", "console.log output", "unhandled promise rejection", "console.error", "javascript errors on page", "console warnings", "devtools console"),
+			WithPhrases("js errors", "console.log output", "unhandled promise rejection", "console.error", "javascript errors on page", "console warnings", "devtools console", "console output", "warnings the app logged"),
 		Run: pageRun(func(_ context.Context, p *browser.Page, in args) (any, error) {
 			var out []browser.ConsoleMessage
 			for _, m := range p.Console() {
@@ -62,7 +62,7 @@ func networkRequests() tool.Tool {
 				schema.Boolean("clear", "Forget the requests after reading").Default(false),
 				schema.String("filter", "Only URLs containing this text"), schema.String("method", "Only this method (GET, POST, ...)"),
 				schema.Integer("status", "Only this status (404, ...)"), schema.String("resourceType", "Only this type: Document, Script, XHR, Fetch, Image, Stylesheet, ..."))).
-			WithPhrases("xhr calls", "failed requests", "api calls made by page", "network tab", "network log", "404 resources", "fetch requests", "http traffic of page"),
+			WithPhrases("xhr calls", "failed requests", "api calls made by page", "network tab", "network log", "404 resources", "fetch requests", "http traffic of page", "requests fired on submit", "request durations", "how long xhr calls took"),
 		Run: pageRun(func(_ context.Context, p *browser.Page, in args) (any, error) {
 			if in.Start {
 				p.SetRecording(true)
@@ -126,7 +126,7 @@ func drag() tool.Tool {
 		Def: def("browser_drag", "Drag one element onto another with the mouse (HTML5 drag and drop included). Returns {source, target}.", true,
 			schema.Object(schema.String("source", "Element to drag (a selector)").Required().Min(1), schema.String("target", "Element to drop on (a selector)").Required().Min(1),
 				positionArg("sourcePosition", "Where to grab the source"), positionArg("targetPosition", "Where to drop on the target"), timeoutArg())).
-			WithPhrases("drag & drop", "dnd", "drop target", "reorder list", "sortable list", "move card between columns"),
+			WithPhrases("drag & drop", "dnd", "drop target", "reorder list", "sortable list", "move card to another column"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.DragElements(ctx, in.Source, in.Target, in.SourcePosition, in.TargetPosition, findOpts(in.Timeout, false)); err != nil {
 				return nil, err
@@ -323,7 +323,7 @@ func fillForm() tool.Tool {
 				schema.String("type", "text (default), select, checkbox or radio; guessed from the element when omitted"),
 			)).Required().Min(1),
 				schema.String("submit", "A selector to click once filled (the submit button)"), timeoutArg())).
-			WithPhrases("fill out form", "fill in login form", "complete signup form", "check checkbox", "set radio button", "many fields at once", "submit form"),
+			WithPhrases("fill out form", "fill in login form", "complete signup form", "check checkbox", "choose radio option", "many fields at once", "submit form"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			o := findOpts(in.Timeout, false)
 			for i, f := range in.Fields {
@@ -369,7 +369,7 @@ func resize() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_resize", "Set the viewport's size (responsive checks). Returns {width, height}.", true,
 			schema.Object(schema.Integer("width", "Width in CSS pixels").Required().Min(100).Max(7680), schema.Integer("height", "Height in CSS pixels").Required().Min(100).Max(4320))).
-			WithPhrases("viewport size", "mobile view", "responsive testing", "screen resolution", "window size", "tablet breakpoint", "emulate phone width"),
+			WithPhrases("viewport size", "mobile view", "responsive testing", "screen resolution", "window size", "tablet breakpoint", "emulate phone width", "resize browser window", "window width and height"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.Resize(ctx, in.Width, in.Height); err != nil {
 				return nil, err
@@ -389,7 +389,7 @@ func tabs() tool.Tool {
 		Def: def("browser_tabs", "Tabs of the active session: list; new (optionally opening url); select index; close index (tab 0 holds the session). Returns {tabs}.", true,
 			schema.Object(schema.String("action", "What to do").Enum("list", "new", "select", "close").Required(),
 				schema.String("url", "Address for a new tab"), schema.Integer("index", "Tab index (select, close)").Min(0))).
-			WithPhrases("new tab", "switch tab", "open in new tab", "list open tabs", "close tab", "multiple tabs", "popup window tab"),
+			WithPhrases("new tab", "switch tab", "open in new tab", "list open tabs", "close tab", "multiple tabs", "popup opens a tab"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			b, err := browser.Get(ctx, call.Resources)
 			if err != nil {
@@ -473,7 +473,7 @@ func mouseMove() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_mouse_move", "Move the mouse to viewport coordinates. Returns {x, y}.", true,
 			schema.Object(schema.Number("x", "Viewport x").Required(), schema.Number("y", "Viewport y").Required(), schema.Integer("steps", "Intermediate moves").Default(1).Min(1).Max(100))).
-			WithPhrases("move cursor", "pointer to coordinates", "mouse position", "cursor to x y", "mousemove"),
+			WithPhrases("move cursor", "pointer to coordinates", "mouse position", "cursor to x y", "mousemove", "position the cursor", "cursor over canvas"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.MouseMoveSteps(ctx, in.X, in.Y, in.Steps); err != nil {
 				return nil, err
@@ -494,7 +494,7 @@ func mouseClick() tool.Tool {
 		Def: def("browser_mouse_click", "Click at viewport coordinates. Returns {x, y}.", true,
 			schema.Object(schema.Number("x", "Viewport x").Required(), schema.Number("y", "Viewport y").Required(),
 				schema.String("button", "Mouse button").Enum("left", "right", "middle").Default("left"), schema.Integer("clickCount", "2 for a double click").Default(1).Min(1).Max(3))).
-			WithPhrases("click coordinates", "click at pixel", "click x y", "canvas click", "click point on screen"),
+			WithPhrases("click coordinates", "click at pixel", "click x y", "canvas click", "click point on screen", "click at a position"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.ClickXY(ctx, in.X, in.Y, in.Button, in.ClickCount); err != nil {
 				return nil, err

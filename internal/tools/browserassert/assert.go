@@ -179,7 +179,7 @@ func hidden() tool.Tool {
 	return tool.Tool{
 		Def: def("assert_hidden", "Assert that an element is hidden or absent (waiting up to timeout). A failure is a result. Returns {passed, expected, actual, message}.",
 			schema.Object(selectorArg(), timeoutArg())).
-			WithPhrases("element is gone", "not visible", "toBeHidden", "spinner disappeared", "element absent", "modal closed", "expect not present"),
+			WithPhrases("element is gone", "not visible", "toBeHidden", "spinner disappeared", "element absent", "modal closed", "expect not present", "not shown on page", "banner is hidden", "no longer displayed"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
 				pr, err := probe(ctx, p, in.Selector)
@@ -248,7 +248,7 @@ func text() tool.Tool {
 		Def: def("assert_text", "Assert an element's visible text: contains (default), equals, or matches a regular expression (waiting up to timeout). A failure is a result with the text found.",
 			schema.Object(selectorArg(), schema.String("expected", "The text (or pattern)").Required(), modeArg(),
 				schema.Boolean("ignoreCase", "Compare case-insensitively").Default(false), timeoutArg())).
-			WithPhrases("element text contains", "verify label text", "toHaveText", "heading says", "element text matches regex", "expect message shown", "error message text"),
+			WithPhrases("element text contains", "verify label text", "toHaveText", "heading says", "h1 text is", "element text matches regex", "expect error message", "text is exactly", "cell text equals"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			ok, err := match(in.Mode, in.Expected, in.IgnoreCase)
 			if err != nil {
@@ -379,7 +379,7 @@ func count() tool.Tool {
 		Def: def("assert_count", "Assert how many elements a selector matches: equals, or within min and max (waiting up to timeout). A failure is a result with the count found.",
 			schema.Object(selectorArg(), schema.Integer("equals", "Exactly this many").Min(0), schema.Integer("min", "At least this many").Min(0),
 				schema.Integer("max", "At most this many").Min(0), timeoutArg())).
-			WithPhrases("number of elements", "how many rows", "list has n items", "toHaveCount", "table row count", "at least n results"),
+			WithPhrases("number of elements", "how many rows", "list has n items", "toHaveCount", "table row count", "at least n results", "exactly n elements", "only one element matches", "how many elements on page", "number of cards shown"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Equals == nil && in.Min == nil && in.Max == nil {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "assert_count needs equals, min or max")
@@ -425,7 +425,7 @@ func attribute() tool.Tool {
 			schema.Object(selectorArg(), schema.String("name", "Attribute name (href, aria-expanded, disabled, ...)").Required().Min(1),
 				schema.String("value", "Expected value; omit to check only that the attribute is present"),
 				schema.String("mode", "How to compare the value").Enum("equals", "contains", "matches").Default("equals"), timeoutArg())).
-			WithPhrases("has attribute", "href equals", "aria-expanded", "disabled button", "toHaveAttribute", "class attribute", "link target", "data attribute value"),
+			WithPhrases("has attribute", "href equals", "aria-expanded", "disabled button", "toHaveAttribute", "class attribute", "link target", "data attribute value", "img alt text", "alt attribute equals"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Mode == "" {
 				in.Mode = "equals"

@@ -62,7 +62,7 @@ func dataFromSchema() tool.Tool {
 				"allOf, anyOf, oneOf and local $ref (#/$defs/..., #/definitions/..., anchors). Property names such as " +
 				"email, firstName, city or phone get realistic values. Returns {count, seed, valid, values, warnings}: " +
 				"valid is false when some value could not be made to validate (each such case is explained in warnings).",
-			Phrases:  []string{"fake data matching schema", "sample payloads from schema", "mock objects from json schema", "example instance", "fixtures from schema", "valid request bodies"},
+			Phrases:  []string{"fake data matching schema", "sample payloads from schema", "sample objects from json schema", "test data from openapi schema", "example instance", "fixtures from schema", "request bodies for an api", "produce examples for a schema"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -80,7 +80,7 @@ func dataGenerate() tool.Tool {
 			Name: "data_generate",
 			Description: "Generate realistic fake test data of one type, reproducibly. Emails, phones and IPs use reserved " +
 				"ranges, creditCard gateway test numbers. Returns {type, count, seed, locale, values}.",
-			Phrases:  []string{"fake names and emails", "faker", "mock users", "dummy data", "seed data", "random email address", "test credit card numbers", "lorem ipsum"},
+			Phrases:  []string{"fake names and emails", "faker", "mock users", "dummy data", "seed data", "random email address", "test credit card numbers", "lorem ipsum", "test data for a form"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -55,7 +55,7 @@ func pgConnect() tool.Tool {
 				schema.String("sslmode", "disable, prefer, require, verify-ca or verify-full").Enum("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
 				aliasArg("PostgreSQL"),
 			)).
-			WithPhrases("postgres", "psql", "postgres dsn", "database url postgres", "login to postgres", "pgx pool", "sslmode"),
+			WithPhrases("postgres", "psql", "postgres dsn", "database url postgres", "login to postgres", "pgx pool", "sslmode", "open a postgres connection", "open a connection pool", "connect to the database"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("database tools"); err != nil {
 				return nil, err
@@ -582,7 +582,7 @@ func pgQuery() tool.Tool {
 				schema.Integer("maxRows", "Most rows returned").Default(defaultMaxRows).Min(1).Max(maxMaxRows),
 				aliasArg("PostgreSQL"),
 			)).
-			WithPhrases("run sql postgres", "psql query", "select from postgres", "postgres insert update delete", "parameterized query", "execute sql statement", "query postgres table"),
+			WithPhrases("run sql postgres", "psql query", "select from postgres", "postgres insert update delete", "parameterized query", "execute sql statement", "query postgres table", "check row exists in table", "count rows in postgres"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := pgLookup(call, in.Alias)
 			if err != nil {
@@ -627,7 +627,7 @@ func pgTransaction() tool.Tool {
 				)).Required().Min(1),
 				aliasArg("PostgreSQL"),
 			)).
-			WithPhrases("begin commit", "rollback on error", "atomic migration", "several sql statements", "postgres batch", "multi-statement sql"),
+			WithPhrases("begin commit", "rollback on error", "atomic migration", "several sql statements", "postgres batch", "multi-statement sql", "apply a migration", "ddl in one transaction", "all or nothing sql"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := pgLookup(call, in.Alias)
 			if err != nil {
@@ -744,7 +744,7 @@ func pgSeed() tool.Tool {
 				schema.Boolean("truncateFirst", "Empty the table first (TRUNCATE, in the same transaction)").Default(false),
 				aliasArg("PostgreSQL"),
 			)).
-			WithPhrases("test fixtures postgres", "populate table", "bulk insert rows", "load sample rows", "reset table then fill", "insert json rows"),
+			WithPhrases("postgres fixtures", "populate table", "bulk insert rows", "load sample data into postgres", "reset table then fill", "insert json rows"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := pgLookup(call, in.Alias)
 			if err != nil {

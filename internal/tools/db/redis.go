@@ -80,7 +80,7 @@ func redisConnect() tool.Tool {
 				schema.Integer("db", "Database number (default 0)").Min(0),
 				aliasArg("Redis"),
 			)).
-			WithPhrases("redis-cli", "connect to cache", "redis url", "rediss tls", "k/v store", "valkey", "key value store connection"),
+			WithPhrases("redis-cli", "connect to cache", "redis url", "rediss tls", "connect to redis", "valkey", "key value server connection"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("database tools"); err != nil {
 				return nil, err
@@ -153,7 +153,7 @@ func redisGet() tool.Tool {
 			"a list or set as an array, a sorted set as [{member, score}] (a hash or collection at most 1000 members, with a note); ttl in seconds, -1 for none. "+
 			"When any of it is not UTF-8, encoding: base64 says every string of the value is in base64.", false,
 			schema.Object(schema.String("key", "The key").Required(), aliasArg("Redis"))).
-			WithPhrases("peek at cache", "read cache key", "redis lookup", "cache entry value", "key ttl", "list or set members", "what is in the cache"),
+			WithPhrases("peek at cache", "read cache key", "redis lookup", "cache entry value", "key ttl", "list or set members", "what is in the cache", "get redis key", "lrange smembers"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -345,7 +345,7 @@ func redisSet() tool.Tool {
 				schema.Integer("ttl", "Seconds until the key expires (0: never)").Default(0).Min(0),
 				aliasArg("Redis"),
 			)).
-			WithPhrases("seed cache key", "write cache key", "setex", "store value with expiry", "put k/v", "cache a value"),
+			WithPhrases("seed cache key", "write cache key", "setex", "store value with expiry", "put k/v", "cache a value", "save value in redis", "set a key with ttl"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -371,7 +371,7 @@ func redisDel() tool.Tool {
 	return tool.Tool{
 		Def: def("db_redis_del", redisGroup, "Delete keys. Returns {deleted} (how many existed).", true,
 			schema.Object(schema.Array("keys", "Keys to delete", schema.StringItems()).Required().Min(1), aliasArg("Redis"))).
-			WithPhrases("clear one cache key", "delete cache key", "evict key", "invalidate cache entry", "remove redis keys", "unlink key"),
+			WithPhrases("drop a single key", "delete cache key", "evict key", "invalidate cache entry", "remove redis keys", "unlink key"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -401,7 +401,7 @@ func redisKeys() tool.Tool {
 				schema.Integer("limit", "Most keys returned").Default(defaultKeysLimit).Min(1).Max(maxKeysLimit),
 				aliasArg("Redis"),
 			)).
-			WithPhrases("redis SCAN", "find keys by pattern", "list cache keys", "redis keys *", "key glob", "which keys exist"),
+			WithPhrases("redis SCAN", "find keys by pattern", "list cache keys", "redis keys *", "key glob", "which keys exist", "keys with a prefix", "list all keys"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -455,7 +455,7 @@ func redisFlush() tool.Tool {
 	return tool.Tool{
 		Def: def("db_redis_flush", redisGroup, "Delete every key of the connection's database (FLUSHDB; other databases are untouched). Needs confirm: true. Returns {flushed, keys}.", true,
 			schema.Object(schema.Boolean("confirm", "Must be true: this deletes all the keys").Required(), aliasArg("Redis"))).
-			WithPhrases("clean redis slate", "clear cache", "wipe redis", "empty redis database", "reset cache between tests", "flush all keys"),
+			WithPhrases("clean redis slate", "clear cache", "wipe redis", "empty redis database", "reset cache between tests", "flush all keys", "clear redis", "clear the whole cache"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -496,7 +496,7 @@ func redisHash() tool.Tool {
 				schema.Map("fields", "Several fields to set at once: name → value (set; a value that is not a string is stored as its JSON)"),
 				aliasArg("Redis"),
 			)).
-			WithPhrases("HSET", "HGET", "HGETALL", "HDEL", "HKEYS", "redis hash field", "hash map in redis", "session hash"),
+			WithPhrases("HSET", "HGET", "HGETALL", "HDEL", "HKEYS", "redis hash field", "hash map in redis", "object stored as hash"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {

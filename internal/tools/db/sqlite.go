@@ -46,7 +46,7 @@ func sqliteOpen() tool.Tool {
 				schema.Boolean("readonly", "Open read-only: the file must exist and writes fail").Default(false),
 				aliasArg("SQLite"),
 			)).
-			WithPhrases("open sqlite file", "sqlite3 db", "in-memory database", ".db file", "local database file", "create sqlite database"),
+			WithPhrases("open sqlite file", "sqlite3 db", "in-memory database", ".db file", "local database file", "create sqlite database", "open database read-only", "open without modifying it"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("database tools"); err != nil {
 				return nil, err
@@ -317,7 +317,7 @@ func sqliteQuery() tool.Tool {
 				schema.Integer("maxRows", "Most rows returned").Default(defaultMaxRows).Min(1).Max(maxMaxRows),
 				aliasArg("SQLite"),
 			)).
-			WithPhrases("sqlite3 query", "select from sqlite", "sql on .db file", "sqlite insert", "sqlite pragma", "last insert id"),
+			WithPhrases("sqlite3 query", "select from sqlite", "sql on .db file", "sqlite insert", "sqlite pragma", "last insert id", "count rows in sqlite table", "run sql on sqlite"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if err := sqliteExtraParams(in.Query, len(in.Params)); err != nil {
 				return nil, err
@@ -379,7 +379,7 @@ func sqliteSchema() tool.Tool {
 				schema.String("table", "A table to describe (default: list everything)"),
 				aliasArg("SQLite"),
 			)).
-			WithPhrases("sqlite tables", "sqlite_master", ".schema", "sqlite table columns", "sqlite indexes", "describe sqlite table"),
+			WithPhrases("sqlite tables", "sqlite_master", ".schema", "sqlite table columns", "sqlite indexes", "describe sqlite table", "create table statements", "sqlite primary key", "table definitions"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := sqliteLookup(call, in.Alias)
 			if err != nil {

@@ -235,7 +235,7 @@ func composeDownTool() tool.Tool {
 	d := def("compose_down", groupCompose, "Stop and remove a Compose project's containers and networks (and volumes with volumes: true) with the real Compose CLI, as `docker compose down` does. "+
 		"Returns {project, output: compose's lines, removed: the lines saying what was removed}.", true,
 		schema.Object(props...)).
-		WithPhrases("tear down the stack", "docker-compose down", "stop all services", "clean up environment", "down -v", "stop compose project", "destroy stack")
+		WithPhrases("tear down the stack", "docker-compose down", "stop all services", "clean up environment", "tear down test environment", "stop what compose started", "down -v", "stop compose project", "destroy stack")
 	d.Timeout = 5 * time.Minute
 	return tool.Tool{Def: d, Run: tool.Typed(composeDown)}
 }
@@ -291,7 +291,7 @@ func composePsTool() tool.Tool {
 		Def: def("compose_ps", groupCompose, "List a Compose project's containers, running and stopped: compose says which (ps -q), the Engine API what they are. "+
 			"Returns {project, services: [{id, name, service, image, state, status, ports (\"127.0.0.1:8080->80/tcp\"), health, exitCode when exited}]}.", false,
 			schema.Object(props...)).
-			WithPhrases("compose services status", "docker compose ps", "which services are running", "stack status", "service health", "is the stack up"),
+			WithPhrases("compose services status", "docker compose ps", "which services are running", "services running in the stack", "did a service exit", "state of each service", "stack status", "service health", "is the stack up"),
 		Run: tool.Typed(func(ctx context.Context, in composePsIn, call *tool.Call) (any, error) {
 			r, err := prepareCompose(ctx, call, in.composeCommon)
 			if err != nil {
@@ -328,7 +328,7 @@ func composeLogsTool() tool.Tool {
 		Def: def("compose_logs", groupCompose, "Read the logs (stdout and stderr) of a Compose project's containers, each line prefixed by its container (\"web-1 | ...\"), one container after another. "+
 			"Returns {project, logs, lines, cut: a note when the bound left lines out}.", false,
 			schema.Object(props...)).
-			WithPhrases("all services logs", "docker compose logs", "stack logs", "logs of every service", "web-1 logs", "docker-compose logs"),
+			WithPhrases("all services logs", "docker compose logs", "stack logs", "logs of every service", "logs of one service", "docker-compose logs"),
 		Run: tool.Typed(composeLogs),
 	}
 }

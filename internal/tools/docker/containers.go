@@ -323,7 +323,7 @@ func runTool() tool.Tool {
 				schema.Array("devices", "Host devices to add, /dev/x[:/dev/y] (need docker.allowPrivileged)", schema.StringItems()),
 				schema.Integer("maxBytes", "Bound of stdout and of stderr of an attached run (the middle is left out)").Default(defaultOutputBytes).Min(1000).Max(maxOutputBytes),
 			)).
-			WithPhrases("start a container", "spin up container", "docker run -d", "run an image", "one-off container", "run nginx", "ephemeral container --rm", "publish port"),
+			WithPhrases("start a container", "spin up container", "spin up an image", "docker run -d", "run an image", "one-off container", "run nginx", "ephemeral container --rm", "publish port"),
 		Run: tool.Typed(runContainer),
 	}
 }
@@ -607,7 +607,7 @@ func stopTool() tool.Tool {
 	return tool.Tool{
 		Def: def("docker_stop", groupContainers, "Stop a container: SIGTERM (or its stop signal), then SIGKILL after timeout seconds, as docker stop does.", true,
 			schema.Object(containerArg(), schema.Integer("timeout", "Seconds to wait after the stop signal before killing (default: the container's own, 10)").Min(0).Max(3600))).
-			WithPhrases("halt container", "stop running container", "sigterm container", "shut down container", "docker kill", "graceful stop"),
+			WithPhrases("halt container", "stop running container", "stop a container by name", "sigterm container", "shut down container", "docker kill", "graceful stop"),
 		Run: tool.Typed(func(ctx context.Context, in stopIn, call *tool.Call) (any, error) {
 			e, err := engineOf(ctx, call)
 			if err != nil {
@@ -639,7 +639,7 @@ func rmTool() tool.Tool {
 			schema.Object(containerArg(),
 				schema.Boolean("force", "Kill and remove a running container (docker rm -f)").Default(false),
 				schema.Boolean("volumes", "Also remove its anonymous volumes (docker rm -v)").Default(false))).
-			WithPhrases("delete container", "docker rm -f", "remove stopped container", "destroy container", "get rid of container"),
+			WithPhrases("delete container", "remove a container", "docker rm -f", "remove stopped container", "delete an exited container", "force remove container", "destroy container", "get rid of container"),
 		Run: tool.Typed(func(ctx context.Context, in rmIn, call *tool.Call) (any, error) {
 			e, err := engineOf(ctx, call)
 			if err != nil {

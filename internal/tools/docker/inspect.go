@@ -32,7 +32,7 @@ func inspectTool() tool.Tool {
 				schema.String("type", "What target is; by default a container, then an image, a network, a volume").EnumStrings("container", "image", "network", "volume"),
 				schema.String("format", `A Go template over the Engine's answer, as docker inspect -f: "{{.State.Status}}", "{{json .Config.Env}}", "{{range .Mounts}}{{.Source}} {{end}}"`),
 				schema.Boolean("full", "The Engine's whole answer instead of what matters").Default(false))).
-			WithPhrases("container details", "exit code of container", "container env vars", "container ip address", "health check status", "mount points", "go template on container", "image metadata"),
+			WithPhrases("container details", "exit code of container", "container exit status", "container env vars", "container ip address", "health check status", "mount points", "go template on container", "image metadata"),
 		Run: tool.Typed(func(ctx context.Context, in inspectIn, call *tool.Call) (any, error) {
 			var tmpl *template.Template
 			if in.Format != "" {

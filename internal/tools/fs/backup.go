@@ -84,7 +84,7 @@ func fsBackup() tool.Tool {
 				schema.String("destination", "Where the backup goes; default <source>.backup-<UTC time>[.tar.gz] beside the source"+pathNote),
 				schema.Boolean("compress", "Write a .tar.gz instead of a directory").Default(true),
 			)).
-			WithPhrases("snapshot directory", "backup folder", "tar.gz backup", "save copy before change", "archive with checksums", "preserve state"),
+			WithPhrases("snapshot directory", "backup folder", "back up a folder", "tar.gz backup", "save copy before change", "archive with checksums", "preserve state", "copy to restore later"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			src, err := s.resolve("source", in.Source)
 			if err != nil {
@@ -262,7 +262,7 @@ func fsRestore() tool.Tool {
 				pathArg("destination", "Where to restore: the directory (for a directory backup) or the file (for a file backup)"),
 				schema.Boolean("overwrite", "Replace files that exist at the destination").Default(false),
 			)).
-			WithPhrases("restore from backup", "roll back files", "undo file changes", "recover directory", "put back backup", "revert files"),
+			WithPhrases("restore from backup", "roll back files", "undo file changes", "recover directory", "bring files back from backup", "revert files", "put back as it was"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			bk, err := s.resolve("backup", in.Backup)
 			if err != nil {

@@ -86,7 +86,7 @@ func fsRead() tool.Tool {
 				schema.String("encoding", "utf8 (binary files fall back to base64) or base64").Enum("utf8", "base64").Default("utf8"),
 				schema.Integer("maxBytes", "Most bytes returned").Default(defaultReadBytes).Min(1).Max(maxReadBytes),
 			)).
-			WithPhrases("cat file", "open file", "file contents", "view file", "read text file", "load config file", "read binary as base64"),
+			WithPhrases("cat file", "open file", "file contents", "view file", "read text file", "load config file", "read binary as base64", "show file contents"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -244,7 +244,7 @@ func fsWrite() tool.Tool {
 				schema.String("encoding", "How content is given: utf8 or base64").Enum("utf8", "base64").Default("utf8"),
 				schema.Boolean("createDirs", "Create missing parent directories").Default(false),
 			)).
-			WithPhrases("save file", "create file", "overwrite file", "write to disk", "echo > file", "write config", "put content in file"),
+			WithPhrases("save file", "create file", "overwrite file", "write to disk", "echo > file", "write config", "write text to a file", "write lines to a file", "save output to a file", "write a report file"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -271,7 +271,7 @@ func fsExists() tool.Tool {
 		Def: def("fs_exists", "Check whether a path exists. Returns {path, exists} and, when it does, {type: file|dir|symlink|other, size, mode, mtime, target (a symlink's)}. "+
 			"A symbolic link is described itself, not followed.", false,
 			schema.Object(pathArg("path", "Path to check"))).
-			WithPhrases("does file exist", "test -e", "stat", "file present", "is directory", "file size and mtime", "symlink target"),
+			WithPhrases("does file exist", "test -e", "stat", "file present", "is directory", "file size and mtime", "where a symlink points", "is there already a file", "check if path exists"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolveLink("path", in.Path)
 			if err != nil {
@@ -304,7 +304,7 @@ func fsMkdir() tool.Tool {
 				pathArg("path", "Directory to create"),
 				schema.Boolean("recursive", "Create missing parents too, and accept an existing directory").Default(true),
 			)).
-			WithPhrases("make directory", "mkdir -p", "create folder", "new folder", "ensure directory exists"),
+			WithPhrases("make directory", "mkdir -p", "create folder", "new folder", "ensure directory exists", "make a folder", "create a directory for"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -345,7 +345,7 @@ func fsRemove() tool.Tool {
 				schema.Boolean("recursive", "Remove a directory and everything in it").Default(false),
 				schema.Boolean("force", "A missing path is not an error (removed is then false)").Default(false),
 			)).
-			WithPhrases("rm -rf", "delete file", "delete folder", "rm", "unlink", "clean directory", "erase file"),
+			WithPhrases("rm -rf", "delete file", "delete folder", "rm", "unlink", "clean directory", "erase file", "delete symlink"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolveLink("path", in.Path)
 			if err != nil {
@@ -541,7 +541,7 @@ func fsChmod() tool.Tool {
 				pathArg("path", "File or directory"),
 				schema.String("mode", "Octal mode, such as \"644\", \"0755\" or \"1777\"").Required().Min(1),
 			)).
-			WithPhrases("set permissions", "chmod +x", "make executable", "file mode", "chmod 755", "rwx"),
+			WithPhrases("set permissions", "chmod +x", "make executable", "file mode", "chmod 755", "rwx", "chmod 600", "readable only by owner", "make script executable"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -698,7 +698,7 @@ func fsDiff() tool.Tool {
 				pathArg("file2", "The new side"),
 				schema.Integer("context", "Unchanged lines shown around each change").Default(3).Min(0),
 			)).
-			WithPhrases("compare files on disk", "diff two files", "unified diff", "what changed between files", "diff -u", "file differences"),
+			WithPhrases("compare files on disk", "diff two files", "unified diff", "what changed between files", "compare two local files", "changes made to a file", "diff -u", "file differences"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			p1, err := s.resolve("file1", in.File1)
 			if err != nil {
@@ -749,7 +749,7 @@ func fsTemplate() tool.Tool {
 				pathArg("output", "File to write (parent directories are created)"),
 				schema.Boolean("strict", "Fail with INVALID_ARGS, writing nothing, when a placeholder has no value").Default(false),
 			)).
-			WithPhrases("render config file", "fill placeholders in file", "mustache file", "generate file from template", "envsubst", "handlebars file"),
+			WithPhrases("render config file", "fill placeholders in file", "mustache file", "file from template", "write filled template file", "envsubst", "handlebars file"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			tp, err := s.resolve("template", in.Template)
 			if err != nil {

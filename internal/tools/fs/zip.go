@@ -183,7 +183,7 @@ func fsUnzip() tool.Tool {
 				schema.Integer("maxBytes", "Most uncompressed bytes extracted").Default(defaultUnzipBytes).Min(1).Max(defaultUnzipBytes),
 				schema.Integer("maxEntries", "Most entries extracted").Default(defaultUnzipEntries).Min(1).Max(defaultUnzipEntries),
 			)).
-			WithPhrases("extract archive", "decompress zip", "unpack zip", "unzip file", "open .zip", "zip-slip safe extract"),
+			WithPhrases("extract archive", "decompress zip", "unpack zip", "unzip file", "open .zip", "zip-slip safe extract", "extract contents into a folder", "unpack a downloaded zip"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			src, err := s.resolve("source", in.Source)
 			if err != nil {

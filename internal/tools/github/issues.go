@@ -45,7 +45,7 @@ func issueListTool() tool.Tool {
 				schema.Array("labels", "Only issues with all of these labels", schema.StringItems()),
 				limitProp("issues"),
 			)).
-			WithPhrases("open issues", "bug list", "issue tracker", "issues by label", "backlog", "ticket list", "known bugs"),
+			WithPhrases("open issues", "bug list", "issue tracker", "issues by label", "backlog", "ticket list", "known bugs", "is there already an issue", "search existing issues"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			prs := false // GitHub lists pull requests as issues too
 			l, err := githubapi.List(ctx, in.Limit, func(ctx context.Context, o github.ListOptions) ([]issueRow, *github.Response, error) {
@@ -93,7 +93,7 @@ func issueCreateTool() tool.Tool {
 				schema.Array("labels", "Labels to set (they must exist in the repository, or GitHub creates them if the token may)", schema.StringItems()),
 				schema.Array("assignees", "Logins to assign", schema.StringItems()),
 			)).
-			WithPhrases("file a bug", "report bug", "new issue", "log a defect", "open ticket", "bug report", "file an issue on github"),
+			WithPhrases("file a bug", "report bug", "new issue", "log a defect", "open ticket", "bug report", "issue with a stack trace", "file an issue on github"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			req := &github.IssueRequest{Title: github.Ptr(in.Title)}
 			if in.Body != "" {

@@ -59,7 +59,7 @@ func prListTool() tool.Tool {
 				schema.String("base", "Only those into this branch"),
 				limitProp("pull requests"),
 			)).
-			WithPhrases("open PRs", "list PRs", "PR status overview", "pending PRs", "merged PRs", "PRs for branch", "review queue"),
+			WithPhrases("open PRs", "list PRs", "PR status overview", "pending PRs", "PRs waiting for review", "merged PRs", "PRs for branch", "review queue"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			head := in.Head
 			if head != "" && !strings.Contains(head, ":") {
@@ -100,7 +100,7 @@ func prCreateTool() tool.Tool {
 				schema.String("base", "The branch to merge into").Required(),
 				schema.Boolean("draft", "Open it as a draft"),
 			)).
-			WithPhrases("open a PR", "send a PR", "submit changes for review", "draft PR", "propose merge", "raise pull request"),
+			WithPhrases("open a PR", "send a PR", "submit changes for review", "draft PR", "propose merge", "raise pull request", "PR from my branch"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			pr, existing, err := c.OpenPR(ctx, in.Owner, in.Repo, &github.NewPullRequest{Title: github.Ptr(in.Title), Body: github.Ptr(in.Body), Head: github.Ptr(in.Head), Base: github.Ptr(in.Base), Draft: github.Ptr(in.Draft)})
 			if err != nil {

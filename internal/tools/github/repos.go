@@ -108,7 +108,7 @@ func disconnectTool() tool.Tool {
 func repoInfoTool() tool.Tool {
 	return tool.Tool{
 		Def: def("gh_repo_info", groupRepos, "A repository's facts: {fullName, description, private, visibility, defaultBranch, url, language, topics, stars, forks, openIssues, archived, fork, license, pushedAt, updatedAt, permissions}.", false, repoProps()).
-			WithPhrases("repo details", "default branch", "repository metadata", "stars and forks", "gh repo view", "repo visibility", "is repo private", "repo license"),
+			WithPhrases("repo details", "default branch", "what is the default branch", "repository metadata", "stars and forks", "gh repo view", "repo visibility", "is repo private", "repo license", "repo topics"),
 		Run: run(func(ctx context.Context, in repoArgs, c *conn) (any, error) {
 			r, _, err := c.Repositories.Get(ctx, in.Owner, in.Repo)
 			if err != nil {
@@ -150,7 +150,7 @@ func fileReadTool() tool.Tool {
 				schema.String("ref", "A branch, tag or commit sha (default: the default branch)"),
 				schema.Integer("maxBytes", fmt.Sprintf("The most content bytes to answer (default %d)", defaultMaxFileBytes)).Min(1),
 			)).
-			WithPhrases("read file from github", "file contents on github", "raw file", "gh api contents", "view file in repo", "file at commit", "browse repo directory"),
+			WithPhrases("read file from github", "file contents on github", "raw file", "gh api contents", "view file in repo", "file at commit", "read a file on a branch", "readme of a remote repo", "browse repo directory"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			path := strings.Trim(in.Path, "/")
 			file, dir, _, err := c.Repositories.GetContents(ctx, in.Owner, in.Repo, path, &github.RepositoryContentGetOptions{Ref: in.Ref})
@@ -337,7 +337,7 @@ func branchCreateTool() tool.Tool {
 				schema.String("branch", "The new branch's name").Required(),
 				schema.String("from", "A branch, tag or full commit sha to start from (default: the default branch)"),
 			)).
-			WithPhrases("new branch", "git checkout -b", "create feature branch", "branch off main", "cut a branch", "start a branch"),
+			WithPhrases("new branch", "git checkout -b", "create a git branch", "branch off a tag", "new branch from a commit", "cut a branch", "start a branch"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			branch := strings.TrimPrefix(in.Branch, "refs/heads/")
 			from := in.From

@@ -72,7 +72,7 @@ func reportFailures() tool.Tool {
 				"glob, directory or the text), keeping each failure's message and stack apart, its retries and its screenshot " +
 				"(the first image attachment); then sources says what each file held, and runErrors lists failures outside any " +
 				"test (a spec that did not load, a package that did not build), also listed in report.",
-			Phrases:  []string{"why did tests fail", "why is CI red", "group failures by error", "triage failing tests", "failure report", "what broke in ci", "stack traces of failures", "junit failures"},
+			Phrases:  []string{"why did tests fail", "why did the suite fail", "group failures by error", "triage failing tests", "failure report", "what broke in test run", "stack traces of failures", "junit failures"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(append(resultsProps(),

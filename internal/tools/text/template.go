@@ -39,7 +39,7 @@ func templateRender() tool.Tool {
 				"inserted values are not expanded. A placeholder with no value is left as it is and listed in missing; with " +
 				"strict it is an INVALID_ARGS error listing every missing name. Returns {rendered, used, missing}, where used and " +
 				"missing list distinct paths in order of first appearance.",
-			Phrases:  []string{"fill placeholders", "mustache", "handlebars", "string interpolation", "substitute variables", "{{var}} template", "mail merge"},
+			Phrases:  []string{"fill placeholders", "mustache", "handlebars", "string interpolation", "substitute variables", "{{var}} template", "mail merge", "fill a message template", "template string with variables"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

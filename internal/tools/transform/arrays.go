@@ -45,7 +45,7 @@ func arrayOperations() tool.Tool {
 				"or with size an array of up to size elements. sum: exact sum of numbers. " +
 				"Returns {operation, result} plus length for array results, distinct and occurrences for count, " +
 				"found for first and last.",
-			Phrases:  []string{"dedupe a list", "sort a list", "flatten nested arrays", "set intersection", "chunk array", "shuffle list", "unique values", "count occurrences", "union of lists", "lodash"},
+			Phrases:  []string{"dedupe a list", "sort a list", "flatten nested arrays", "set intersection", "chunk array", "shuffle list", "unique values", "count occurrences", "union of lists", "first n items", "last n elements", "lodash"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -24,7 +24,7 @@ func objectDiff() tool.Tool {
 				"reporting a key once when anything inside it differs. Returns {equal, differences: [{path, type: " +
 				"added|removed|changed, expected, actual}], counts: {added, removed, changed, total}}; paths look " +
 				"like $.user.name and $.items[2].",
-			Phrases:  []string{"json diff", "compare objects", "what fields changed", "deep diff", "compare api responses", "changed keys"},
+			Phrases:  []string{"json diff", "compare objects", "what fields changed", "deep diff", "compare api responses", "changed keys", "expected vs actual json", "two payloads differ"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

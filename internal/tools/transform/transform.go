@@ -40,7 +40,7 @@ func base64Encode() tool.Tool {
 				"input with or without padding, and line breaks. Returns {action, urlSafe, result}; a decode also " +
 				"returns byteLength, validUtf8 and resultEncoding: result is the decoded text (\"utf8\"), or, when " +
 				"the bytes are not valid UTF-8, their hex (\"hex\") so that nothing is lost.",
-			Phrases:  []string{"base64 decode", "decode jwt payload", "atob", "btoa", "b64", "base64url", "base64 to text"},
+			Phrases:  []string{"base64 decode", "decode jwt payload", "atob", "btoa", "b64", "base64url", "base64 to text", "decode encoded string", "encoded blob to plain text"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

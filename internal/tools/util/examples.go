@@ -54,7 +54,7 @@ func jsonValidator() tool.Tool {
 			Description: "Validate any JSON value against a JSON Schema (draft 2020-12, or draft-07 when $schema says so; local $refs only). " +
 				"Returns {valid, errors}: an instance that does not match is a normal result, valid:false with the validator's message in errors " +
 				"(it stops at the first failure, so errors holds at most one entry); valid:true has errors []. An invalid schema is INVALID_ARGS.",
-			Phrases:  []string{"is my payload valid", "validate config against schema", "ajv", "schema validation errors", "json schema lint"},
+			Phrases:  []string{"is my payload valid", "validate config against schema", "ajv", "schema validation errors", "json schema lint", "conforms to schema", "does data match schema"},
 			Group:    ExamplesGroup,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

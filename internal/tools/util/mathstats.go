@@ -55,7 +55,7 @@ func mathStats() tool.Tool {
 				"percentiles (object keyed by percentile, e.g. {\"50\": 3, \"99.9\": 7.2}), percentileMethod}. " +
 				"Percentiles use linear interpolation between closest ranks (numpy's default, Excel PERCENTILE.INC): " +
 				"rank h = p/100 × (n−1) in the sorted data, value = x[⌊h⌋] + (h−⌊h⌋) × (x[⌊h⌋+1] − x[⌊h⌋]).",
-			Phrases:  []string{"average", "median", "standard deviation", "stddev", "percentile of numbers", "p99 of values", "variance", "summary statistics"},
+			Phrases:  []string{"average", "median", "standard deviation", "stddev", "percentile of numbers", "p95 of latencies", "p99 of values", "min max mean", "variance", "summary statistics"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -19,7 +19,7 @@ func timestampNow(now func() time.Time) tool.Tool {
 			Description: "Current time in one or all forms. Returns {timezone, utcOffset} plus the requested forms: " +
 				"iso (ISO 8601 with milliseconds, e.g. \"2024-01-15T10:30:00.000Z\"), unix (seconds), unixMs (milliseconds) " +
 				"and human (\"Monday, January 15, 2024 at 10:30:00 AM UTC\"); format \"all\" returns every form.",
-			Phrases:  []string{"what time is it", "current date", "unix time now", "epoch now", "today's date", "now in utc", "date command"},
+			Phrases:  []string{"what time is it", "current date", "unix timestamp", "epoch seconds", "today's date", "current utc timestamp", "date command"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

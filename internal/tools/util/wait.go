@@ -21,7 +21,7 @@ func waitMs() tool.Tool {
 			Name: "wait_ms",
 			Description: "Sleep for ms milliseconds (0 to 30000), for pacing or letting a system settle. Returns {waited (milliseconds actually slept), requested}. " +
 				"Returns CANCELLED at once if the call is cancelled.",
-			Phrases:  []string{"pause execution", "delay before next step", "hold on a few seconds", "setTimeout", "hard wait", "fixed delay", "let it settle"},
+			Phrases:  []string{"pause execution", "delay before next step", "hold on a few seconds", "setTimeout", "hard wait", "fixed delay", "let it settle", "sleep between requests", "throttle for rate limit"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

@@ -45,7 +45,7 @@ func Tools() []tool.Tool {
 			Description: "Send an HTTP request and return {status, statusText, ok, url, headers, body, bodyBytes, timing: " +
 				"{totalMs, ttfbMs, dnsMs, connectMs, tlsMs}}; a JSON body comes back parsed, a body past maxBytes is cut with a note. " +
 				"For API tests: pair it with assert_equals or assert_json_schema.",
-			Phrases:  []string{"curl", "call an api", "rest api call", "GET endpoint", "POST json", "fetch url", "postman", "hit endpoint", "wget", "api response time"},
+			Phrases:  []string{"curl", "call an api", "rest api call", "GET endpoint", "POST json", "fetch url", "postman", "hit endpoint", "wget", "api response time", "dns and tls timing", "download html source", "raw html of a url"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
