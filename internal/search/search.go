@@ -25,13 +25,13 @@ import (
 
 // BM25 parameters: k1 bounds how much repeating a word adds; b how much a
 // long document is discounted.
-var (
+const (
 	k1 = 0.9
 	b  = 0.4
 )
 
 // Field weights: how much one word of each field counts.
-var (
+const (
 	weightName     = 3.0
 	weightPhrase   = 2.0
 	weightSummary  = 2.0 // the description's first sentence
@@ -85,7 +85,9 @@ func New(tools []*tool.Tool) *Index {
 	total := 0.0
 	for i, t := range tools {
 		ix.names[strings.ToLower(t.Name)] = i
-		ix.nameTerms = append(ix.nameTerms, unique(identTerms(t.Name)))
+		nameTerms := identTerms(t.Name)
+		slices.Sort(nameTerms)
+		ix.nameTerms = append(ix.nameTerms, slices.Compact(nameTerms))
 		tf := map[string]float64{}
 		add := func(text string, w float64) {
 			for _, term := range Terms(text) {
@@ -265,16 +267,6 @@ func (ix *Index) cover(scores []float64, qs [][]variant) {
 		f := m / float64(len(ix.nameTerms[i]))
 		scores[i] += weightCover * f * f
 	}
-}
-
-func unique(s []string) []string {
-	var out []string
-	for _, x := range s {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // score is BM25's share of one posting of a query word's variant.

@@ -113,3 +113,46 @@ func BenchmarkTerms(b *testing.B) {
 		Terms("find which of our tests are flaky from the last ten CI runs")
 	}
 }
+
+func TestValuesCountByTheirKind(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]struct {
+		words string
+		kinds []string
+	}{
+		"delete ./tmp/cache":                       {"delete", []string{"file"}},
+		"cat package.json":                         {"cat", []string{"file"}},
+		"open https://shop.example.com/cart today": {"open today", []string{"url"}},
+		"click #submit and button.save":            {"click and", []string{"element", "element"}},
+		"sha256 of the string 'hello world'":       {"sha256 of the string", nil},
+		"read key session:abc123 from redis":       {"read key from redis", []string{"key"}},
+		"run a redis:7 container":                  {"run a container", []string{"image"}},
+		"fill {{name}} in":                         {"fill in", []string{"template"}},
+		"add 30 days to 2024-02-15":                {"add 30 days to", []string{"date"}},
+		"diff v1.2.0 and v1.3.0":                   {"diff and", []string{"version", "version"}},
+		"save it as invoice.pdf":                   {"save it as", []string{"file", "pdf"}},
+		"I/O errors and/or console.warn output":    {"I/O errors and/or console.warn output", nil},
+	} {
+		words, kinds := values(q)
+		if words != want.words || !slices.Equal(kinds, want.kinds) {
+			t.Errorf("values(%q) = %q %q, want %q %q", q, words, kinds, want.words, want.kinds)
+		}
+	}
+}
+
+func TestExplainSumsToTheScore(t *testing.T) {
+	t.Parallel()
+	ix := New([]*tool.Tool{
+		mk("docker_ps", "List containers as a table.", tool.CategoryDocker, "which containers are up"),
+		mk("docker_logs", "Logs of a container.", tool.CategoryDocker),
+	})
+	hits := ix.Search("which containers are up", 1, "")
+	sum := 0.0
+	for _, s := range ix.Explain("which containers are up", "docker_ps") {
+		sum += s
+	}
+	// The explanation leaves out only the share of the name's words said.
+	if len(hits) != 1 || hits[0].Tool.Name != "docker_ps" || sum <= 0 || sum > hits[0].Score {
+		t.Errorf("hits %v, explained %.2f", hits, sum)
+	}
+}

@@ -97,7 +97,7 @@ var near = []string{
 
 // weightNear is a related word's share of the weight of the query word
 // that brought it.
-var weightNear = 0.5
+const weightNear = 0.5
 
 // phrases maps a name's first word to the names it starts, longest first;
 // canonOf maps a one-word name to its group's term.
