@@ -56,7 +56,7 @@ func (d *Doctor) managementTools() []tool.Tool {
 		{
 			Def: mgmt("plan_read", "Read a Markdown (.md) file, such as a plan, in the working directory (relative paths start there), tools.roots or the client's roots; no '..'. Returns {path, content, bytes}.",
 				schema.String("path", "File path").Required().Min(1)).
-				WithPhrases("read the plan", "open the readme", "read markdown docs", "view project notes", "read a .md file", "open a markdown file", "what is next in the plan", "roadmap and next steps", "show the spec", "read design doc"),
+				WithPhrases("read the plan", "open the readme", "read markdown docs", "view project notes", "read a .md file", "open a markdown file", "what's next in the plan", "roadmap and next steps", "show the spec", "read design doc"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Path string `json:"path"`
 			}, _ *tool.Call) (any, error) {

@@ -110,7 +110,7 @@ func (d *Doctor) searchTools() []tool.Tool {
 					schema.Any("arguments", "Its arguments").Types("object", "null"),
 				),
 				Timeout: maxToolCallTimeout, // the called tool's own timeout applies
-				Phrases: []string{"invoke a hidden tool", "call an unlisted tool", "tool not in tools/list", "run a tool by its name", "invoke a tool directly", "call a tool missing from the list", "call what tool_search found"},
+				Phrases: []string{"invoke a hidden tool", "call an unlisted tool", "tool not in tools/list", "run a tool by name", "invoke a tool directly", "tool missing from the list", "call what tool_search found"},
 			},
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Name      string          `json:"name"`

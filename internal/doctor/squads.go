@@ -137,7 +137,7 @@ func (d *Doctor) squadTools() []tool.Tool {
 				schema.String("name", "Squad name").Required().Min(1),
 				schema.String("key", "Key").Required().Min(1),
 				schema.Any("value", "Any JSON").Required()).
-				WithPhrases("give the team a value", "give every squad call a value", "broadcast value to squad", "seed shared team state", "hand the team a token", "publish variable to squad", "one value for all calls in the squad"),
+				WithPhrases("give the team a value", "give squad calls a value", "broadcast value to squad", "seed shared team state", "hand the team a token", "publish variable to squad", "value for all squad calls"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Name  string          `json:"name"`
 				Key   string          `json:"key"`
@@ -171,7 +171,7 @@ func (d *Doctor) squadTools() []tool.Tool {
 				schema.String("key", "Key").Required().Min(1),
 				schema.Any("value", "Any JSON").Required(),
 				schema.String("squad", "Default: this call's squad")).
-				WithPhrases("store a shared variable", "save value for later steps", "pass data between steps", "set squad variable", "remember a value", "store an id for other calls", "write to squad context from a task", "put k/v in shared context"),
+				WithPhrases("store a shared variable", "save value for later steps", "pass data between steps", "set squad variable", "remember a value", "store id for other calls", "set context from a task", "put k/v in shared context"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Key   string          `json:"key"`
 				Value json.RawMessage `json:"value"`
@@ -189,7 +189,7 @@ func (d *Doctor) squadTools() []tool.Tool {
 			Def: orch("context_get", "Read a value shared by a squad's calls.",
 				schema.String("key", "Omit for all"),
 				schema.String("squad", "Default: this call's squad")).
-				WithPhrases("read a shared variable", "look up a shared value", "read a value from shared context", "get squad variable", "what an earlier step saved", "list shared values", "k/v lookup in shared context"),
+				WithPhrases("read a shared variable", "look up a shared value", "read value from shared context", "get squad variable", "what an earlier step saved", "list shared values", "k/v lookup in shared context"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Key   string `json:"key"`
 				Squad string `json:"squad"`

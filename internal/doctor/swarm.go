@@ -40,7 +40,7 @@ func (d *Doctor) swarmTools() []tool.Tool {
 			Description: "Run many tool calls as one over the worker pool: parallel (each subtask once its dependencies " +
 				"succeed), pipeline (in order) or map-reduce. Returns status, per subtask status, result or error, " +
 				"Igor, duration, and result (pipeline's last or reduced).",
-			Phrases: []string{"run tools in parallel", "fan out calls", "parallel execution", "map reduce over items", "pipeline of tool calls", "batch many calls", "chain calls with results", "scatter gather", "dag of subtasks"},
+			Phrases: []string{"run tools in parallel", "fan out calls", "parallel execution", "map reduce over items", "pipeline of tool calls", "batch many calls", "many calls at once", "fetch many urls in parallel", "combine the results", "chain calls with results", "scatter gather", "dag of subtasks"},
 			Group:   ManagementGroup, Category: tool.CategoryOrchestration,
 			Input: schema.Object(
 				schema.String("strategy", "How subtasks run").Enum(swarm.Parallel, swarm.Pipeline, swarm.MapReduce).Default(swarm.Parallel),

@@ -79,7 +79,7 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 		},
 		{
 			Def: def("mcp_list", "The hosted MCP servers: how each is reached (env and header values masked), its state (ready, stopped, starting, restarting, disabled), pid, restarts and tool count.", 10*time.Second).
-				WithPhrases("which mcp servers are hosted", "list upstream servers", "show connected mcp servers", "registered upstreams", "mcp servers and their state"),
+				WithPhrases("which mcp servers are hosted", "which servers are running", "list upstream servers", "show connected mcp servers", "registered upstreams", "mcp servers and their state", "servers behind the gateway", "how each server is reached", "command or url of upstreams"),
 			Run: func(context.Context, *tool.Call) (any, error) {
 				var out []map[string]any
 				for _, u := range h.List() {
@@ -122,7 +122,7 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 			Def: def("mcp_catalog", "The tools of every hosted MCP server: BarrHawk's name for each (call it directly or with tool_call), its server, its name there and its description. search narrows by words; category (a server's name) by server.", 10*time.Second,
 				schema.String("category", "Only this server's tools"),
 				schema.String("search", "Words describing what you want done")).
-				WithPhrases("tools of other mcp servers", "browse upstream tools", "what can hosted servers do", "list hosted tools", "search third-party mcp tools"),
+				WithPhrases("tools of other mcp servers", "browse upstream tools", "what can hosted servers do", "list hosted tools", "tools the upstreams expose", "search third-party mcp tools"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Category string `json:"category"`
 				Search   string `json:"search"`
@@ -209,7 +209,7 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 				schema.String("configFile", "One config file to read"),
 				schema.Boolean("register", "Host the servers found (those not hosted yet)"),
 				schema.Array("names", "With register: only these", schema.StringItems())).
-				WithPhrases("import mcp servers from claude", "find my mcp config", "reuse cursor mcp servers", ".mcp.json", "vscode mcp.json", "scan for mcp configs", "auto-detect mcp servers"),
+				WithPhrases("import mcp servers from claude", "find my mcp config", "reuse cursor mcp servers", ".mcp.json", "vscode mcp.json", "scan for mcp configs", "mcp config files in project", "auto-detect mcp servers"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				SearchPaths []string `json:"searchPaths"`
 				ConfigFile  string   `json:"configFile"`

@@ -99,7 +99,7 @@ func (s *Service) Tools() []tool.Tool {
 		})},
 		{Def: def("task_status", "A job's state (available, running, retryable, completed, discarded, cancelled), attempts and outcome (exit code, log).",
 			idArg(), schema.Boolean("wait", "Wait for the end, with progress").Default(false)).
-			WithPhrases("is my job done", "job state", "wait for the job", "did the build pass", "job exit code", "poll a queued job"),
+			WithPhrases("is my job done", "job state", "is the build finished", "wait for the job", "did the build pass", "job exit code", "poll a queued job"),
 			Run: tool.Typed(func(ctx context.Context, in idArgs, _ *tool.Call) (any, error) {
 				progress := tool.ProgressFrom(ctx)
 				t0 := time.Now()
@@ -187,7 +187,7 @@ func (s *Service) Tools() []tool.Tool {
 				return map[string]any{"id": in.ID, "state": info.State, "artifacts": out}, nil
 			})},
 		{Def: def("pool_status", "Status of the job queue: its database, workers here, their jobs, and the newest jobs' counts by state.").
-			WithPhrases("job queue status", "queue backlog", "jobs by state", "how many job workers", "build runners", "queue database"),
+			WithPhrases("job queue status", "queue backlog", "jobs by state", "how many jobs are queued", "how many job workers", "workers busy with jobs", "build runners", "queue database"),
 			Run: tool.Typed(func(ctx context.Context, _ struct{}, _ *tool.Call) (any, error) {
 				q, err := queue(ctx)
 				if err != nil {

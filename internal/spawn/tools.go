@@ -85,7 +85,7 @@ func (s *Service) Tools() []tool.Tool {
 		})},
 		{Def: agentDef("spawn_status", "A spawn's phase, last activity, files changed, commits, tokens, cost, and result once done.",
 			schema.String("id", "From spawn_agent").Required().Min(1)).
-			WithPhrases("is the agent done", "agent progress", "what did the sub-agent change", "agent commits", "agent token usage", "agent cost so far"),
+			WithPhrases("is the agent done", "how is the agent doing", "agent progress", "what did the sub-agent change", "agent commits", "agent token usage", "agent cost so far"),
 			Run: tool.Typed(func(_ context.Context, in idArgs, _ *tool.Call) (any, error) {
 				st, err := s.Status(in.ID)
 				if err != nil {
@@ -95,7 +95,7 @@ func (s *Service) Tools() []tool.Tool {
 			})},
 		{Def: agentDef("spawn_logs", "A spawn's agent output (stream-json, secrets redacted) from offset. Returns {text, nextOffset, done}.",
 			schema.String("id", "From spawn_agent").Required().Min(1), schema.Integer("offset", "The last nextOffset").Min(0)).
-			WithPhrases("agent transcript", "what is the agent doing", "sub-agent output", "follow agent log", "claude code output"),
+			WithPhrases("agent transcript", "what the agent printed", "what the agent works on", "sub-agent output", "follow agent log", "claude code output"),
 			Run: tool.Typed(func(_ context.Context, in idArgs, _ *tool.Call) (any, error) {
 				text, next, done, err := s.Logs(in.ID, in.Offset, 64<<10)
 				if err != nil {

@@ -235,7 +235,7 @@ func composeDownTool() tool.Tool {
 	d := def("compose_down", groupCompose, "Stop and remove a Compose project's containers and networks (and volumes with volumes: true) with the real Compose CLI, as `docker compose down` does. "+
 		"Returns {project, output: compose's lines, removed: the lines saying what was removed}.", true,
 		schema.Object(props...)).
-		WithPhrases("tear down the stack", "docker-compose down", "stop all services", "clean up environment", "tear down test environment", "stop what compose started", "down -v", "stop compose project", "destroy stack")
+		WithPhrases("tear down the stack", "docker-compose down", "stop all services", "clean up environment", "tear down test environment", "down -v", "stop compose project", "destroy stack")
 	d.Timeout = 5 * time.Minute
 	return tool.Tool{Def: d, Run: tool.Typed(composeDown)}
 }

@@ -200,7 +200,7 @@ func psTool() tool.Tool {
 				schema.Boolean("all", "Also stopped containers (docker ps -a)").Default(false),
 				filterArg(`status=exited, name=web, label=app=shop, ancestor=nginx`),
 			)).
-			WithPhrases("which containers are up", "running containers", "what is up", "docker container ls", "is it running", "container health", "exposed ports", "docker ps -a"),
+			WithPhrases("which containers are up", "running containers", "what is up", "docker container ls", "is it running", "exited containers too", "container health", "exposed ports", "docker ps -a"),
 		Run: tool.Typed(func(ctx context.Context, in psIn, call *tool.Call) (any, error) {
 			e, f, err := filtered(ctx, call, in.Filter)
 			if err != nil {

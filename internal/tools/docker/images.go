@@ -53,7 +53,7 @@ func buildTool() tool.Tool {
 				schema.Map("labels", "Labels to add (io.barrhawk.built is always added)"),
 				schema.Boolean("pull", "Always pull newer base images").Default(false),
 				schema.String("platform", "Platform, such as linux/amd64"))).
-			WithPhrases("build image", "build dockerfile", "docker build -t", "multi-stage build", "build arg", "containerize app", "image from source", "create an image from a directory"),
+			WithPhrases("build image", "build dockerfile", "docker build -t", "multi-stage build", "build arg", "containerize app", "image from source", "create image from a directory", "build the current directory"),
 		Run: tool.Typed(buildImage),
 	}
 }
