@@ -29,7 +29,7 @@ func (d *Doctor) intentTools() []tool.Tool {
 	return []tool.Tool{{
 		Def: mgmt("intent_analyze", "Analyse what a request in words (text) or a tool call (tool, args) is after. Returns domains, complexity, suggestedTools, parallelizable, estimatedSteps and steps (tools in calling order with their words and argument hints).",
 			schema.String("text", "Request in words"),
-			schema.String("tool", "Known or not"),
+			schema.String("tool", "A tool name, known or not"),
 			schema.Any("args", "Its arguments").Types("object", "null")).
 			WithPhrases("what tools do I need", "break down a request", "task decomposition", "plan the steps", "classify a prompt", "how complex is this task", "estimate steps", "which domain is this"),
 		Run: tool.Typed(func(_ context.Context, in struct {

@@ -50,8 +50,8 @@ func (d *Doctor) searchTools() []tool.Tool {
 		{
 			Def: mgmt("tool_search", "Find tools, listed or not, by what you want done. Returns the best matches with input schemas (call by name or tool_call) and, for a task of several steps, steps: each step's tool in order with its words and argument hints.",
 				schema.String("query", "The task in words").Required().Min(1),
-				schema.Integer("limit", "Most tools").Default(5).Min(1).Max(searchLimit),
-				schema.String("category", "Filter").Enum(cats...)).
+				schema.Integer("limit", "At most this many tools").Default(5).Min(1).Max(searchLimit),
+				schema.String("category", "Only this category").Enum(cats...)).
 				WithPhrases("which tool should I use", "is there a tool for", "look up a tool", "search the available tools", "find a tool that can", "discover hidden tools", "tools not in my list", "what can this server do"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Query    string `json:"query"`

@@ -87,7 +87,7 @@ func (d *Doctor) squadTools() []tool.Tool {
 		{
 			Def: orch("squad_dispatch", "Run a tool, or several tasks, as a squad: each call carries the squad's shared values and may set them.",
 				schema.String("name", "Squad name").Required().Min(1),
-				schema.String("tool", "Or give tasks"),
+				schema.String("tool", "The tool to run (or give tasks)"),
 				schema.Any("args", "Its arguments").Types("object", "null"),
 				schema.Array("tasks", "Run as the squad's size allows", task)).
 				WithPhrases("send work to the team", "run calls as a team", "dispatch tasks to squad", "fan out within a squad", "team runs tools together"),
