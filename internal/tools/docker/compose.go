@@ -56,6 +56,11 @@ const (
 	// composeStopGrace is how long an attached compose up is given to stop
 	// its containers when the call's time runs out.
 	composeStopGrace = 5 * time.Second
+	// composeReadAfterStop is the time kept, after an attached compose up
+	// stopped for the call's time, to read the project's containers and
+	// answer: on a loaded machine the engine takes more than the call's
+	// answer margin for it.
+	composeReadAfterStop = 2 * time.Second
 	// composeWaitPoll is how often compose_up's emulated wait looks.
 	composeWaitPoll = 250 * time.Millisecond
 	// composeMaxLogBytes is the most compose_logs' maxBytes may ask for

@@ -343,7 +343,10 @@ services:
 `, testImage))
 	longArgs := fmt.Sprintf(`"file":"long.yml","project":%q`, long)
 	t.Cleanup(func() { s.Run("compose_down", fmt.Sprintf(`{%s,"timeout":0}`, longArgs)) })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// 15 s: stopped 7 s in (the answer margin, the stop's grace and the
+	// read after it kept), time enough for the container to start and
+	// print on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	s.Ctx = tool.WithRoots(ctx, []string{dir})
 	late := tooltest.Object(t, s.MustRun("compose_up", fmt.Sprintf(`{%s,"detach":false}`, longArgs)))

@@ -83,7 +83,7 @@ func composeUp(ctx context.Context, in composeUpIn, call *tool.Call) (any, error
 		args = append(args, "--abort-on-container-exit", "--no-color", "--timeout", strconv.Itoa(int(composeStopGrace/time.Second)-2))
 		d, cut := tool.WithinCall(ctx, 24*time.Hour)
 		if cut {
-			d = max(d-composeStopGrace, time.Second)
+			d = max(d-composeStopGrace-composeReadAfterStop, time.Second)
 		}
 		o.stop = composeStop{After: d, Grace: composeStopGrace}
 	}
