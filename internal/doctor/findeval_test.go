@@ -249,7 +249,8 @@ func scoreIntent(t testing.TB, d *Doctor, cases []intentCase) intentScore {
 	var s intentScore
 	for _, c := range cases {
 		s.requests++
-		got := a.Text(c.Q).SuggestedTools
+		r := a.Text(c.Q)
+		got := r.SuggestedTools
 		ok := map[string]bool{}
 		var missed, wrong []string
 		for _, w := range c.Want {
@@ -282,7 +283,7 @@ func scoreIntent(t testing.TB, d *Doctor, cases []intentCase) intentScore {
 		}
 		if c.Parallel != nil {
 			s.parJudged++
-			if a.Text(c.Q).Parallelizable == *c.Parallel {
+			if r.Parallelizable == *c.Parallel {
 				s.parRight++
 			}
 		}

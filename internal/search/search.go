@@ -9,7 +9,8 @@
 // description less; its arguments' names and descriptions little, and not
 // at all for an argument that many tools share (testName, timeout,
 // selector): text every tool has says nothing of what one is for. Words
-// are split (snake_case and camelCase too), reduced to their stems, the
+// are split (snake_case too, and camelCase in argument names), reduced to
+// their stems, the
 // domain's names for one thing made one (vocab.go), and filler words
 // dropped. Dynamic tools and hosted servers' tools are indexed the same
 // way from what they declare.
@@ -85,44 +86,38 @@ func New(tools []*tool.Tool) *Index {
 	total := 0.0
 	for i, t := range tools {
 		ix.names[strings.ToLower(t.Name)] = i
+		tf := map[string]float64{}
+		add := func(terms []string, w float64) {
+			for _, term := range terms {
+				tf[term] += w
+				lens[i] += w
+			}
+		}
 		nameTerms := identTerms(t.Name)
+		add(nameTerms, weightName)
 		slices.Sort(nameTerms)
 		ix.nameTerms = append(ix.nameTerms, slices.Compact(nameTerms))
-		tf := map[string]float64{}
-		add := func(text string, w float64) {
-			for _, term := range Terms(text) {
-				tf[term] += w
-				lens[i] += w
-			}
-		}
-		addIdent := func(text string, w float64) {
-			for _, term := range identTerms(text) {
-				tf[term] += w
-				lens[i] += w
-			}
+		for _, p := range t.Phrases {
+			add(Terms(p), weightPhrase)
 		}
 		summary, rest := splitSummary(t.Description)
-		add(t.Name, weightName)
-		for _, p := range t.Phrases {
-			add(p, weightPhrase)
-		}
-		add(summary, weightSummary)
-		add(rest, weightRest)
-		add(t.Group, weightGroup)
-		add(string(t.Category), weightGroup)
+		add(Terms(summary), weightSummary)
+		add(Terms(rest), weightRest)
+		add(Terms(t.Group), weightGroup)
+		add(Terms(string(t.Category)), weightGroup)
 		if t.Input != nil {
 			for name, p := range t.Input.Properties {
 				if shared[name] {
 					continue
 				}
-				addIdent(name, weightArgName)
+				add(identTerms(name), weightArgName)
 				if p == nil {
 					continue
 				}
-				add(p.Description, weightArgText)
+				add(Terms(p.Description), weightArgText)
 				for _, e := range p.Enum {
 					if s, ok := e.(string); ok {
-						add(s, weightArgText)
+						add(Terms(s), weightArgText)
 					}
 				}
 			}
@@ -189,19 +184,7 @@ func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
 	best := map[int32]float64{}
 	qs := ix.weigh(query)
 	for _, q := range qs {
-		// A query word counts once per tool, by the best of its variants
-		// (itself, its related words): a tool that lists five words for
-		// "hash" is not five times about it.
-		clear(best)
-		for _, v := range q {
-			if pl := ix.postings[v.term]; pl != nil {
-				for _, p := range pl.ps {
-					if s := ix.score(v, pl.idf, p); s > best[p.doc] {
-						best[p.doc] = s
-					}
-				}
-			}
-		}
+		ix.wordScores(q, best)
 		for doc, s := range best {
 			scores[doc] += s
 		}
@@ -269,6 +252,23 @@ func (ix *Index) cover(scores []float64, qs [][]variant) {
 	}
 }
 
+// wordScores sets best to what one query word adds to each tool it
+// matches. A word counts once per tool, by the best of its variants
+// (itself, its related words): a tool that lists five words for "hash" is
+// not five times about it.
+func (ix *Index) wordScores(q []variant, best map[int32]float64) {
+	clear(best)
+	for _, v := range q {
+		if pl := ix.postings[v.term]; pl != nil {
+			for _, p := range pl.ps {
+				if s := ix.score(v, pl.idf, p); s > best[p.doc] {
+					best[p.doc] = s
+				}
+			}
+		}
+	}
+}
+
 // score is BM25's share of one posting of a query word's variant.
 func (ix *Index) score(v variant, idf float64, p posting) float64 {
 	f := float64(p.tf)
@@ -316,15 +316,11 @@ func (ix *Index) Explain(query, name string) map[string]float64 {
 		return nil
 	}
 	out := map[string]float64{}
+	best := map[int32]float64{}
 	for _, q := range ix.weigh(query) {
-		for _, v := range q {
-			if pl := ix.postings[v.term]; pl != nil {
-				for _, p := range pl.ps {
-					if s := ix.score(v, pl.idf, p); int(p.doc) == i && s > out[q[0].term] {
-						out[q[0].term] = s
-					}
-				}
-			}
+		ix.wordScores(q, best)
+		if s, ok := best[int32(i)]; ok {
+			out[q[0].term] = s
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -154,5 +155,17 @@ func TestExplainSumsToTheScore(t *testing.T) {
 	// The explanation leaves out only the share of the name's words said.
 	if len(hits) != 1 || hits[0].Tool.Name != "docker_ps" || sum <= 0 || sum > hits[0].Score {
 		t.Errorf("hits %v, explained %.2f", hits, sum)
+	}
+}
+
+func TestStemCacheIsBounded(t *testing.T) {
+	for i := range maxStems + 1000 {
+		Stem(fmt.Sprintf("unseenword%d", i))
+	}
+	if n := stemsHeld.Load(); n > maxStems {
+		t.Errorf("the stem cache holds %d words, bound %d", n, maxStems)
+	}
+	if Stem("containers") != "container" {
+		t.Error("a full cache stems all the same")
 	}
 }

@@ -2,8 +2,10 @@ package search
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -64,8 +66,13 @@ func words(text string, camel bool) []string {
 }
 
 // stems caches Stem: tool texts repeat a small vocabulary, and queries
-// reuse it.
-var stems sync.Map // string → string
+// reuse it. It holds at most maxStems words, so that a server asked
+// unseen words for hours does not grow.
+var (
+	stems     sync.Map // string → string
+	stemsHeld atomic.Int64
+	maxStems  = int64(1 << 16)
+)
 
 // Stem reduces a lower-case word to its stem (the Snowball English
 // stemmer, after British spellings are made American), so that "tests",
@@ -77,8 +84,10 @@ func Stem(w string) string {
 		return s.(string)
 	}
 	s := stem(w)
-	if len(w) <= 32 {
-		stems.Store(w, s)
+	if len(w) <= 32 && stemsHeld.Load() < maxStems {
+		if _, had := stems.LoadOrStore(w, s); !had {
+			stemsHeld.Add(1)
+		}
 	}
 	return s
 }
@@ -130,7 +139,7 @@ var ownStems = map[string]string{
 // write both ways.
 var britishStems = []string{"analy", "summar", "priorit", "normal", "organ", "initial", "serial", "sanit", "optim",
 	"visual", "recogn", "custom", "final", "author", "minim", "maxim", "synchron", "categor", "parallel",
-	"container", "util", "special", "standard", "memor", "emphas", "character", "custom", "random", "stabil", "tokn"}
+	"container", "util", "special", "standard", "memor", "emphas", "character", "random", "stabil", "token"}
 
 // american spells analyse, summarise, prioritised as analyze, summarize,
 // prioritized.
@@ -146,10 +155,9 @@ func american(w string) string {
 			}
 			return w
 		}
-		for _, s := range britishStems {
-			if base+suf[0][:1] == s || base == s || strings.TrimSuffix(base, "y") == strings.TrimSuffix(s, "y") {
-				return base + suf[1]
-			}
+		// analy+se, summar+ise: the base, or the base and its y.
+		if slices.Contains(britishStems, base) || slices.Contains(britishStems, base+"y") {
+			return base + suf[1]
 		}
 		return w
 	}
@@ -169,7 +177,6 @@ func init() {
 		s t d m ll ve re
 		as about via per`) {
 		stopWords[Stem(w)] = true
-		stopWords[w] = true
 	}
 }
 

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -100,7 +101,7 @@ var near = []string{
 const weightNear = 0.5
 
 // phrases maps a name's first word to the names it starts, longest first;
-// canonOf maps a one-word name to its group's term.
+// related maps a word to the others of its near group.
 var (
 	phrases = map[string][]phrase{}
 	related = map[string][]string{}
@@ -123,14 +124,9 @@ func init() {
 			phrases[ws[0]] = append(phrases[ws[0]], phrase{words: ws, canon: canon})
 		}
 	}
-	for first, ps := range phrases {
+	for _, ps := range phrases {
 		// Longest first, so that "hosted mcp server" wins over "hosted server".
-		for i := 1; i < len(ps); i++ {
-			for j := i; j > 0 && len(ps[j].words) > len(ps[j-1].words); j-- {
-				ps[j], ps[j-1] = ps[j-1], ps[j]
-			}
-		}
-		phrases[first] = ps
+		slices.SortStableFunc(ps, func(x, y phrase) int { return len(y.words) - len(x.words) })
 	}
 	for _, line := range near {
 		var group []string
