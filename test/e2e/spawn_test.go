@@ -346,7 +346,13 @@ func TestSpawnWorkerKilledDuringIntegration(t *testing.T) {
 	if final["status"] != "error" || !strings.Contains(msg, "died during integration") || !strings.Contains(msg, "while pushing spawn/"+id) || !strings.Contains(msg, "not run again") {
 		t.Errorf("the spawn after its worker died: %v", final)
 	}
-	job := s.mustCall("task_status", map[string]any{"id": final["jobId"]})
+	// The pool ends the spawn's run first (its record says why), then
+	// records the job: wait for the second write too.
+	var job map[string]any
+	waitForLong(t, "the job to be recorded as ended", 30*time.Second, func() bool {
+		job = s.mustCall("task_status", map[string]any{"id": final["jobId"]})
+		return job["state"] != "running"
+	})
 	errs, _ := job["errors"].([]any)
 	if job["state"] != "discarded" || len(job["attemptedBy"].([]any)) != 1 || len(errs) != 1 || !strings.Contains(errs[0].(string), "while pushing") {
 		t.Errorf("its job: %v", job)
@@ -354,6 +360,11 @@ func TestSpawnWorkerKilledDuringIntegration(t *testing.T) {
 	// The agent ran once: one attempt's stream.
 	if streams, _ := filepath.Glob(filepath.Join(spawns, id, "attempt-*", "stream.jsonl")); len(streams) != 1 {
 		t.Errorf("attempts: %v", streams)
+	}
+	// The pool logs what it did once both are written.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(plog.String(), "ended a dead worker's agent jobs as failed") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
 	}
 	if log := plog.String(); !strings.Contains(log, "ended a dead worker's agent jobs as failed") {
 		t.Errorf("pool log:\n%s", log)
