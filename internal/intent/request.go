@@ -60,13 +60,14 @@ func (c *clause) hasAny(triggers []string) bool {
 }
 
 var (
-	hostLike  = regexp.MustCompile(`^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|local|test|internal|example|co|ai)(?::\d+)?(?:/\S*)?$`)
-	localHost = regexp.MustCompile(`^(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d+)?(?:/\S*)?$`)
-	fileName  = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace)$`)
-	sizeLike  = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
-	relPath   = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
-	keyLike   = regexp.MustCompile(`^\w+(?::[\w.*?-]*)+$`)
-	repoName  = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
+	hostLike    = regexp.MustCompile(`^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|local|test|internal|example|co|ai)(?::\d+)?(?:/\S*)?$`)
+	localHost   = regexp.MustCompile(`^(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d+)?(?:/\S*)?$`)
+	fileName    = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace)$`)
+	sizeLike    = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
+	measureLike = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
+	relPath     = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
+	keyLike     = regexp.MustCompile(`^\w+(?::[\w.*?-]*)+$`)
+	repoName    = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
 
 var numberWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twenty": 20, "hundred": 100}
@@ -100,8 +101,42 @@ func lex(text string) []token {
 			i = end
 		}
 	}
-	return out
+	return pathsNotRepos(out)
 }
+
+// pathsNotRepos reads owner/name as a folder path (fixtures/uploads,
+// logs/tmp) when it starts with a folder projects have, or when nothing
+// in the request speaks of GitHub; and as a user and password after "as"
+// or "with" (as admin/admin).
+func pathsNotRepos(tokens []token) []token {
+	github := false
+	for _, t := range tokens {
+		github = github || t.kind == word && githubCues[t.text] || t.kind == link && strings.Contains(t.text, "github.com")
+	}
+	for i, t := range tokens {
+		if t.kind != repoRef {
+			continue
+		}
+		first, second, _ := strings.Cut(t.text, "/")
+		if i > 0 && credentialsBefore[tokens[i-1].text] || first == second {
+			tokens[i].kind = quoted // as admin/admin: a user and a password
+			continue
+		}
+		if !github || projectDirs[strings.ToLower(first)] {
+			tokens[i].kind = file
+		}
+	}
+	return tokens
+}
+
+var (
+	closeStem, connectionStem = search.Stem("close"), search.Stem("connection")
+	credentialsBefore         = wordSet(`as with using credentials creds password user`)
+	githubCues                = wordSet(`github gh repo repos repository repositories pr prs pull issue issues branch branches workflow workflows ci actions merge fork commit commits`)
+	projectDirs               = wordSet(`fixtures logs log tests test spec specs src data config configs docs reports report tmp temp build dist out output scripts samples sample
+		artifacts e2e public assets static lib app apps schemas schema queries sql migrations templates screenshots uploads results coverage
+		backups backup snapshots cmd internal pkg packages services web api seeds mocks golden testdata node_modules`)
+)
 
 // lexChunk reads one run of text without spaces: a URL, a path or a file
 // name whole (without the punctuation that ends a sentence), else words.
@@ -314,12 +349,16 @@ func newClause(tokens []token) *clause {
 	if files := countKind(tokens, file); files >= 2 {
 		c.set["<twofiles>"] = true
 	}
+	if c.set[closeStem] && c.set[connectionStem] {
+		c.set["<disconnect>"] = true // close the connection
+	}
 	c.about = aboutOf(c)
 	return c
 }
 
 // markers are what a token is beside its words: <count> a number of
-// things (3 widgets), <size> a window size (1280x800), <method> an HTTP
+// things (3 widgets), <measure> a number or an amount (500ms), <bound>
+// a bound on one (under 500 ms), <size> a window size (1280x800), <method> an HTTP
 // method, <api> a URL or path of an API, <repo> a GitHub repository's,
 // <page> another URL, <dbfile> a database file, <pdf> a PDF.
 func markers(tokens []token, i int) []string {
@@ -333,9 +372,16 @@ func markers(tokens []token, i int) []string {
 		if t.num >= 100 && t.num <= 599 && i > 0 && statusBefore[tokens[i-1].text] {
 			out = append(out, "<status>") // "should 301", "returns 200": an HTTP status
 		}
+		out = append(out, "<measure>")
 	case word:
 		if sizeLike.MatchString(t.text) {
 			out = append(out, "<size>")
+		}
+		if measureLike.MatchString(t.text) {
+			out = append(out, "<measure>") // 500ms, 2s, 10%
+		}
+		if boundWords[t.text] && boundedBy(tokens[i+1:]) {
+			out = append(out, "<bound>") // under 500 ms, at most 3
 		}
 		if t.method {
 			out = append(out, "<method>")
@@ -346,6 +392,8 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<api>")
 		case host == "github.com":
 			out = append(out, "<repo>")
+		case strings.HasSuffix(strings.TrimRight(t.text, "/"), "/mcp"), strings.HasSuffix(t.text, "/sse"):
+			out = append(out, "<mcpurl>")
 		case t.kind == link:
 			out = append(out, "<page>")
 		}
@@ -362,6 +410,25 @@ func markers(tokens []token, i int) []string {
 	}
 	return out
 }
+
+// boundWords bound a value when an amount follows: "under 500 ms", "at
+// most 3", "more than 30 days".
+var boundWords = wordSet(`under below within over above than most least between exceed exceeds exceeding maximum minimum max min`)
+
+// boundedBy says whether an amount comes next ("under about 2 s").
+func boundedBy(next []token) bool {
+	for _, t := range next[:min(2, len(next))] {
+		switch {
+		case t.kind == number && t.text[0] >= '0' && t.text[0] <= '9', t.kind == word && measureLike.MatchString(t.text):
+			return true
+		case t.kind != word || !approxWords[t.text]:
+			return false
+		}
+	}
+	return false
+}
+
+var approxWords = wordSet(`about around roughly approximately approx the a`)
 
 // statusBefore are the words an HTTP status follows.
 var statusBefore = wordSet(`return returns returned respond responds answer answers status code with should expect expects get gets is are`)

@@ -34,15 +34,33 @@ func TestSplitIntoSteps(t *testing.T) {
 // repositories, keys, quoted text as written, HTTP methods in capitals.
 func TestLex(t *testing.T) {
 	t.Parallel()
-	toks := lex(`GET localhost:3000/login, "It's done" feature:beta acme/web ./app /settings report.pdf get`)
+	toks := lex(`GET localhost:3000/login, "It's done" feature:beta acme/web ./app /settings report.pdf get the repo`)
 	var kinds []kind
 	for _, tk := range toks {
 		kinds = append(kinds, tk.kind)
 	}
-	if want := []kind{word, link, punct, quoted, word, repoRef, file, urlPath, file, word}; !slices.Equal(kinds, want) {
+	if want := []kind{word, link, punct, quoted, word, repoRef, file, urlPath, file, word, word, word}; !slices.Equal(kinds, want) {
 		t.Fatalf("kinds %v, want %v (%+v)", kinds, want, toks)
 	}
-	if !toks[0].method || toks[len(toks)-1].method || toks[3].text != "It's done" || toks[4].raw != "feature:beta" {
+	if !toks[0].method || toks[9].method || toks[3].text != "It's done" || toks[4].raw != "feature:beta" {
 		t.Errorf("tokens: %+v", toks)
+	}
+}
+
+// owner/name is a folder's path where nothing speaks of GitHub, or where
+// it starts with a folder projects have.
+func TestPathsNotRepos(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]kind{
+		"copy it to fixtures/uploads":          file,
+		"list the open PRs in acme/shop":       repoRef,
+		"zip acme/shop":                        file,
+		"in the repo acme/api update tests/ci": file,
+		"log in on the PR's preview as qa/qa":  quoted,
+	} {
+		toks := lex(text)
+		if got := toks[len(toks)-1].kind; got != want {
+			t.Errorf("%q: last token %s, want %s", text, kindName[got], kindName[want])
+		}
 	}
 }

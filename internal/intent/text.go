@@ -50,7 +50,9 @@ func (a *Analyzer) text(text string) Analysis {
 			}
 		}
 		if about == 0 && len(names) == 0 {
-			about = nearest(clauses, i)
+			if about = nearest(clauses, i); about == 0 {
+				about = value
+			}
 		}
 		if about&db != 0 {
 			about &^= db

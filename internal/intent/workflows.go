@@ -28,12 +28,22 @@ const (
 	compose
 	github
 	report
+	// value: a step about no system of its own, whose checks are of
+	// values ("decode the JWT and check the name in it is Ada").
+	value
+	// The server's own: hosted MCP servers, the Igor workers, the
+	// agent's dynamic tools and their snapshots, squads.
+	gateway
+	workers
+	dynamic
+	squads
 )
 
-// owners take a step whole: a step about a sub-agent, a job, GitHub or
-// containers is not also a browser, API or file step because it names a
-// page or a file ("open an issue about the broken signup page").
-const owners = agent | job | github | docker | compose
+// owners take a step whole: a step about a sub-agent, a job, GitHub,
+// containers or the server's own is not also a browser, API or file step
+// because it names a page or a file ("open an issue about the broken
+// signup page", "host the MCP server at https://mcp.acme.dev").
+const owners = agent | job | github | docker | compose | gateway | workers | dynamic | squads
 
 // domainWords say what a step is about.
 var domainWords = []struct {
@@ -56,6 +66,10 @@ var domainWords = []struct {
 	{docker, triggers(`docker container containers dockerfile image+build`)},
 	{compose, triggers(`compose stack`)},
 	{github, triggers(`github <repo> pull+request pr issue issues workflow workflows ci branch branches repo repository merge`)},
+	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl>`)},
+	{workers, triggers(`igor igors worker workers`)},
+	{dynamic, triggers(`dynamic+tool dynamic+tools tool+snapshot tool+snapshots`)},
+	{squads, triggers(`squad squads shared+context`)},
 	{report, triggers(`test+result test+results failure failures flaky slowest suite regress regression duplicate coverage`)},
 }
 
@@ -92,6 +106,12 @@ func (x rule) checks() rule {
 // console's errors, the network's requests).
 var audits = triggers(a11yWords + ` console javascript+error network`)
 
+// typeWords say a value's type.
+var typeWords = `a+string an+integer a+number a+boolean an+array an+object a+list`
+
+// disconnect ends a connection (newClause marks "close the connection").
+const disconnect = `disconnect <disconnect>`
+
 // a11yWords ask for an accessibility audit; loginWords for logging in.
 const (
 	a11yWords  = `accessibility a11y wcag alt+text screen+reader contrast`
@@ -107,13 +127,13 @@ var rules = []rule{
 	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`validate valid validation against`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).first("data"),
-	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`),
-	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`),
+	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect),
+	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect),
 	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page`),
 	r(web, `mobile desktop tablet viewport width widths size siz responsive <size>`, `browser_resize`),
 
 	// Actions in the browser.
-	r(web, loginWords+` authenticate`, `browser_navigate browser_type browser_click`),
+	r(web, loginWords+` authenticate`, `browser_navigate browser_type browser_click`).but(`<method> <api> api endpoint`),
 	r(web, `sign+up register registration`, `browser_navigate browser_fill_form browser_click`),
 	r(web, `checkout`, `browser_navigate browser_click browser_fill_form`).with(`flow go+through complete`),
 	r(web, `submit submitt`, `browser_fill_form browser_click`).but(`empty blank without`).first("submit"),
@@ -156,7 +176,9 @@ var rules = []rule{
 	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path>`, `http_request`).but(`page network`),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
 	r(api, `schema`, `fs_read`).with(`<file>`),
-	r(api, `contain contains include includes`, `assert_contains`).checks().first("check"),
+	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
+	r(api|value, `contain contains include includes mention mentions`, `assert_contains`).checks().first("check"),
+	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("check"),
 	r(api, `check verify assert ensure confirm make+sure return returns reject rejects status`, `assert_equals`).checks().first("check"),
 
 	// Databases.
@@ -193,6 +215,7 @@ var rules = []rule{
 	r(files, `executable chmod permission permissions`, `fs_chmod`),
 
 	// Checks of data: databases, caches, files.
+	r(value, `check verify assert ensure confirm make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
 	r(pg|sqlite|redis|files, `check verify assert ensure confirm make+sure expect`, `assert_equals`).but(`healthy connection connections connect`).first("check"),
 	r(0, `compare`, `object_diff`).but(`<file> text texts string strings`),
 
@@ -253,6 +276,32 @@ var rules = []rule{
 	r(github, `run runs pass passed status green`, `gh_workflow_runs`).but(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new`),
 
+	// Hosted MCP servers.
+	r(gateway, `discover discovered configured config cursor claude+code vs+code import`, `mcp_discover`),
+	r(gateway, `=host =hosting register add attach plug`, `mcp_register`).but(`unregister`),
+	r(gateway, `list which+servers what+servers`, `mcp_list`).but(`tool tools`),
+	r(gateway, `health healthy alive up dead fail failing failures slow bad`, `mcp_health`).but(`bring+up which+server least+busy`),
+	r(gateway, `tool tools offer offers catalog bring brings provide provides`, `mcp_catalog`).but(`which+server route`),
+	r(gateway, `which+server which+hosted route handle should+take would+take send`, `mcp_route`),
+	r(gateway, `least+busy spread balance load+balance`, `mcp_loadbalance`).first("gateway"),
+	r(gateway, `fallback fall+back failover fail+over next+one the+next`, `mcp_failover`).first("gateway"),
+	r(gateway, `every+server all+servers each+server side+by+side together aggregate`, `mcp_aggregate`).first("gateway"),
+	r(gateway, `call invoke`, `tool_call`).first("gateway"),
+	r(gateway, `unregister remove detach drop`, `mcp_unregister`),
+
+	// The Igors, dynamic tools, squads.
+	r(workers, `status health healthy memory stuck pool`, `worker_status`),
+	r(workers, `restart restarted recycle`, `worker_restart`),
+	r(dynamic, `snapshot`, `worker_snapshot`).but(`snapshots restore rollback roll+back revert`),
+	r(dynamic, `snapshots`, `worker_snapshots`),
+	r(dynamic, `rollback roll+back restore revert undo`, `worker_rollback`),
+	r(dynamic, `delete remove drop`, `dynamic_tool_delete`),
+	r(squads, `create set+up form start`, `squad_create`),
+	r(squads, `share shared put`, `squad_share`).but(`what+shared read get`),
+	r(squads, `run dispatch through as+that`, `squad_dispatch`),
+	r(squads, `what+shared read get value+of`, `context_get`),
+	r(squads, `dissolve disband tear`, `squad_dissolve`),
+
 	// Text, templates, the server.
 	r(0, `template render`, `template_render`),
 	r(0, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
@@ -260,6 +309,9 @@ var rules = []rule{
 
 	// Tear-down.
 	r(web, `trace tracing`, `browser_stop_tracing`),
+	r(pg, disconnect, `db_pg_disconnect`),
+	r(redis, disconnect, `db_redis_disconnect`),
+	r(sqlite, disconnect, `db_sqlite_close`),
 }
 
 // triggers reads a space-separated list: words and "a+b" phrases, each
@@ -304,6 +356,8 @@ func aboutOf(c *clause) domain {
 	// A sub-agent's task or a job's names its repository: it is not
 	// GitHub work of its own.
 	switch {
+	case d&gateway != 0:
+		d &^= agent // the MCP servers configured in Claude Code
 	case d&agent != 0:
 		d &^= job | github | docker | compose
 	case d&job != 0:

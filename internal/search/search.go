@@ -33,16 +33,17 @@ const (
 
 // Field weights: how much one word of each field counts.
 const (
-	weightName     = 3.0
-	weightPhrase   = 2.0
-	weightSummary  = 2.0 // the description's first sentence
-	weightGroup    = 0.8 // the docs heading and the category
-	weightRest     = 0.6 // the rest of the description
-	weightArgName  = 0.5
-	weightArgText  = 0.25  // an argument's description and enum values
-	weightExactHit = 100.0 // a query that is a tool's name
-	weightValue    = 1.0   // the kind of a value in the query (a file, a URL)
-	weightCover    = 3.0   // a query that says all of a tool's name
+	weightName      = 3.0
+	weightPhrase    = 2.0
+	weightSummary   = 2.0 // the description's first sentence
+	weightGroup     = 0.8 // the docs heading and the category
+	weightRest      = 0.6 // the rest of the description
+	weightArgName   = 0.5
+	weightArgText   = 0.25  // an argument's description and enum values
+	weightExactHit  = 100.0 // a query that is a tool's name
+	weightValue     = 1.0   // the kind of a value in the query (a file, a URL)
+	weightValueName = 0.2   // a word of a value's name (order.schema.json)
+	weightCover     = 3.0   // a query that says all of a tool's name
 )
 
 // sharedArg is how many tools may have an argument of one name before
@@ -282,12 +283,13 @@ type variant struct {
 }
 
 // weigh reads a query into its words, each with its variants: the word
-// itself and the words related to it (weightNear); then the kinds of the
-// values the query holds (weightValue), one word each.
+// itself and the words related to it (weightNear); then the words the
+// query's values are named by (weightValueName) and the kinds of those
+// values (weightValue), one word each.
 func (ix *Index) weigh(query string) [][]variant {
 	var out [][]variant
 	seen := map[string]bool{}
-	words, kinds := values(query)
+	words, kinds, names := valuesAndNames(query)
 	for _, t := range Terms(words) {
 		if seen[t] {
 			continue
@@ -298,6 +300,12 @@ func (ix *Index) weigh(query string) [][]variant {
 			vs = append(vs, variant{r, weightNear})
 		}
 		out = append(out, vs)
+	}
+	for _, t := range Terms(names) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, []variant{{t, weightValueName}})
+		}
 	}
 	for _, k := range kinds {
 		if !seen[k] {

@@ -141,6 +141,22 @@ func TestValuesCountByTheirKind(t *testing.T) {
 	}
 }
 
+// A value's name gives its words beside its kind: a file's, a key's, an
+// image's, not a URL's.
+func TestValuesGiveTheirNames(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{
+		"make payloads that satisfy order.schema.json": "order schema",
+		"turn on feature:newCheckout":                  "feature new Checkout",
+		"stop docker-compose.test.yml":                 "docker compose test",
+		"open https://shop.example.com/cart":           "",
+	} {
+		if _, _, names := valuesAndNames(q); names != want {
+			t.Errorf("valuesAndNames(%q) names %q, want %q", q, names, want)
+		}
+	}
+}
+
 func TestExplainSumsToTheScore(t *testing.T) {
 	t.Parallel()
 	ix := New([]*tool.Tool{

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -216,8 +217,17 @@ func plainWord(v string) bool {
 // values splits a query into its words and the kinds of the values it
 // holds.
 func values(query string) (words string, kinds []string) {
+	words, kinds, _ = valuesAndNames(query)
+	return words, kinds
+}
+
+// valuesAndNames is values, with the words the values are named by: of
+// order.schema.json "order schema", of feature:newCheckout "feature new
+// checkout", of docker-compose.test.yml "docker compose test". A file's
+// or a key's name says a little of what it is for.
+func valuesAndNames(query string) (words string, kinds []string, names string) {
 	query = quotedValue.ReplaceAllString(query, " ")
-	var kept []string
+	var kept, named []string
 	for _, f := range strings.Fields(query) {
 		v := strings.Trim(f, `,;:?!()"'`+"`")
 		if plainWord(v) {
@@ -252,9 +262,15 @@ func values(query string) (words string, kinds []string) {
 			continue
 		}
 		kinds = append(kinds, kind)
+		if kind == "file" || kind == "key" || kind == "image" {
+			named = append(named, nameWords.FindAllString(strings.TrimSuffix(v, path.Ext(v)), -1)...)
+		}
 		if kind == "file" && strings.HasSuffix(lower, ".pdf") {
 			kinds = append(kinds, "pdf") // a PDF is made by printing a page
 		}
 	}
-	return strings.Join(kept, " "), kinds
+	return strings.Join(kept, " "), kinds, strings.Join(named, " ")
 }
+
+// nameWords are the words of a value's name.
+var nameWords = regexp.MustCompile(`[A-Za-z][a-z]+|[A-Z]+`)
