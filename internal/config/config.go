@@ -293,9 +293,13 @@ type Dashboard struct {
 	// Retention is how long calls and runs are kept. Default 720h (30
 	// days).
 	Retention time.Duration `koanf:"retention"`
-	// MaxCalls bounds the calls kept (the oldest go first). Default
-	// 200000.
+	// MaxCalls bounds the calls kept (the oldest go first), held within
+	// seconds at any rate. Default 200000.
 	MaxCalls int `koanf:"maxCalls"`
+	// MaxBytes bounds the record's file, in bytes or with a unit
+	// ("256MiB"): past it the oldest calls go first, whatever MaxCalls
+	// says. Default 256MiB; 0: no bound.
+	MaxBytes int64 `koanf:"maxBytes"`
 }
 
 // Intent configures intent analysis (intent_analyze).
@@ -316,6 +320,16 @@ type MCP struct {
 	// endpoint over HTTP must carry (env BARRHAWK_MCP_TOKEN). Empty: none
 	// is asked for, and any local process can call every tool.
 	Token string `koanf:"token"`
+	// SessionIdleTimeout ends an HTTP session that sent no request this
+	// long, and releases what it holds (its tool bag, subscriptions,
+	// squads, the browser sessions it opened); a request on it after is
+	// answered 404, so the client initializes again. Default 30m; 0:
+	// never.
+	SessionIdleTimeout time.Duration `koanf:"sessionIdleTimeout"`
+	// MaxSessions bounds the HTTP sessions open at once. At the bound a
+	// new initialize ends the session idle longest, or is answered 503
+	// with Retry-After when none is idle. Default 1000.
+	MaxSessions int `koanf:"maxSessions"`
 }
 
 // Log configures logging. Logs go to stderr, never stdout.
@@ -362,14 +376,14 @@ func Default() Config {
 			SnapshotKeep: 20, RecoveryCrashes: 5, RecoveryWindow: time.Minute,
 			MaxResultBytes: 100_000, MaxResultHardBytes: 16 << 20, ListProfile: "core",
 		},
-		MCP:       MCP{MaxMessageBytes: 16 << 20},
+		MCP:       MCP{MaxMessageBytes: 16 << 20, SessionIdleTimeout: 30 * time.Minute, MaxSessions: 1000},
 		Intent:    Intent{Enabled: true, CacheResults: true},
 		Log:       Log{Level: "info", Format: "text"},
 		Workers:   defaultWorkers(),
 		Gateway:   defaultGateway(),
 		Spawn:     Spawn{IdleTimeout: 120 * time.Second, TotalTimeout: 30 * time.Minute, Recovery: "moderate"},
 		Home:      filepath.Join(home, ".barrhawk"),
-		Dashboard: Dashboard{Record: true, Retention: 30 * 24 * time.Hour, MaxCalls: 200_000},
+		Dashboard: Dashboard{Record: true, Retention: 30 * 24 * time.Hour, MaxCalls: 200_000, MaxBytes: 256 << 20},
 	}
 	c.fillPaths()
 	return c
@@ -677,6 +691,15 @@ func (c *Config) Validate() error {
 	}
 	if c.Dashboard.MaxCalls < 0 {
 		bad("dashboard.maxCalls", "%d must not be negative (0 keeps every call)", c.Dashboard.MaxCalls)
+	}
+	if c.Dashboard.MaxBytes != 0 && c.Dashboard.MaxBytes < 1<<20 {
+		bad("dashboard.maxBytes", "%d bytes is too small; use at least 1MiB, or 0 for no bound", c.Dashboard.MaxBytes)
+	}
+	if c.MCP.SessionIdleTimeout < 0 {
+		bad("mcp.sessionIdleTimeout", "%v must not be negative (0 never ends an idle session)", c.MCP.SessionIdleTimeout)
+	}
+	if c.MCP.MaxSessions < 1 {
+		bad("mcp.maxSessions", "%d must be at least 1", c.MCP.MaxSessions)
 	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
 		bad("log.level", "%q is not a level; use debug, info, warn or error", c.Log.Level)
