@@ -19,8 +19,9 @@ import (
 	"github.com/barrhawk/barrhawk/internal/record"
 )
 
-// pruneEvery is how often the record drops what is past its retention.
-const pruneEvery = time.Hour
+// pruneEvery is how often the record drops what is past its retention
+// (its bounds in calls and bytes hold after every flush).
+const pruneEvery = time.Minute
 
 // recording is the record of one serve: the recorder the front hands its
 // calls to, and the watch on the queue that records finished jobs.
@@ -72,7 +73,18 @@ func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d
 			return record.KindOf(&t.Def)
 		}
 		return ""
-	}})
+	},
+		Bounds: record.Bounds{MaxCalls: cfg.Dashboard.MaxCalls, MaxBytes: cfg.Dashboard.MaxBytes},
+		// A full disk pauses recording with one event (and its log
+		// line); calls go on being answered.
+		Paused: func(err error, lost int) {
+			if err != nil {
+				d.Events().Emit(doctor.Event{Type: doctor.EventRecordPaused, Reason: err.Error()})
+				return
+			}
+			d.Events().Emit(doctor.Event{Type: doctor.EventRecordResumed, Reason: fmt.Sprintf("%d calls were not recorded meanwhile", lost)})
+		},
+	})
 	srv.Record(rec)
 	// Everything that writes to the store stops before it closes: serve's
 	// context ends only at the end, and the store closes with the function

@@ -26,6 +26,10 @@ const (
 	EventToolRegistered = "tool:registered"
 	EventSquadCreated   = "squad:created"
 	EventSquadDissolved = "squad:dissolved"
+	// The record could not be written (a full disk) and recording paused,
+	// or it could again and resumed; calls are answered throughout.
+	EventRecordPaused  = "record:paused"
+	EventRecordResumed = "record:resumed"
 )
 
 // Event is one thing that happened in the front.
@@ -99,7 +103,7 @@ func (e *Events) Recent(n int) []Event {
 func LogEvents(log *slog.Logger) func(Event) {
 	return func(ev Event) {
 		level := slog.LevelInfo
-		if ev.Type == EventIgorCrashed || ev.Type == EventTaskFailed {
+		if ev.Type == EventIgorCrashed || ev.Type == EventTaskFailed || ev.Type == EventRecordPaused {
 			level = slog.LevelWarn
 		}
 		if ev.Server != "" { // a gateway event: the pool's fields are empty

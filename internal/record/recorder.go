@@ -65,7 +65,40 @@ type Recorder struct {
 	subN  int
 
 	runs map[string]*Run // session runs of this server start, by key
+
+	bounds Bounds
+	notify func(err error, lost int)
+	floor  int64 // no call below this id is kept (0: not read yet)
+	// written is about what was written since sized, when the record's
+	// size was last read.
+	written int64
+	sized   time.Time
+	// paused: the last write failed (a full disk, a file that cannot be
+	// written); calls are counted as lost until a write succeeds again.
+	paused   bool
+	pausedAt time.Time
+	lost     int
 }
+
+// Bounds are what the record keeps at most, held after each flush.
+type Bounds struct {
+	// MaxCalls: past it the oldest calls go (0: no bound).
+	MaxCalls int
+	// MaxBytes: past it, in the file's pages in use, the oldest calls go
+	// too (0: no bound).
+	MaxBytes int64
+}
+
+// callRowBytes is about what a call's row and index entries take beside
+// its arguments and result.
+const callRowBytes = 100
+
+// retryEvery is how often a paused recorder tries to write again.
+const retryEvery = 5 * time.Second
+
+// boundSlack is how far past MaxCalls the calls may go before the oldest
+// are deleted: deletes come in runs, not one per flush.
+func (b Bounds) slack() int64 { return max(100, int64(b.MaxCalls)/50) }
 
 // RecorderOptions configure a Recorder.
 type RecorderOptions struct {
@@ -75,6 +108,11 @@ type RecorderOptions struct {
 	// Redact masks known secrets (URL passwords are always masked).
 	Redact *redact.Redactor
 	Log    *slog.Logger
+	Bounds Bounds
+	// Paused is told when recording pauses because the record cannot be
+	// written (err says why) and when it resumes (err nil, lost the calls
+	// not recorded meanwhile). When nil, the recorder logs both.
+	Paused func(err error, lost int)
 }
 
 // NewRecorder returns a recorder writing to s. Run its Run.
@@ -85,8 +123,18 @@ func NewRecorder(s *Store, o RecorderOptions) *Recorder {
 	if o.KindOf == nil {
 		o.KindOf = func(string) string { return "" }
 	}
-	return &Recorder{store: s, log: o.Log, kindOf: o.KindOf, red: o.Redact, start: time.Now(),
-		subs: map[int]func(Live){}, runs: map[string]*Run{}}
+	r := &Recorder{store: s, log: o.Log, kindOf: o.KindOf, red: o.Redact, start: time.Now(),
+		subs: map[int]func(Live){}, runs: map[string]*Run{}, bounds: o.Bounds, notify: o.Paused}
+	if r.notify == nil {
+		r.notify = func(err error, lost int) {
+			if err != nil {
+				r.log.Warn("record: recording paused, calls are still answered", "err", err)
+				return
+			}
+			r.log.Info("record: recording resumed", "lost", lost)
+		}
+	}
+	return r
 }
 
 // Store is the recorder's database.
@@ -155,6 +203,12 @@ func (r *Recorder) Flush(ctx context.Context) {
 		r.giveBack(batch)
 		return
 	}
+	if r.paused && time.Since(r.pausedAt) < retryEvery {
+		r.lost += len(batch)
+		clear(batch)
+		r.giveBack(batch)
+		return
+	}
 	calls := make([]*CallDetail, len(batch))
 	type sessionTests struct {
 		run   *Run
@@ -195,8 +249,27 @@ func (r *Recorder) Flush(ctx context.Context) {
 		}
 		return nil
 	}); err != nil {
-		r.log.Error("record: writing calls", "calls", len(calls), "err", err)
+		if ctx.Err() != nil {
+			return // serve is ending
+		}
+		r.lost += len(calls)
+		if !r.paused {
+			r.paused = true
+			r.notify(fmt.Errorf("record: writing %d calls to %s: %w", len(calls), r.store.path, err), 0)
+		}
+		r.pausedAt = time.Now()
 		return
+	}
+	if r.paused {
+		r.paused = false
+		r.notify(nil, r.lost)
+		r.lost = 0
+	}
+	for _, c := range calls {
+		r.written += int64(len(c.FullArgs) + len(c.Result) + callRowBytes)
+	}
+	if err := r.bound(ctx, calls[len(calls)-1].ID); err != nil && ctx.Err() == nil {
+		r.log.Warn("record: keeping to dashboard.maxCalls and maxBytes", "err", err)
 	}
 	for _, c := range calls {
 		r.publish(Live{Kind: "call", Data: &c.Call})
@@ -204,6 +277,51 @@ func (r *Recorder) Flush(ctx context.Context) {
 	for _, t := range tests {
 		r.publish(Live{Kind: "test", Data: t})
 	}
+}
+
+// bound deletes the oldest calls past MaxCalls, and past MaxBytes, after
+// a flush whose newest call is newest: within a flush or two of going
+// past, at any rate, a chunk at a time.
+func (r *Recorder) bound(ctx context.Context, newest int64) error {
+	b := r.bounds
+	if b.MaxCalls <= 0 && b.MaxBytes <= 0 {
+		return nil
+	}
+	if r.floor == 0 {
+		var first sql.NullInt64
+		if err := r.store.db.QueryRowContext(ctx, `SELECT min(id) FROM calls`).Scan(&first); err != nil {
+			return fmt.Errorf("the oldest call: %w", err)
+		}
+		r.floor = max(1, first.Int64)
+	}
+	if b.MaxCalls > 0 && newest-r.floor >= int64(b.MaxCalls)+b.slack() {
+		last := min(newest-int64(b.MaxCalls), r.floor+3*pruneChunk-1)
+		if err := r.store.DeleteCallsThrough(ctx, last); err != nil {
+			return err
+		}
+		r.floor = last + 1
+	}
+	// The size is read when a sixty-fourth of the bound may have been
+	// written since it last was (or ten seconds passed), not at every
+	// flush.
+	if b.MaxBytes > 0 && (r.written >= b.MaxBytes/64 || time.Since(r.sized) > 10*time.Second) {
+		r.written, r.sized = 0, time.Now()
+		size, err := r.store.Size(ctx)
+		if err != nil {
+			return err
+		}
+		if size > b.MaxBytes {
+			// A tenth of what is kept goes, so that the next rows fit
+			// in the pages freed.
+			last := r.floor + max(100, (newest-r.floor)/10)
+			if err := r.store.DeleteCallsThrough(ctx, min(last, newest)); err != nil {
+				return err
+			}
+			r.floor = min(last, newest) + 1
+			r.written = b.MaxBytes // read the size again at the next flush
+		}
+	}
+	return nil
 }
 
 // giveBack keeps the batch's array for the next one.

@@ -246,9 +246,10 @@ func BenchmarkRecordCall(b *testing.B) {
 
 // BenchmarkRecordFlush is the flusher's cost per call (off the call's
 // path: encoding, redaction, one SQLite transaction per batch), in batches
-// of 200 calls, as 1,000 calls a second would come in 200 ms.
+// of 200 calls, as 1,000 calls a second would come in 200 ms, with the
+// default bounds held after each flush.
 func BenchmarkRecordFlush(b *testing.B) {
-	r := NewRecorder(openTemp(b), RecorderOptions{KindOf: kinds})
+	r := NewRecorder(openTemp(b), RecorderOptions{KindOf: kinds, Bounds: Bounds{MaxCalls: 200_000, MaxBytes: 256 << 20}})
 	e := Entry{Start: time.Now(), Tool: "hash_text", Args: json.RawMessage(`{"text":"hello"}`), Value: json.RawMessage(`{"hash":"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}`)}
 	for b.Loop() {
 		for range 200 {

@@ -108,6 +108,7 @@ func Open(path string) (*Store, error) {
 	}
 	v := url.Values{}
 	v.Add("_pragma", "journal_mode(WAL)")
+	v.Add("_pragma", "journal_size_limit(8388608)")
 	v.Add("_pragma", "busy_timeout(10000)")
 	v.Add("_pragma", "synchronous(NORMAL)")
 	v.Add("_pragma", "foreign_keys(ON)")
@@ -661,8 +662,14 @@ func (s *Store) Buckets(ctx context.Context, since time.Time, step time.Duration
 	return out, nil
 }
 
-// Prune deletes calls and runs older than keep, and the oldest calls past
-// maxCalls (0: no bound).
+// pruneChunk is the most rows one DELETE of Prune or the recorder's
+// bounds takes: the write lock is let go between chunks, so that a
+// large backlog (a lowered bound, a first start on an old file) does not
+// hold the recorder's writes for seconds.
+const pruneChunk = 20_000
+
+// Prune deletes calls and runs older than keep (0: none by age), and the
+// oldest calls past maxCalls (0: no bound), a chunk at a time.
 func (s *Store) Prune(ctx context.Context, keep time.Duration, maxCalls int) error {
 	if keep > 0 {
 		cut := micros(time.Now().Add(-keep))
@@ -671,17 +678,75 @@ func (s *Store) Prune(ctx context.Context, keep time.Duration, maxCalls int) err
 		// ids, instead of a scan of every call for its time (there is no
 		// index on time). A call that ran long may outlive its retention
 		// by a little; none within it is deleted.
-		if _, err := s.db.ExecContext(ctx, `DELETE FROM calls WHERE id < coalesce((SELECT id FROM calls WHERE time >= ? ORDER BY id LIMIT 1), (SELECT max(id) + 1 FROM calls))`, cut); err != nil {
+		var first sql.NullInt64
+		if err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT id FROM calls WHERE time >= ? ORDER BY id LIMIT 1), (SELECT max(id) + 1 FROM calls))`, cut).Scan(&first); err != nil {
 			return fmt.Errorf("record: prune calls: %w", err)
+		}
+		if first.Valid {
+			if err := s.DeleteCallsThrough(ctx, first.Int64-1); err != nil {
+				return err
+			}
 		}
 		if _, err := s.db.ExecContext(ctx, `DELETE FROM runs WHERE ended < ?`, cut); err != nil {
 			return fmt.Errorf("record: prune runs: %w", err)
 		}
 	}
 	if maxCalls > 0 {
-		if _, err := s.db.ExecContext(ctx, `DELETE FROM calls WHERE id <= (SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?)`, maxCalls); err != nil {
+		var last sql.NullInt64
+		if err := s.db.QueryRowContext(ctx, `SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?`, maxCalls).Scan(&last); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("record: prune calls: %w", err)
 		}
+		if last.Valid {
+			if err := s.DeleteCallsThrough(ctx, last.Int64); err != nil {
+				return err
+			}
+		}
+	}
+	return s.giveBackPages(ctx)
+}
+
+// DeleteCallsThrough deletes the calls of id at most last, oldest first, a
+// chunk of ids at a time.
+func (s *Store) DeleteCallsThrough(ctx context.Context, last int64) error {
+	var first sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT min(id) FROM calls`).Scan(&first); err != nil {
+		return fmt.Errorf("record: the oldest call: %w", err)
+	}
+	for from := first.Int64; first.Valid && from <= last; from += pruneChunk {
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM calls WHERE id <= ?`, min(last, from+pruneChunk-1)); err != nil {
+			return fmt.Errorf("record: delete calls through %d: %w", last, err)
+		}
+	}
+	return nil
+}
+
+// Size is what the record's file holds: the bytes of its pages in use
+// (freed pages are not counted: new rows reuse them). Its write-ahead log
+// is bounded apart: checkpoints empty it, and journal_size_limit (8 MiB)
+// truncates it after.
+func (s *Store) Size(ctx context.Context) (int64, error) {
+	var pages, free, size int64
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count), (SELECT freelist_count FROM pragma_freelist_count), (SELECT page_size FROM pragma_page_size)`).Scan(&pages, &free, &size); err != nil {
+		return 0, fmt.Errorf("record: the file's size: %w", err)
+	}
+	return (pages - free) * size, nil
+}
+
+// giveBackPages returns free pages to the file system when they are more
+// than half the file (a bound was lowered, a backlog pruned): the file
+// shrinks to what it keeps. Fewer are left for new rows to reuse, which
+// costs nothing on each write (incremental auto-vacuum would, on every
+// one).
+func (s *Store) giveBackPages(ctx context.Context) error {
+	var pages, free int64
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count), (SELECT freelist_count FROM pragma_freelist_count)`).Scan(&pages, &free); err != nil {
+		return fmt.Errorf("record: free pages: %w", err)
+	}
+	if free*2 <= pages || pages < 2048 {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("record: give back %d free pages of %d: %w", free, pages, err)
 	}
 	return nil
 }
