@@ -62,6 +62,9 @@ type Doctor struct {
 
 	changeMu sync.Mutex
 	onChange []func(added []*tool.Tool, removed []string)
+	// httpSessions reports the front's HTTP sessions for worker_status;
+	// nil when it serves none (ReportHTTPSessions).
+	httpSessions atomic.Pointer[func() HTTPSessions]
 }
 
 // OnToolsChanged registers fn to hear of tools added (or replaced) and

@@ -109,6 +109,18 @@ func (d *Doctor) health(pool PoolStatus) Health {
 	return h
 }
 
+// HTTPSessions is worker_status' "httpSessions": the MCP sessions open
+// over streamable HTTP (serve --http) and their bounds.
+type HTTPSessions struct {
+	Open        int    `json:"open"`
+	Max         int    `json:"max"`         // mcp.maxSessions
+	IdleTimeout string `json:"idleTimeout"` // mcp.sessionIdleTimeout; "0s": never
+}
+
+// ReportHTTPSessions makes worker_status show what fn reports; the front
+// calls it when it serves MCP over HTTP.
+func (d *Doctor) ReportHTTPSessions(fn func() HTTPSessions) { d.httpSessions.Store(&fn) }
+
 // Status is what worker_status answers.
 func (d *Doctor) Status() map[string]any {
 	pool := d.pool.Status()
@@ -130,6 +142,9 @@ func (d *Doctor) Status() map[string]any {
 	}
 	if d.dyn != nil {
 		st["dynamicTools"] = d.dyn.status()
+	}
+	if fn := d.httpSessions.Load(); fn != nil {
+		st["httpSessions"] = (*fn)()
 	}
 	if d.gateway != nil {
 		var ups []map[string]any

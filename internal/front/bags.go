@@ -35,11 +35,18 @@ func (s *Server) bagSession(ss *mcp.ServerSession) *toolbag.Session {
 	s.bags.m[ss] = b
 	go func() {
 		_ = ss.Wait()
-		s.bags.mu.Lock()
-		delete(s.bags.m, ss)
-		s.bags.mu.Unlock()
+		s.forgetBag(ss)
 	}()
 	return b
+}
+
+// forgetBag releases the bag of a session that has ended. (An HTTP
+// session's end calls it too, when the session table sees it: see
+// httpSessions.watch.)
+func (s *Server) forgetBag(ss *mcp.ServerSession) {
+	s.bags.mu.Lock()
+	delete(s.bags.m, ss)
+	s.bags.mu.Unlock()
 }
 
 // filterToolsList shows a session only the tools in its list bag.

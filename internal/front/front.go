@@ -46,6 +46,9 @@ type Server struct {
 	res      resourceSet
 	bags     sessionBags
 	rec      *record.Recorder // nil: calls are not recorded
+	// httpTables are the session tables of the HTTP handlers made
+	// (sessions.go), for worker_status.
+	httpTables []*httpSessions
 	// serverInfo is the server's implementation as JSON, which each result
 	// of the per-request protocol carries.
 	serverInfo []byte
@@ -394,11 +397,13 @@ func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.Writer) err
 
 // HTTPHandler serves MCP over streamable HTTP. In order: the bearer token
 // (mcp.token) is checked first, so that nothing of a request without it is
-// read; then the message's frame (checkFrames); then the SDK.
+// read; then the message's frame (checkFrames); then the session bounds
+// (mcp.sessionIdleTimeout, mcp.maxSessions: sessions.go); then the SDK.
 func (s *Server) HTTPHandler() http.Handler {
 	cfg := s.doctor.Config().MCP
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{Logger: s.log, MaxRequestBodyBytes: cfg.MaxMessageBytes})
-	return requireToken(checkFrames(h, int(cfg.MaxMessageBytes)), cfg.Token)
+	bounded := s.boundSessions(h, cfg.MaxSessions, cfg.SessionIdleTimeout)
+	return requireToken(checkFrames(bounded, int(cfg.MaxMessageBytes)), cfg.Token)
 }
 
 // ListenHTTP checks that addr is a loopback address (unless allowRemote) and
