@@ -44,6 +44,7 @@ const (
 	weightValue     = 1.0   // the kind of a value in the query (a file, a URL)
 	weightValueName = 0.2   // a word of a value's name (order.schema.json)
 	weightCover     = 3.0   // a query that says all of a tool's name
+	weightAsked     = 0.6   // a tool that changes things, for a question that changes nothing
 )
 
 // sharedArg is how many tools may have an argument of one name before
@@ -65,6 +66,10 @@ type Index struct {
 	names    map[string]int
 	// nameTerms are each tool's name's terms, for weightCover.
 	nameTerms [][]string
+	// changes: the tool's name says it changes something (create,
+	// merge, delete, ...; not workflow_runs, snapshots), for a
+	// question's mood.
+	changes []bool
 }
 
 // postingList are the tools a term is in, and the term's inverse
@@ -96,6 +101,7 @@ func New(tools []*tool.Tool) *Index {
 		}
 		nameTerms := identTerms(t.Name)
 		add(nameTerms, weightName)
+		ix.changes = append(ix.changes, slices.ContainsFunc(strings.Split(t.Name, "_"), func(part string) bool { return changeVerbs[part] }))
 		slices.Sort(nameTerms)
 		ix.nameTerms = append(ix.nameTerms, slices.Compact(nameTerms))
 		for _, p := range t.Phrases {
@@ -194,6 +200,13 @@ func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
 		scores[i] += weightExactHit
 	}
 	ix.cover(scores, qs)
+	if asks(query) {
+		for i, c := range ix.changes {
+			if c {
+				scores[i] *= weightAsked
+			}
+		}
+	}
 	return ix.best(scores, limit, category)
 }
 

@@ -133,6 +133,10 @@ func TestValuesCountByTheirKind(t *testing.T) {
 		"diff v1.2.0 and v1.3.0":                   {"diff and", []string{"version", "version"}},
 		"save it as invoice.pdf":                   {"save it as", []string{"file", "pdf"}},
 		"I/O errors and/or console.warn output":    {"I/O errors and/or console.warn output", nil},
+		`does ^\d{3}-\d{4}$ match it`:              {"does match it", []string{"regex"}},
+		`compare {"a": 1} with [1,2]`:              {"compare with", []string{"json", "array"}},
+		"HGETALL user:ada":                         {"HGETALL", []string{"redis", "key"}},
+		"run SELECT id FROM users":                 {"run SELECT id FROM users", []string{"sql"}},
 	} {
 		words, kinds := values(q)
 		if words != want.words || !slices.Equal(kinds, want.kinds) {
@@ -153,6 +157,27 @@ func TestValuesGiveTheirNames(t *testing.T) {
 	} {
 		if _, _, names := valuesAndNames(q); names != want {
 			t.Errorf("valuesAndNames(%q) names %q, want %q", q, names, want)
+		}
+	}
+}
+
+// A question that asks for no change counts the tools that change
+// things less; a request put as a question, or one that asks for a
+// change too, does not.
+func TestAsks(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]bool{
+		"what PRs are open on acme/web?":               true,
+		"show me recently merged pull requests":        true,
+		"did my queued build get retried?":             true,
+		"which PRs are open? merge the green ones":     false,
+		"show me the open PRs and merge the green one": false,
+		"can we stop that job?":                        false,
+		"merge PR 12":                                  false,
+		"is there a tool that creates PRs? create one": false,
+	} {
+		if got := asks(q); got != want {
+			t.Errorf("asks(%q) = %v, want %v", q, got, want)
 		}
 	}
 }

@@ -198,9 +198,16 @@ var (
 	imageValue    = regexp.MustCompile(`^[a-z0-9][\w./-]*:(?:\d[\w.-]*|latest|alpine|slim|stable|edge|bookworm|bullseye|jammy|noble)$`)
 	keyValue      = regexp.MustCompile(`^\w[\w.-]*:[\w.:*{}-]*$`)
 	templateValue = regexp.MustCompile(`\{\{.*\}\}|\$\{.*\}`)
-	dateValue     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2})?)?z?$`)
-	versionValue  = regexp.MustCompile(`^v\d+(?:\.\d+)+$|^\d+\.\d+\.\d+$`)
-	quotedValue   = regexp.MustCompile("(?:^|[\\s(\\[])(?:'[^']+'|\"[^\"]+\"|`[^`]+`|‘[^’]+’|“[^”]+”)(?:$|[\\s.,;:?!)\\]])")
+	// Values of several words: a JSON object or array, an SQL statement,
+	// a Redis command (its verb in capitals, then a key, not a URL), a
+	// regular expression.
+	jsonValue    = regexp.MustCompile(`\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|\[[^\[\]]*,[^\[\]]*\]`)
+	sqlValue     = regexp.MustCompile(`\b(?:SELECT\s[\s\S]*?\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX)|BEGIN;|COMMIT)\b[^;'"]*;?`)
+	redisValue   = regexp.MustCompile(`(?:^|\s)(?:SET|GET|DEL|KEYS|HSET|HGET|HGETALL|EXPIRE|TTL|INCR|LPUSH|RPUSH|LRANGE|SCAN|FLUSHDB|FLUSHALL)\s+[\w:*.{}-]+(?:\s+\S+)*`)
+	regexValue   = regexp.MustCompile(`^\^\S*\$$|\\[dwsb]`)
+	dateValue    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2})?)?z?$`)
+	versionValue = regexp.MustCompile(`^v\d+(?:\.\d+)+$|^\d+\.\d+\.\d+$`)
+	quotedValue  = regexp.MustCompile("(?:^|[\\s(\\[])(?:'[^']+'|\"[^\"]+\"|`[^`]+`|‘[^’]+’|“[^”]+”)(?:$|[\\s.,;:?!)\\]])")
 )
 
 // plainWord: letters, digits, apostrophes and inner hyphens only, no value.
@@ -226,8 +233,34 @@ func values(query string) (words string, kinds []string) {
 // checkout", of docker-compose.test.yml "docker compose test". A file's
 // or a key's name says a little of what it is for.
 func valuesAndNames(query string) (words string, kinds []string, names string) {
-	query = quotedValue.ReplaceAllString(query, " ")
 	var kept, named []string
+	for _, v := range []struct {
+		re   *regexp.Regexp
+		kind string
+	}{{jsonValue, "json"}} {
+		query = v.re.ReplaceAllStringFunc(query, func(m string) string {
+			kind := v.kind
+			switch {
+			case kind == "json" && strings.HasPrefix(m, "["):
+				kind = "array"
+			case kind == "json" && !strings.Contains(m, ":"):
+				return m // {{name}}, not an object
+			}
+			if !slices.Contains(kinds, kind) {
+				kinds = append(kinds, kind)
+			}
+			return " "
+		})
+	}
+	// A Redis command or an SQL statement stays in the words (its verb
+	// says which tool) and adds its kind.
+	if redisValue.MatchString(query) {
+		kinds = append(kinds, "redis")
+	}
+	if sqlValue.MatchString(query) {
+		kinds = append(kinds, "sql")
+	}
+	query = quotedValue.ReplaceAllString(query, " ")
 	for _, f := range strings.Fields(query) {
 		v := strings.Trim(f, `,;:?!()"'`+"`")
 		if plainWord(v) {
@@ -240,6 +273,8 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		case v == "":
 		case templateValue.MatchString(v):
 			kind = "template"
+		case regexValue.MatchString(v):
+			kind = "regex"
 		case knownFile.MatchString(lower):
 			kind = "file"
 		case urlValue.MatchString(lower), hostValue.MatchString(lower):
@@ -274,3 +309,62 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 
 // nameWords are the words of a value's name.
 var nameWords = regexp.MustCompile(`[A-Za-z][a-z]+|[A-Z]+`)
+
+// A question ("what PRs are open?", "did my build get retried?", "show me
+// recently merged pull requests") asks to see, not to change: tools whose
+// names change something (gh_pr_create, gh_pr_merge, task_cancel) count
+// less for it, unless it also asks for a change ("... and merge it").
+var (
+	// changeVerbs are the name parts of tools that change something, as
+	// written (gh_workflow_runs lists runs, it runs nothing).
+	changeVerbs = wordSet(`create merge delete del rm remove set write run stop cancel restart flush register unregister
+		disconnect close submit dispatch dissolve rollback snapshot share cleanup build pull exec seed comment review restore
+		backup move copy mkdir chmod chown zip unzip launch kill upload`)
+	// askWords start a question or a request to see.
+	askWords = wordSet(`what which who whose where when how is are was were does do did has have any anything show list tell see view display`)
+	// changeWords ask for a change when they start a step.
+	changeWords = wordSet(`create merge delete remove rm set write run stop cancel restart flush register unregister disconnect close
+		submit dispatch dissolve rollback snapshot share clean cleanup build pull exec seed comment review restore backup move copy
+		mkdir chmod chown zip unzip launch kill upload make add put drop start trigger approve push cut spin tear bring`)
+	// stepWords come before a step's verb.
+	stepWords = wordSet(`and then to please also , ; : we you i can could would will should must`)
+	// modalWords and subjectWords begin a request put as a question.
+	modalWords   = wordSet(`can could would will should may shall`)
+	subjectWords = wordSet(`we you i someone somebody`)
+)
+
+// asks says whether query is a question or a request to see, asking for
+// no change.
+func asks(query string) bool {
+	fields := strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' })
+	if len(fields) == 0 {
+		return false
+	}
+	first := strings.Trim(fields[0], `,.;:?!"'`)
+	if !askWords[first] && !strings.HasSuffix(strings.TrimSpace(query), "?") {
+		return false
+	}
+	// "Can we stop that job?", "could you open a PR?": a request put as
+	// a question.
+	if len(fields) > 1 && modalWords[first] && subjectWords[strings.Trim(fields[1], `,.;:?!"'`)] {
+		return false
+	}
+	for i, f := range fields {
+		w := strings.Trim(f, `,.;:?!"'`)
+		if !changeWords[w] {
+			continue
+		}
+		if i == 0 || stepWords[strings.Trim(fields[i-1], `"'`)] || strings.ContainsAny(fields[i-1][len(fields[i-1])-1:], ",.;:?!") {
+			return false
+		}
+	}
+	return true
+}
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
