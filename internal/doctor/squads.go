@@ -136,7 +136,7 @@ func (d *Doctor) squadTools() []tool.Tool {
 			Def: orch("squad_share", "Share a value with a squad's calls.",
 				schema.String("name", "Squad name").Required().Min(1),
 				schema.String("key", "Key").Required().Min(1),
-				schema.Any("value", "Any JSON").Required()).
+				schema.Any("value", "Any JSON value").Required()).
 				WithPhrases("give the team a value", "give squad calls a value", "broadcast value to squad", "seed shared team state", "hand the team a token", "publish variable to squad", "value for all squad calls"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Name  string          `json:"name"`
@@ -169,7 +169,7 @@ func (d *Doctor) squadTools() []tool.Tool {
 		{
 			Def: orch("context_set", "Set a value shared by a squad's calls.",
 				schema.String("key", "Key").Required().Min(1),
-				schema.Any("value", "Any JSON").Required(),
+				schema.Any("value", "Any JSON value").Required(),
 				schema.String("squad", "Default: this call's squad")).
 				WithPhrases("store a shared variable", "save value for later steps", "pass data between steps", "set squad variable", "remember a value", "store id for other calls", "set context from a task", "put k/v in shared context"),
 			Run: tool.Typed(func(ctx context.Context, in struct {

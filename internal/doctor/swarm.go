@@ -9,7 +9,6 @@ import (
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/swarm"
 	"github.com/barrhawk/barrhawk/internal/tool"
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // swarmTools runs many calls as one (package swarm). The front
@@ -24,7 +23,7 @@ func (d *Doctor) swarmTools() []tool.Tool {
 	)
 	mapStep := schema.Object(
 		schema.String("tool", "Called once per item").Required().Min(1),
-		schema.Array("items", "The items", &jsonschema.Schema{}).Required(),
+		schema.Array("items", "The items", nil).Required(),
 		schema.String("as", "Argument for the item (default item)"),
 		schema.Any("args", "Same for every item").Types("object", "null"),
 	)

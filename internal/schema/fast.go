@@ -36,6 +36,9 @@ func accepts(s *jsonschema.Schema, raw []byte) bool {
 	} else if len(s.Types) > 0 && !slices.ContainsFunc(s.Types, func(t string) bool { return rawHasType(raw, t) }) {
 		return false
 	}
+	if len(s.AnyOf) > 0 && !slices.ContainsFunc(s.AnyOf, func(b *jsonschema.Schema) bool { return accepts(b, raw) }) {
+		return false
+	}
 	if len(s.Enum) > 0 && !rawInEnum(s.Enum, raw) {
 		return false
 	}

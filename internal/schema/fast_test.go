@@ -26,6 +26,10 @@ var fastSchemas = []*jsonschema.Schema{
 	{Type: "object", AdditionalProperties: &jsonschema.Schema{Type: "number"}},
 	{Type: "object", Properties: map[string]*jsonschema.Schema{"a": {Type: "string"}}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
 	{Types: []string{"object", "null"}},
+	Object(
+		Array("cmd", "c", StringItems()).Max(2).Types("array", "string").Required(),
+		Integer("tail", "t").Min(0).Types("integer", "string"),
+	),
 }
 
 // accepts never calls valid what Validate refuses (numbersFit, checked
@@ -36,6 +40,7 @@ func FuzzAcceptsOnlyWhatValidateAccepts(f *testing.F) {
 		`{"text":"a","count":1e400}`, `{"text":"a","ratio":-1.5}`, `{"text":"a","mode":"a"}`, `{"text":"a","mode":"\u0061"}`, `{"text":"a","mode":"c"}`,
 		`{"text":"a","tags":["x","y"]}`, `{"text":"a","tags":["x",1]}`, `{"text":"a","user":{"name":"n"}}`, `{"text":"a","user":{}}`,
 		`{"text":"a","value":null}`, `{"text":"a","value":1}`, `{"text":"a","text":5}`, `{"te\u0078t":"a"}`, `{"algorithm":"md5","text":"x","n":2.5,"b":true}`,
+		`{"cmd":["a"]}`, `{"cmd":"a b"}`, `{"cmd":["a",1]}`, `{"cmd":["a","b","c"]}`, `{"cmd":true}`, `{"cmd":"x","tail":-1}`, `{"cmd":"x","tail":"all"}`,
 		`{"rows":[{"id":1,"data":{}}]}`, `{"rows":[]}`, `{"x":1,"y":2}`, `{"x":"1"}`, `{"a":"s"}`, `{"a":"s","b":1}`, `null`, `[]`, `{}`, ` {"text" : "hi" } `,
 	} {
 		f.Add(seed)
@@ -79,6 +84,10 @@ func TestAcceptsTheUsualArguments(t *testing.T) {
 		{4, `{"a":"s"}`, true},
 		{5, `null`, true},
 		{5, `{}`, true},
+		{6, `{"cmd":["ls","-l"],"tail":3}`, true},
+		{6, `{"cmd":"ls -l","tail":"all"}`, true},
+		{6, `{"cmd":["a","b","c"]}`, false},
+		{6, `{"cmd":"x","tail":-1}`, false},
 		// Left to Validate: invalid, or not shown valid here.
 		{0, `{"text":"a\u00e9"}`, false},         // an escape under a length bound
 		{0, `{"text":"a","text":"b"}`, false},    // a repeated name

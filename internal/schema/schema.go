@@ -6,7 +6,9 @@
 // the MCP SDK serialises into tools/list. Validate checks arguments against
 // the subset of JSON Schema the builder produces (type, properties, required,
 // enum, minimum/maximum, minLength/maxLength, items, minItems/maxItems,
-// additionalProperties) and names the offending field and the expected type.
+// additionalProperties, anyOf) and names the offending field and the
+// expected type. The schemas it builds are portable (Portable): no type
+// arrays, which some clients' dialects reject, though Validate takes them.
 package schema
 
 import (
@@ -22,11 +24,12 @@ type Prop struct {
 
 // Object returns an object schema with the given properties, in order, and
 // no others (additionalProperties: false): a misspelt argument is refused,
-// naming the one meant, rather than ignored.
+// naming the one meant, rather than ignored. Each property's schema is
+// made portable on the way in (Portable: no type arrays).
 func Object(props ...Prop) *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
 	for _, p := range props {
-		s.Properties[p.Name] = p.Schema
+		s.Properties[p.Name] = Portable(p.Schema)
 		s.PropertyOrder = append(s.PropertyOrder, p.Name)
 		if p.required {
 			s.Required = append(s.Required, p.Name)
@@ -61,7 +64,12 @@ func Array(name, desc string, items *jsonschema.Schema) Prop {
 	return p
 }
 
-// Any is a property that accepts any JSON value.
+// Any is a property that accepts any JSON value: a schema with no keyword
+// at all, which is what "any JSON value" is in JSON Schema. Its description
+// says so in those words ("any JSON value"), for the client and the model
+// reading it: a schema that constrains nothing is otherwise taken for one
+// left unfinished (TestToolSchemasArePortable holds every tool to that).
+// With Types, it is a value of one of those types instead.
 func Any(name, desc string) Prop {
 	return Prop{Name: name, Schema: &jsonschema.Schema{Description: desc}}
 }
@@ -123,7 +131,11 @@ func (p Prop) Max(v float64) Prop {
 	return p
 }
 
-// Types lets the property take any of several JSON types.
+// Types lets the property take any of several JSON types. The schema
+// says so with anyOf, one branch of a single type each, once Object takes
+// the property in (Portable). Keywords of one type, such as items, may be
+// set on the property's schema before or after Types; Min and Max, which
+// pick theirs by the property's type, before.
 func (p Prop) Types(types ...string) Prop {
 	p.Schema.Type = ""
 	p.Schema.Types = types

@@ -71,12 +71,13 @@ func check(s *jsonschema.Schema, v any, path string) error {
 	fail := func(format string, a ...any) error {
 		return &ValidationError{Field: path, Message: fmt.Sprintf(format, a...)}
 	}
-	types := s.Types
-	if s.Type != "" {
-		types = []string{s.Type}
-	}
-	if len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return hasType(v, t) }) {
+	if types := ownTypes(s); len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return hasType(v, t) }) {
 		return fail("expected %s, got %s", strings.Join(types, " or "), typeName(v))
+	}
+	if len(s.AnyOf) > 0 {
+		if err := checkAnyOf(s, v, path); err != nil {
+			return err
+		}
 	}
 	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(e, v) }) {
 		vals := make([]string, len(s.Enum))
@@ -91,8 +92,13 @@ func check(s *jsonschema.Schema, v any, path string) error {
 		for _, r := range s.Required {
 			if _, ok := x[r]; !ok {
 				want := "a value"
-				if p := s.Properties[r]; p != nil && p.Type != "" {
-					want = article(p.Type)
+				if p := s.Properties[r]; p != nil {
+					if ts := typesOf(p); len(ts) > 0 {
+						for i, t := range ts {
+							ts[i] = article(t)
+						}
+						want = strings.Join(ts, " or ")
+					}
 				}
 				return &ValidationError{Field: join(path, r), Message: fmt.Sprintf("is required (%s)", want)}
 			}
@@ -145,6 +151,57 @@ func check(s *jsonschema.Schema, v any, path string) error {
 		}
 	}
 	return nil
+}
+
+// checkAnyOf checks v against the branches of s.AnyOf: valid if one takes
+// it. Otherwise the error is that of the first branch of v's type (the
+// one meant: "items[2]: expected string", not "expected array or string"),
+// or, when none is of v's type, the types the branches take.
+func checkAnyOf(s *jsonschema.Schema, v any, path string) error {
+	var meant error
+	for _, b := range s.AnyOf {
+		err := check(b, v, path)
+		if err == nil {
+			return nil
+		}
+		if types := ownTypes(b); meant == nil && (len(types) == 0 || slices.ContainsFunc(types, func(t string) bool { return hasType(v, t) })) {
+			meant = err
+		}
+	}
+	if meant != nil {
+		return meant
+	}
+	return &ValidationError{Field: path, Message: fmt.Sprintf("expected %s, got %s", strings.Join(typesOf(s), " or "), typeName(v))}
+}
+
+// ownTypes are the JSON types s's type keyword names; none for any.
+func ownTypes(s *jsonschema.Schema) []string {
+	if s.Type != "" {
+		return []string{s.Type}
+	}
+	return s.Types
+}
+
+// typesOf are the JSON types s takes, by its type keyword or else by the
+// branches of its anyOf (in their order, once each); none when that does
+// not say.
+func typesOf(s *jsonschema.Schema) []string {
+	if types := ownTypes(s); len(types) > 0 {
+		return slices.Clone(types)
+	}
+	var types []string
+	for _, b := range s.AnyOf {
+		bt := ownTypes(b)
+		if len(bt) == 0 {
+			return nil // a branch of any type
+		}
+		for _, t := range bt {
+			if !slices.Contains(types, t) {
+				types = append(types, t)
+			}
+		}
+	}
+	return types
 }
 
 // unknownArgument is the error for an argument k that s does not have:

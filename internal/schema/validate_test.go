@@ -43,6 +43,7 @@ func TestValidate(t *testing.T) {
 		{`{"text":"a","user":{"name":1}}`, "user.name", "expected string"},
 		{`{"text":"a","value":null}`, "", ""},
 		{`{"text":"a","value":1}`, "value", "expected string or null, got number"},
+		{`{"text":"a","value":[]}`, "value", "expected string or null, got array"},
 		{`{"text":"a","unknown":1}`, "unknown", "is not a known argument; known: text, count"},
 		{`{"text":"a","cuont":1}`, "cuont", `(did you mean "count"?)`},
 		{`{"text":"a","user":{"name":"x","nmae":"y"}}`, "user.nmae", `did you mean "name"?`},
@@ -92,6 +93,41 @@ func TestEnumComparesJSONValues(t *testing.T) {
 	} {
 		if got := jsonEqual(c.member, c.value); got != c.equal {
 			t.Errorf("jsonEqual(%#v, %#v) = %v, want %v", c.member, c.value, got, c.equal)
+		}
+	}
+}
+
+// A member of several types is checked by the branch of its value's type,
+// and an error names that branch's problem, or the types taken.
+func TestValidateUnion(t *testing.T) {
+	t.Parallel()
+	s := Object(
+		Array("cmd", "c", StringItems()).Max(2).Types("array", "string").Required(),
+		Integer("tail", "t").Min(0).Types("integer", "string"),
+	)
+	for _, tc := range []struct {
+		args, field, want string // want "" means valid
+	}{
+		{`{"cmd":["ls","-l"]}`, "", ""},
+		{`{"cmd":"ls -l","tail":"all"}`, "", ""},
+		{`{"cmd":"x","tail":3}`, "", ""},
+		{`{}`, "cmd", "is required (an array or a string)"},
+		{`{"cmd":true}`, "cmd", "expected array or string, got boolean"},
+		{`{"cmd":["a",1]}`, "cmd[1]", "expected string, got number"},
+		{`{"cmd":["a","b","c"]}`, "cmd", "at most 2 items"},
+		{`{"cmd":"x","tail":-1}`, "tail", "expected a number >= 0"},
+		{`{"cmd":"x","tail":1.5}`, "tail", "expected integer or string, got number"},
+	} {
+		err := Validate(s, json.RawMessage(tc.args))
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: unexpected error %v", tc.args, err)
+			}
+			continue
+		}
+		ve, ok := err.(*ValidationError)
+		if !ok || ve.Field != tc.field || !strings.Contains(ve.Message, tc.want) {
+			t.Errorf("%s: got %v; want field %q message containing %q", tc.args, err, tc.field, tc.want)
 		}
 	}
 }

@@ -60,8 +60,8 @@ func assertEquals() tool.Tool {
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.Any("actual", "The value under test").Required(),
-				schema.Any("expected", "What it should equal").Required(),
+				schema.Any("actual", "Any JSON value to test").Required(),
+				schema.Any("expected", "Any JSON value it should equal").Required(),
 				schema.Boolean("strict", "Require the same JSON types").Default(false),
 			),
 			RequiresWorker: true,

@@ -626,7 +626,7 @@ func evaluate() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_evaluate", "Run JavaScript in the page and return its JSON value (a promise is awaited). With arg, expression is a function called with it: \"(a) => a.x * 2\".", true,
 			schema.Object(schema.String("expression", "A JavaScript expression, or a function when arg is given").Required().Min(1),
-				schema.Any("arg", "A JSON value passed to the function"))).
+				schema.Any("arg", "Passed to the function: any JSON value"))).
 			WithPhrases("execute javascript", "run js in page", "eval js", "page.evaluate", "read localStorage", "document.querySelector", "inject script", "js expression result", "run code in the page", "run snippet in page"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			raw, err := p.Evaluate(ctx, in.Expression, in.Arg)

@@ -319,7 +319,7 @@ func fillForm() tool.Tool {
 		Def: def("browser_fill_form", "Fill several fields at once: text inputs are typed, selects chosen, checkboxes and radios set to the boolean value; then optionally click submit. Returns {filled, submitted}.", true,
 			schema.Object(schema.Array("fields", "The fields", schema.ObjectItems(
 				schema.String("selector", "The field (a selector)").Required().Min(1),
-				schema.Any("value", "Text, an option value, or true/false for a checkbox").Required(),
+				schema.Any("value", "Text, an option value, or true/false for a checkbox").Types("string", "number", "boolean").Required(),
 				schema.String("type", "text (default), select, checkbox or radio; guessed from the element when omitted"),
 			)).Required().Min(1),
 				schema.String("submit", "A selector to click once filled (the submit button)"), timeoutArg())).

@@ -58,7 +58,7 @@ func jsonValidator() tool.Tool {
 			Group:    ExamplesGroup,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
-				schema.Any("data", "The JSON value to validate (object, array, string, number, boolean or null)").Required(),
+				schema.Any("data", "The value to validate: any JSON value").Required(),
 				schema.Any("schema", "The JSON Schema, an object (or true/false)").Types("object", "boolean").Required(),
 			),
 			RequiresWorker: true,

@@ -52,7 +52,7 @@ func Tools() []tool.Tool {
 				schema.String("url", "http or https URL").Required().Min(1),
 				schema.String("method", "HTTP method").Enum("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS").Default("GET"),
 				headersProp(),
-				schema.Any("body", "Request body: a string is sent as is; an object or array as JSON (Content-Type application/json unless set)"),
+				schema.Any("body", "Request body, any JSON value: a string is sent as is; anything else as JSON (Content-Type application/json unless set)"),
 				schema.Integer("timeout", "Milliseconds for the whole exchange").Default(defaultTimeout.Milliseconds()).Min(1).Max(300000),
 				schema.Integer("maxBytes", "Longest response body kept, in bytes").Default(defaultMaxBytes).Min(1).Max(hardMaxBytes),
 				schema.Boolean("followRedirects", "Follow redirects (up to 10)").Default(true),
