@@ -45,6 +45,7 @@ const (
 	weightValueName = 0.2   // a word of a value's name (order.schema.json)
 	weightCover     = 3.0   // a query that says all of a tool's name
 	weightAsked     = 0.6   // a tool that changes things, for a question that changes nothing
+	weightLead      = 2.0   // a tool whose name holds the verb a request begins with
 )
 
 // sharedArg is how many tools may have an argument of one name before
@@ -199,12 +200,10 @@ func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
 	if i, ok := ix.names[strings.ToLower(strings.TrimSpace(query))]; ok {
 		scores[i] += weightExactHit
 	}
-	ix.cover(scores, qs)
-	if asks(query) {
-		for i, c := range ix.changes {
-			if c {
-				scores[i] *= weightAsked
-			}
+	w := ix.whole(query, qs)
+	for i, s := range scores {
+		if s != 0 {
+			scores[i] = w.apply(ix, i, s)
 		}
 	}
 	return ix.best(scores, limit, category)
@@ -242,28 +241,46 @@ func (ix *Index) best(scores []float64, limit int, category tool.Category) []Hit
 	return hits
 }
 
-// cover adds to each tool the query matches the share of its name's
-// words the query says: of gh_file_read and gh_branch_create, "read a
-// file from the main branch" says all of the first's name and two
-// thirds of the second's.
-func (ix *Index) cover(scores []float64, qs [][]variant) {
-	said := map[string]float64{}
+// wholeQuery is what a query says as a whole, beside its words: the
+// words it says (for the share of a tool's name said), the verb it begins
+// with, and whether it asks to see rather than to change.
+type wholeQuery struct {
+	said map[string]float64
+	lead map[string]float64
+	asks bool
+}
+
+func (ix *Index) whole(query string, qs [][]variant) wholeQuery {
+	w := wholeQuery{said: map[string]float64{}, lead: leadTerms(query), asks: asks(query)}
 	for _, q := range qs {
 		for _, v := range q {
-			said[v.term] = max(said[v.term], v.weight)
+			w.said[v.term] = max(w.said[v.term], v.weight)
 		}
 	}
-	for i, s := range scores {
-		if s == 0 || len(ix.nameTerms[i]) == 0 {
-			continue
-		}
-		m := 0.0
+	return w
+}
+
+// apply is tool i's score s with what the whole query says:
+//   - the share of its name's words the query says (of gh_file_read and
+//     gh_branch_create, "read a file from the main branch" says all of the
+//     first's name and two thirds of the second's), weightCover at all;
+//   - the verb the query begins with in its name, weightLead;
+//   - a question that changes nothing, for a tool that changes things,
+//     weightAsked of it all.
+func (w wholeQuery) apply(ix *Index, i int, s float64) float64 {
+	if n := len(ix.nameTerms[i]); n > 0 {
+		m, lead := 0.0, 0.0
 		for _, t := range ix.nameTerms[i] {
-			m += said[t]
+			m += w.said[t]
+			lead = max(lead, w.lead[t])
 		}
-		f := m / float64(len(ix.nameTerms[i]))
-		scores[i] += weightCover * f * f
+		f := m / float64(n)
+		s += weightCover*f*f + weightLead*lead
 	}
+	if w.asks && ix.changes[i] {
+		s *= weightAsked
+	}
+	return s
 }
 
 // wordScores sets best to what one query word adds to each tool it
@@ -330,7 +347,10 @@ func (ix *Index) weigh(query string) [][]variant {
 }
 
 // Explain lists what each word of query adds to the score of the tool
-// named name, for tuning: the word → its best variant's score.
+// named name, for tuning: the word → its best variant's score, and
+// "(the query as a whole)" → what the name said, the leading verb and a
+// question's mood add (or take away). Their sum is the score, but for a
+// query that is the tool's name.
 func (ix *Index) Explain(query, name string) map[string]float64 {
 	i, ok := ix.names[strings.ToLower(name)]
 	if !ok {
@@ -338,11 +358,17 @@ func (ix *Index) Explain(query, name string) map[string]float64 {
 	}
 	out := map[string]float64{}
 	best := map[int32]float64{}
-	for _, q := range ix.weigh(query) {
+	qs := ix.weigh(query)
+	sum := 0.0
+	for _, q := range qs {
 		ix.wordScores(q, best)
 		if s, ok := best[int32(i)]; ok {
 			out[q[0].term] = s
+			sum += s
 		}
+	}
+	if sum > 0 {
+		out["(the query as a whole)"] = ix.whole(query, qs).apply(ix, i, sum) - sum
 	}
 	return out
 }

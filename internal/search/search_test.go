@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -182,20 +183,48 @@ func TestAsks(t *testing.T) {
 	}
 }
 
+// A request's leading verb is found past the politeness before it, and
+// brings its related words at half weight; a question has none.
+func TestLeadTerms(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{
+		"stop the api container":           Terms("stop")[0],
+		"please remove the container web":  Terms("delete")[0],
+		"can we launch a browser?":         Terms("launch")[0],
+		"what containers are running?":     "",
+		"I want to merge PR 12 into main.": Terms("merge")[0],
+	} {
+		got := leadTerms(q)
+		if want == "" {
+			if got != nil {
+				t.Errorf("leadTerms(%q) = %v, want none", q, got)
+			}
+			continue
+		}
+		if got[want] != 1 {
+			t.Errorf("leadTerms(%q) = %v, want %q at 1", q, got, want)
+		}
+	}
+	if got := leadTerms("stop it"); got[Terms("cancel")[0]] != weightNear {
+		t.Errorf("stop's related words: %v, want cancel at %v", got, weightNear)
+	}
+}
+
 func TestExplainSumsToTheScore(t *testing.T) {
 	t.Parallel()
 	ix := New([]*tool.Tool{
 		mk("docker_ps", "List containers as a table.", tool.CategoryDocker, "which containers are up"),
 		mk("docker_logs", "Logs of a container.", tool.CategoryDocker),
 	})
-	hits := ix.Search("which containers are up", 1, "")
-	sum := 0.0
-	for _, s := range ix.Explain("which containers are up", "docker_ps") {
-		sum += s
-	}
-	// The explanation leaves out only the share of the name's words said.
-	if len(hits) != 1 || hits[0].Tool.Name != "docker_ps" || sum <= 0 || sum > hits[0].Score {
-		t.Errorf("hits %v, explained %.2f", hits, sum)
+	for _, q := range []string{"which containers are up", "list the docker containers", "what do the docker logs say?"} {
+		hits := ix.Search(q, 1, "")
+		sum := 0.0
+		for _, s := range ix.Explain(q, hits[0].Tool.Name) {
+			sum += s
+		}
+		if math.Abs(sum-hits[0].Score) > 1e-9 {
+			t.Errorf("%q: %s scores %.3f, explained %.3f", q, hits[0].Tool.Name, hits[0].Score, sum)
+		}
 	}
 }
 

@@ -368,3 +368,36 @@ func wordSet(s string) map[string]bool {
 	}
 	return m
 }
+
+// The verb a request begins with says what it wants done ("stop the
+// container", "remove the container old-web", "please merge it"): a tool
+// whose name holds that verb, or a word of its meaning, gets a bonus.
+var (
+	// leadSkip are the words before a request's verb.
+	leadSkip = wordSet(`please pls can could would will we you i to want need let lets let's us now ok okay so just also then first quickly go ahead kindly`)
+)
+
+// leadTerms are the terms of the verb query begins with, by weight: the
+// verb's own term 1, its related words weightNear; nil when it begins
+// with no verb this way (a question, a noun).
+func leadTerms(query string) map[string]float64 {
+	for _, f := range strings.Fields(strings.ToLower(query)) {
+		w := strings.Trim(f, `,.;:?!"'()`)
+		if leadSkip[w] {
+			continue
+		}
+		if askWords[w] || w == "" {
+			return nil
+		}
+		ts := Terms(w)
+		if len(ts) != 1 {
+			return nil
+		}
+		out := map[string]float64{ts[0]: 1}
+		for _, r := range related[ts[0]] {
+			out[r] = max(out[r], weightNear)
+		}
+		return out
+	}
+	return nil
+}

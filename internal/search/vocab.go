@@ -55,6 +55,7 @@ var same = []string{
 	"check | verify | assert | ensure | confirm | make sure",
 	"delete | remove | rm | erase",
 	"teardown | tear down",
+	"container | ctr",
 }
 
 // near are words of related meaning: a query's word brings the others of
@@ -93,7 +94,8 @@ var near = []string{
 	"token credential password secret",
 	"percentile median mean average p95 p99 statistic",
 	"combine merge aggregate",
-	"dynamic custom",
+	"dynamic custom dyn",
+	"snapshot checkpoint snap",
 }
 
 // weightNear is a related word's share of the weight of the query word
