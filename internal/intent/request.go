@@ -349,12 +349,35 @@ func newClause(tokens []token) *clause {
 	if files := countKind(tokens, file); files >= 2 {
 		c.set["<twofiles>"] = true
 	}
+	for i, t := range tokens {
+		if t.kind == file && !dbFile.MatchString(t.text) && !outputFile(tokens, i, c) {
+			c.set["<infile>"] = true // a file the step reads
+		}
+	}
 	if c.set[closeStem] && c.set[connectionStem] {
 		c.set["<disconnect>"] = true // close the connection
 	}
 	c.about = aboutOf(c)
 	return c
 }
+
+// outputFile says whether the file at i is one the step writes: after
+// "to", "into" or "as", or after "in" in a step that writes ("put them in
+// fixtures/emails.json").
+func outputFile(tokens []token, i int, c *clause) bool {
+	if i == 0 {
+		return false
+	}
+	switch tokens[i-1].text {
+	case "to", "into", "as", "->":
+		return true
+	case "in", "under":
+		return c.hasAny(writeWords)
+	}
+	return false
+}
+
+var writeWords = triggers(`write save put store export dump render`)
 
 // markers are what a token is beside its words: <count> a number of
 // things (3 widgets), <measure> a number or an amount (500ms), <bound>

@@ -76,7 +76,7 @@ func (a *Analyzer) text(text string) Analysis {
 			steps = append(steps, Step{Tool: n, Words: c.words})
 		}
 	}
-	steps = implied(steps, clauses, req)
+	steps = implied(steps, clauses, req, tools)
 	if req.swarm {
 		steps = append([]Step{{Tool: "swarm_run", Words: req.parallelWords}}, steps...)
 	}
@@ -263,7 +263,7 @@ func listBefore(tokens []token, i int) int {
 // implied adds the calls a workflow needs that nobody says: a connection
 // before a database's first call, a page opened before the first click,
 // an assertion after a login that checks nothing.
-func implied(steps []Step, clauses []*clause, req request) []Step {
+func implied(steps []Step, clauses []*clause, req request, tools map[string]*tool.Tool) []Step {
 	has := func(prefix string) int {
 		return slices.IndexFunc(steps, func(s Step) bool { return strings.HasPrefix(s.Tool, prefix) })
 	}
@@ -277,12 +277,14 @@ func implied(steps []Step, clauses []*clause, req request) []Step {
 			before(i, Step{Tool: need.tool, Words: steps[i].Words})
 		}
 	}
-	// A file a check or a generator works on is read first: the
-	// schema of a validation, the expected JSON of a comparison.
-	if i := slices.IndexFunc(steps, func(s Step) bool { return readsFile[s.Tool] }); i >= 0 && has("fs_") < 0 {
-		if c := clauseOf(clauses, steps[i].Words); c != nil && c.has("<file>") {
-			before(i, Step{Tool: "fs_read", Words: steps[i].Words})
-		}
+	// A file a tool works on that takes no path is read first: the
+	// schema of a validation, the expected JSON of a comparison, the
+	// query a request sends, the migration a transaction applies.
+	if i := slices.IndexFunc(steps, func(s Step) bool {
+		c := clauseOf(clauses, s.Words)
+		return c != nil && c.has("<infile>") && !takesPath(tools[s.Tool])
+	}); i >= 0 && has("fs_read") < 0 {
+		before(i, Step{Tool: "fs_read", Words: steps[i].Words})
 	}
 	if i := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) }); i >= 0 && has("browser_navigate") < 0 && req.pages {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
@@ -293,8 +295,30 @@ func implied(steps []Step, clauses []*clause, req request) []Step {
 	return steps
 }
 
-// readsFile are tools given the content of a file, not its path.
-var readsFile = map[string]bool{"assert_json_schema": true, "json_validator": true, "data_from_schema": true, "object_diff": true}
+// takesPath says whether a tool reads the files it works on itself: a
+// tool of files, pages, repositories, containers, jobs or hosted
+// servers, or one with an argument for a path. A tool not here (yet) is
+// taken to.
+func takesPath(t *tool.Tool) bool {
+	if t == nil || t.Input == nil || t.Name == "plan_read" || slices.ContainsFunc(ownFiles, func(p string) bool { return strings.HasPrefix(t.Name, p) }) {
+		return true
+	}
+	for name := range t.Input.Properties {
+		n := strings.ToLower(name)
+		if pathArgs[n] || slices.ContainsFunc(pathEnds, func(e string) bool { return strings.HasSuffix(n, e) }) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// ownFiles are the prefixes of tools that find their own files.
+	ownFiles = []string{"fs_", "browser_", "gh_", "docker_", "compose_", "task_", "spawn_", "mcp_", "worker_", "dynamic_"}
+	// pathArgs and pathEnds name an argument that is a path.
+	pathArgs = map[string]bool{"cwd": true, "workdir": true, "root": true, "db": true, "template": true, "output": true, "backup": true, "dockerfile": true}
+	pathEnds = []string{"path", "paths", "file", "files", "dir", "directory", "source", "sources", "file1", "file2"}
+)
 
 // clauseOf is the clause of words.
 func clauseOf(clauses []*clause, words string) *clause {

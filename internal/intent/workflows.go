@@ -169,7 +169,7 @@ var rules = []rule{
 	r(web, `url redirect redirected end+up land+on lands+on taken+to <path>`, `assert_url`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
-	r(web, `say says text read reads <quoted> price label`, `assert_text`).checks().first("check"),
+	r(web, `say says text read reads <quoted> price label total subtotal amount cost <measure> mention mentions contain contains`, `assert_text`).checks().first("check"),
 	r(web, `check verify assert ensure confirm make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
