@@ -65,8 +65,10 @@ type Index struct {
 	postings map[string]*postingList
 	norm     []float64 // per tool: k1*(1-b+b*len/avgLen)
 	names    map[string]int
-	// nameTerms are each tool's name's terms, for weightCover.
+	// nameTerms are each tool's name's terms, for weightCover; named are
+	// the tools whose names hold a term.
 	nameTerms [][]string
+	named     map[string][]int32
 	// changes: the tool's name says it changes something (create,
 	// merge, delete, ...; not workflow_runs, snapshots), for a
 	// question's mood.
@@ -88,7 +90,7 @@ type posting struct {
 // New indexes tools.
 func New(tools []*tool.Tool) *Index {
 	shared := sharedArgs(tools)
-	ix := &Index{tools: tools, postings: map[string]*postingList{}, norm: make([]float64, len(tools)), names: map[string]int{}}
+	ix := &Index{tools: tools, postings: map[string]*postingList{}, norm: make([]float64, len(tools)), names: map[string]int{}, named: map[string][]int32{}}
 	lens := make([]float64, len(tools))
 	total := 0.0
 	for i, t := range tools {
@@ -104,7 +106,11 @@ func New(tools []*tool.Tool) *Index {
 		add(nameTerms, weightName)
 		ix.changes = append(ix.changes, slices.ContainsFunc(strings.Split(t.Name, "_"), func(part string) bool { return changeVerbs[part] }))
 		slices.Sort(nameTerms)
-		ix.nameTerms = append(ix.nameTerms, slices.Compact(nameTerms))
+		nameTerms = slices.Compact(nameTerms)
+		ix.nameTerms = append(ix.nameTerms, nameTerms)
+		for _, term := range nameTerms {
+			ix.named[term] = append(ix.named[term], int32(i))
+		}
 		for _, p := range t.Phrases {
 			add(Terms(p), weightPhrase)
 		}
@@ -241,20 +247,34 @@ func (ix *Index) best(scores []float64, limit int, category tool.Category) []Hit
 	return hits
 }
 
-// wholeQuery is what a query says as a whole, beside its words: the
-// words it says (for the share of a tool's name said), the verb it begins
-// with, and whether it asks to see rather than to change.
+// wholeQuery is what a query says as a whole, beside its words: of each
+// tool's name, the weight of the words it says (for the share said) and
+// of the verb it begins with; and whether it asks to see rather than to
+// change.
 type wholeQuery struct {
-	said map[string]float64
-	lead map[string]float64
-	asks bool
+	said, lead map[int32]float64
+	asks       bool
 }
 
 func (ix *Index) whole(query string, qs [][]variant) wholeQuery {
-	w := wholeQuery{said: map[string]float64{}, lead: leadTerms(query), asks: asks(query)}
+	w := wholeQuery{said: map[int32]float64{}, asks: asks(query)}
+	said := map[string]float64{}
 	for _, q := range qs {
 		for _, v := range q {
-			w.said[v.term] = max(w.said[v.term], v.weight)
+			said[v.term] = max(said[v.term], v.weight)
+		}
+	}
+	for term, weight := range said {
+		for _, i := range ix.named[term] {
+			w.said[i] += weight
+		}
+	}
+	if lead := leadTerms(query); lead != nil {
+		w.lead = map[int32]float64{}
+		for term, weight := range lead {
+			for _, i := range ix.named[term] {
+				w.lead[i] = max(w.lead[i], weight)
+			}
 		}
 	}
 	return w
@@ -269,13 +289,8 @@ func (ix *Index) whole(query string, qs [][]variant) wholeQuery {
 //     weightAsked of it all.
 func (w wholeQuery) apply(ix *Index, i int, s float64) float64 {
 	if n := len(ix.nameTerms[i]); n > 0 {
-		m, lead := 0.0, 0.0
-		for _, t := range ix.nameTerms[i] {
-			m += w.said[t]
-			lead = max(lead, w.lead[t])
-		}
-		f := m / float64(n)
-		s += weightCover*f*f + weightLead*lead
+		f := w.said[int32(i)] / float64(n)
+		s += weightCover*f*f + weightLead*w.lead[int32(i)]
 	}
 	if w.asks && ix.changes[i] {
 		s *= weightAsked

@@ -234,31 +234,36 @@ func values(query string) (words string, kinds []string) {
 // or a key's name says a little of what it is for.
 func valuesAndNames(query string) (words string, kinds []string, names string) {
 	var kept, named []string
-	for _, v := range []struct {
-		re   *regexp.Regexp
-		kind string
-	}{{jsonValue, "json"}} {
-		query = v.re.ReplaceAllStringFunc(query, func(m string) string {
-			kind := v.kind
-			switch {
-			case kind == "json" && strings.HasPrefix(m, "["):
-				kind = "array"
-			case kind == "json" && !strings.Contains(m, ":"):
-				return m // {{name}}, not an object
-			}
-			if !slices.Contains(kinds, kind) {
-				kinds = append(kinds, kind)
-			}
-			return " "
-		})
+	if strings.ContainsAny(query, "{[") {
+		for _, v := range []struct {
+			re   *regexp.Regexp
+			kind string
+		}{{jsonValue, "json"}} {
+			query = v.re.ReplaceAllStringFunc(query, func(m string) string {
+				kind := v.kind
+				switch {
+				case kind == "json" && strings.HasPrefix(m, "["):
+					kind = "array"
+				case kind == "json" && !strings.Contains(m, ":"):
+					return m // {{name}}, not an object
+				}
+				if !slices.Contains(kinds, kind) {
+					kinds = append(kinds, kind)
+				}
+				return " "
+			})
+		}
 	}
 	// A Redis command or an SQL statement stays in the words (its verb
-	// says which tool) and adds its kind.
-	if redisValue.MatchString(query) {
-		kinds = append(kinds, "redis")
-	}
-	if sqlValue.MatchString(query) {
-		kinds = append(kinds, "sql")
+	// says which tool) and adds its kind; both begin with a word in
+	// capitals.
+	if capitalWord(query) {
+		if redisValue.MatchString(query) {
+			kinds = append(kinds, "redis")
+		}
+		if sqlValue.MatchString(query) {
+			kinds = append(kinds, "sql")
+		}
 	}
 	query = quotedValue.ReplaceAllString(query, " ")
 	for _, f := range strings.Fields(query) {
@@ -400,4 +405,19 @@ func leadTerms(query string) map[string]float64 {
 		return out
 	}
 	return nil
+}
+
+// capitalWord says whether s holds a word of three or more capitals.
+func capitalWord(s string) bool {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			if n++; n == 3 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
 }
