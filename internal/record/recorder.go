@@ -96,8 +96,8 @@ const callRowBytes = 100
 // retryEvery is how often a paused recorder tries to write again.
 const retryEvery = 5 * time.Second
 
-// boundSlack is how far past MaxCalls the calls may go before the oldest
-// are deleted: deletes come in runs, not one per flush.
+// slack is how far past MaxCalls the calls may go before the oldest are
+// deleted: deletes come in runs, not one per flush.
 func (b Bounds) slack() int64 { return max(100, int64(b.MaxCalls)/50) }
 
 // RecorderOptions configure a Recorder.
