@@ -37,6 +37,9 @@ type Supervisor struct {
 	BaseDelay   time.Duration // default 1 s
 	MaxDelay    time.Duration // default 60 s
 	StopGrace   time.Duration // default 10 s
+	// StableAfter: a worker that ran this long before it exited ran well,
+	// and its restarts start a new row (default MaxDelay).
+	StableAfter time.Duration
 	// KillOrphans kills, after a worker exits, the processes it left
 	// behind (its commands' process groups, adopted by this process as a
 	// subreaper: see proc.KillOrphans). Only for a process whose own
@@ -138,6 +141,9 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if s.MaxDelay <= 0 {
 		s.MaxDelay = 60 * time.Second
 	}
+	if s.StableAfter <= 0 {
+		s.StableAfter = s.MaxDelay
+	}
 	if s.StopGrace <= 0 {
 		s.StopGrace = 10 * time.Second
 	}
@@ -203,7 +209,7 @@ func (s *Supervisor) slot(ctx context.Context, n int) {
 			if p != nil {
 				st.LastExit = p.ExitStatus()
 			}
-			if ran >= s.MaxDelay {
+			if ran >= s.StableAfter {
 				st.Restarts = 0 // it ran well: a new row
 			}
 			st.Restarts++

@@ -154,7 +154,9 @@ func TestUT003RestartLogic(t *testing.T) {
 	var log syncBuf
 	var mu sync.Mutex
 	var exits []string
-	s := &Supervisor{Count: 1, MaxRestarts: 2, BaseDelay: 10 * time.Millisecond, MaxDelay: 40 * time.Millisecond,
+	// No run is long enough to start a new row, however slow a loaded
+	// machine starts sh (a run of MaxDelay did, and failed the test).
+	s := &Supervisor{Count: 1, MaxRestarts: 2, BaseDelay: 10 * time.Millisecond, MaxDelay: 40 * time.Millisecond, StableAfter: time.Minute,
 		AfterExit: func(id string) { mu.Lock(); exits = append(exits, id); mu.Unlock() },
 		Command:   func(string) *exec.Cmd { return exec.Command("/bin/sh", "-c", "exit 1") }, Log: slog.New(slog.NewTextHandler(&log, nil))}
 	stop := runSupervisor(s)
