@@ -74,6 +74,8 @@ type Health struct {
 	ToolCount   int         `json:"toolCount"`
 	LastError   *string     `json:"lastError"`
 	MemoryUsage MemoryUsage `json:"memoryUsage"`
+	// Goroutines is the front's goroutine count (a leak shows here first).
+	Goroutines int `json:"goroutines"`
 }
 
 // MemoryUsage is the front's Go heap.
@@ -95,7 +97,7 @@ func (d *Doctor) health(pool PoolStatus) Health {
 	runtime.ReadMemStats(&ms)
 	h := Health{
 		Status: "healthy", Uptime: time.Since(d.started).Milliseconds(), ToolCount: d.reg.Len(),
-		MemoryUsage: MemoryUsage{HeapUsed: ms.HeapAlloc, HeapTotal: ms.HeapSys},
+		MemoryUsage: MemoryUsage{HeapUsed: ms.HeapAlloc, HeapTotal: ms.HeapSys}, Goroutines: runtime.NumGoroutine(),
 	}
 	if pool.CrashesInARow >= degradedAfter {
 		h.Status = "degraded"
