@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -428,7 +429,7 @@ func TestCallCancelledWhenClientLeaves(t *testing.T) {
 
 func TestRequestLog(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf lockedbuf.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h, err := NewHandler(&fakeBackend{}, testToken, log)
 	if err != nil {
@@ -458,23 +459,6 @@ func TestRequestLog(t *testing.T) {
 			t.Errorf("log line %d has no duration: %v", i, m)
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestReload(t *testing.T) {

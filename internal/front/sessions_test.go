@@ -1,7 +1,6 @@
 package front
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -14,11 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/doctor"
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // httpFront is a front served over real HTTP, with a tool that holds its
@@ -26,14 +27,14 @@ import (
 type httpFront struct {
 	s       *Server
 	srv     *httptest.Server
-	log     *syncBuffer
+	log     *lockedbuf.Buffer
 	entered atomic.Int64  // calls of test_hold begun
 	release chan struct{} // closed: every test_hold call returns
 }
 
 func newHTTPFront(t *testing.T, maxSessions int, idle time.Duration) *httpFront {
 	t.Helper()
-	f := &httpFront{log: &syncBuffer{}, release: make(chan struct{})}
+	f := &httpFront{log: &lockedbuf.Buffer{}, release: make(chan struct{})}
 	cfg := config.Default()
 	cfg.Home = t.TempDir()
 	cfg.Tools.EnableDynamic = false
@@ -382,22 +383,4 @@ func TestOpensSession(t *testing.T) {
 			t.Errorf("%s: want %v, got %v", body, want, got)
 		}
 	}
-}
-
-// syncBuffer is a log buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

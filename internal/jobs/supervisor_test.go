@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -15,15 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 )
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // waitFor polls cond until it holds; the deadline only bounds a failure.
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -108,7 +101,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // UT-002: stopping sends SIGTERM first; a worker that ignores it is killed
 // after the grace; both steps are logged, and AfterExit runs for each.
 func TestUT002ProcessKill(t *testing.T) {
-	var log syncBuf
+	var log lockedbuf.Buffer
 	var mu sync.Mutex
 	var after []string
 	s := &Supervisor{Count: 2, StopGrace: 200 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&log, nil)),
@@ -120,7 +113,7 @@ func TestUT002ProcessKill(t *testing.T) {
 			}
 			return exec.Command("/bin/sh", "-c", "echo ready; exec sleep 30")
 		}}
-	var ready syncBuf
+	var ready lockedbuf.Buffer
 	cmd := s.Command
 	s.Command = func(id string) *exec.Cmd { c := cmd(id); c.Stdout = &ready; return c }
 	stop := runSupervisor(s)
@@ -151,7 +144,7 @@ func TestUT002ProcessKill(t *testing.T) {
 // BaseDelay up to MaxDelay; over MaxRestarts in a row it is failed and
 // replaced by a worker of a new id; AfterExit runs after each exit.
 func TestUT003RestartLogic(t *testing.T) {
-	var log syncBuf
+	var log lockedbuf.Buffer
 	var mu sync.Mutex
 	var exits []string
 	// No run is long enough to start a new row, however slow a loaded

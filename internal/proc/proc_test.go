@@ -1,16 +1,16 @@
 package proc
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 )
 
 func TestMain(m *testing.M) {
@@ -112,7 +112,7 @@ func TestLeaderExitSweepsGroupAndOrphansAreReaped(t *testing.T) {
 // leftover to end on its own.
 func TestLeaderExitSweepsGroupThatHoldsThePipes(t *testing.T) {
 	cmd := exec.Command("sh", "-c", "sleep 300 & echo leader-done")
-	var out lockedBuf
+	var out lockedbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	p, err := Start(cmd)
 	if err != nil {
@@ -130,24 +130,6 @@ func TestLeaderExitSweepsGroupThatHoldsThePipes(t *testing.T) {
 	if !strings.Contains(out.String(), "leader-done") {
 		t.Fatalf("output %q", out.String())
 	}
-}
-
-// lockedBuf is a goroutine-safe bytes.Buffer.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func TestDescribe(t *testing.T) {

@@ -1,16 +1,15 @@
 package soak
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/testbin"
 )
 
@@ -43,7 +42,7 @@ func TestSoakShort(t *testing.T) {
 		t.Fatalf("the soak drives a browser: %v", err)
 	}
 	everything := filepath.Join(testbin.MCPServers(t, ".bin/mcp-server-everything"), ".bin", "mcp-server-everything")
-	var log syncBuffer
+	var log lockedbuf.Buffer
 	o := Options{Bin: bin, Everything: everything, Dir: t.TempDir(), Duration: 30 * time.Second, Interval: time.Second,
 		SessionIdle: 3 * time.Second, RecordCalls: 1000, Log: &log}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -76,24 +75,6 @@ func TestSoakShort(t *testing.T) {
 	for _, p := range res.Stray {
 		t.Errorf("process %d (%s) outlived the server", p.PID, p.Comm)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's log and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // The fit and the medians on samples whose answer is known.

@@ -16,8 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/proc"
 )
 
 // Faults on purpose: each one costs the call, never the front, and the next
@@ -233,7 +235,7 @@ func TestClientThatStopsReadingCostsNoIgor(t *testing.T) {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_HOME="+filepath.Join(home, ".barrhawk"))
 	cmd.Dir = home
-	var stderr lockedBuffer
+	var stderr lockedbuf.Buffer
 	cmd.Stderr = &stderr
 	in, _ := cmd.StdinPipe()
 	outPipe, _ := cmd.StdoutPipe()

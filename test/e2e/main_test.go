@@ -4,7 +4,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -14,14 +13,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/testbin"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // bin is the barrhawk binary built for this test run.
@@ -45,25 +45,7 @@ type server struct {
 	// resourcesChanged receives one for every resources/list_changed.
 	resourcesChanged chan struct{}
 	// stderr holds everything the server wrote to its log.
-	stderr *lockedBuffer
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	stderr *lockedbuf.Buffer
 }
 
 // start runs `barrhawk serve` with extra env (KEY=VALUE) and connects.
@@ -92,7 +74,7 @@ func startWith(t testing.TB, args []string, yaml string, env ...string) *server 
 	cmd.Env = append(os.Environ(), "HOME="+home, "BARRHAWK_HOME="+filepath.Join(home, ".barrhawk"), "BARRHAWK_LOG_LEVEL=warn")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Dir = home
-	stderr := &lockedBuffer{}
+	stderr := &lockedbuf.Buffer{}
 	cmd.Stderr = io.MultiWriter(testWriter{t}, stderr)
 	listChanged, resourcesChanged := make(chan struct{}, 100), make(chan struct{}, 100)
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, &mcp.ClientOptions{

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 )
 
 // fakeClaude is the stand-in CLI that prints Claude Code's stream-json.
@@ -306,7 +308,7 @@ func TestSpawnWorkerKilledDuringIntegration(t *testing.T) {
 	s := startConfigured(t, "workers:\n  count: 0\n  db: "+db+"\nspawn:\n  claudePath: "+fakeClaude(t)+"\n  dir: "+spawns+"\n  idleTimeout: 30s\n")
 	pool := exec.Command(bin, "worker", "start", "--count", "1", "--config", filepath.Join(s.home, "barrhawk.yaml"))
 	pool.Env = append(pool.Environ(), "HOME="+s.home, "BARRHAWK_HOME="+filepath.Join(s.home, ".barrhawk"), "BARRHAWK_LOG_LEVEL=info")
-	plog := &lockedBuffer{}
+	plog := &lockedbuf.Buffer{}
 	pool.Stderr = plog
 	if err := pool.Start(); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/jobs"
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/queue"
 	"github.com/barrhawk/barrhawk/internal/testsrv"
@@ -90,7 +91,7 @@ func (w *workerHome) status(id string) queue.Info {
 type pool struct {
 	w   *workerHome
 	cmd *exec.Cmd
-	log *lockedBuffer
+	log *lockedbuf.Buffer
 }
 
 // startPool starts barrhawk worker start and waits until its count
@@ -99,7 +100,7 @@ func (w *workerHome) startPool(count int, args ...string) *pool {
 	w.t.Helper()
 	cmd := exec.Command(bin, append([]string{"worker", "start", "--count", strconv.Itoa(count), "--db", w.db}, args...)...)
 	cmd.Env, cmd.Dir = w.env, w.home
-	p := &pool{w: w, cmd: cmd, log: &lockedBuffer{}}
+	p := &pool{w: w, cmd: cmd, log: &lockedbuf.Buffer{}}
 	cmd.Stderr = p.log
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
@@ -201,11 +202,11 @@ func TestIT001FullExecutionCycle(t *testing.T) {
 	}
 	// attach follows each worker's live log.
 	var attached []*exec.Cmd
-	var outs []*lockedBuffer
+	var outs []*lockedbuf.Buffer
 	for _, st := range ws {
 		c := exec.Command(bin, "worker", "attach", st.ID)
 		c.Env = w.env
-		b := &lockedBuffer{}
+		b := &lockedbuf.Buffer{}
 		c.Stdout = b
 		if err := c.Start(); err != nil {
 			t.Fatal(err)

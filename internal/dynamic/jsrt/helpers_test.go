@@ -7,12 +7,13 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // compileTS does what the front does: esbuild TypeScript → CommonJS with an
@@ -99,26 +100,9 @@ func jsonEq(t testing.TB, got, want string) {
 	}
 }
 
-// logBuffer collects log records.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-func (l *logBuffer) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+// debugLogger logs every record, debug ones too, to b.
+func debugLogger(b *lockedbuf.Buffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 // wantOutcome checks a call's outcome: the JSON result want when code is

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -99,8 +100,8 @@ func TestHandlers(t *testing.T) {
 
 func TestConsoleGoesToLog(t *testing.T) {
 	t.Parallel()
-	var lb logBuffer
-	m := mustLoad(t, toolSrc(`console.warn('careful', {a: 1}); console.debug('dbg'); ctx.log('via ctx'); return 1;`), Options{Log: lb.logger()})
+	var lb lockedbuf.Buffer
+	m := mustLoad(t, toolSrc(`console.warn('careful', {a: 1}); console.debug('dbg'); ctx.log('via ctx'); return 1;`), Options{Log: debugLogger(&lb)})
 	mustCall(t, m, `{}`)
 	out := lb.String()
 	for _, want := range []string{`level=WARN msg="careful {\"a\":1}" tool=t source=console`, `level=DEBUG msg=dbg tool=t`, `msg="via ctx" tool=t source=ctx.log`} {
