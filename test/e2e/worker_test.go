@@ -152,6 +152,14 @@ func noZombies(t *testing.T, pid int) {
 	waitFor(t, "no zombie children", func() bool { return len(proc.ZombieChildren(pid)) == 0 })
 }
 
+// noJobWorktrees waits until repo has no job worktree or branch left: a
+// job's end is recorded before its worktree is removed, so a job seen
+// ended may still have it for a moment.
+func noJobWorktrees(t *testing.T, repo string) {
+	t.Helper()
+	waitFor(t, "the jobs' worktrees and branches to be removed", func() bool { return len(jobWorktrees(t, repo)) == 0 })
+}
+
 // jobWorktrees lists the job worktrees (task-*) of repo and its
 // barrhawk/task-* branches.
 func jobWorktrees(t *testing.T, repo string) []string {
@@ -255,9 +263,7 @@ func TestIT001FullExecutionCycle(t *testing.T) {
 	if _, errs, code := w.run("task", "cancel", id, "--db", w.db); code != 1 || !strings.Contains(errs, "already ended (completed)") {
 		t.Errorf("task cancel of a completed job: exit %d: %s", code, errs)
 	}
-	if left := jobWorktrees(t, repo); len(left) != 0 {
-		t.Errorf("worktrees left: %v", left)
-	}
+	noJobWorktrees(t, repo)
 	if code := p.stop(); code != 0 {
 		t.Errorf("the pool exited %d after SIGTERM\n%s", code, p.log.String())
 	}
@@ -364,9 +370,7 @@ func TestIT002CrashRecovery(t *testing.T) {
 		return false
 	})
 	noZombies(t, p.cmd.Process.Pid)
-	if left := jobWorktrees(t, repo); len(left) != 0 {
-		t.Errorf("worktrees left: %v", left)
-	}
+	noJobWorktrees(t, repo)
 	if log := p.log.String(); !strings.Contains(log, "worker exited unexpectedly") || !strings.Contains(log, "handed a dead worker's jobs back") {
 		t.Errorf("pool log:\n%s", log)
 	}
@@ -419,9 +423,7 @@ func TestIT004CleanupVerification(t *testing.T) {
 	if in := w.status(slow); in.State != "cancelled" {
 		t.Errorf("the cancelled job: %s", in.State)
 	}
-	if left := jobWorktrees(t, repo); len(left) != 0 {
-		t.Errorf("job worktrees left: %v", left)
-	}
+	noJobWorktrees(t, repo)
 	if _, err := os.Stat(filepath.Join(repo, ".barrhawk", "worktrees", "spawn-keep")); err != nil {
 		t.Errorf("a sub-agent's worktree was removed: %v", err)
 	}
@@ -729,9 +731,7 @@ func TestPoolKilledTakesItsWorkers(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(out, "attempts")); strings.Count(string(b), "\n") != 2 {
 		t.Errorf("attempts: %q", b)
 	}
-	if left := jobWorktrees(t, repo); len(left) != 0 {
-		t.Errorf("worktrees left: %v", left)
-	}
+	noJobWorktrees(t, repo)
 	if code := p2.stop(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
@@ -794,7 +794,7 @@ func TestWorkerKilledAfterItsJobEndedDoesNotRunItAgain(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(out, "ran")); strings.Count(string(b), "\n") != 1 {
 		t.Errorf("the job ran %d times: %q", strings.Count(string(b), "\n"), b)
 	}
-	waitFor(t, "the killed cleanup's worktree to be removed", func() bool { return len(jobWorktrees(t, repo)) == 0 })
+	noJobWorktrees(t, repo)
 	if log := p.log.String(); strings.Contains(log, "handed a dead worker's jobs back") || !strings.Contains(log, "worker exited unexpectedly") {
 		t.Errorf("pool log:\n%s", log)
 	}
