@@ -53,7 +53,8 @@ func TestUT001ProcessSpawn(t *testing.T) {
 	waitFor(t, "three workers to report", func() bool {
 		n := 0
 		for _, w := range s.Status() {
-			if b, err := os.ReadFile(filepath.Join(dir, w.ID)); err == nil && strings.HasSuffix(string(b), "\n") {
+			// A worker may write before the supervisor marks it running.
+			if b, err := os.ReadFile(filepath.Join(dir, w.ID)); err == nil && strings.HasSuffix(string(b), "\n") && w.State == "running" && w.PID != 0 {
 				n++
 			}
 		}
