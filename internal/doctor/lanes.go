@@ -64,7 +64,9 @@ type laneKey struct{}
 
 // Affinity: the database and GitHub tools keep connections under aliases in their
 // Igor (db_pg_connect {alias: "prod"}, then db_pg_query {alias: "prod"}),
-// and fs_watch keeps its watchers there, read back by id. Such a call must
+// fs_watch keeps its watchers there, read back by id, and the browser tools
+// drive the Igor's one Chromium (its sessions, tabs and pages, and dynamic
+// tools with the browser permission, whose ctx.browser is that Chromium). Such a call must
 // reach the Igor that holds that state, whatever the strategy: every call
 // of one affinity key (per lane) goes to one Igor while it lives, and an
 // Igor holding database connections is not stopped for idleness.
@@ -80,6 +82,10 @@ func affinityOf(t *tool.Tool) string {
 		// gh_connect's connections, and each client's kept answers
 		// (conditional requests).
 		return string(tool.CategoryGitHub)
+	case t.Category == tool.CategoryBrowser:
+		// Dynamic tools too: a dynamic tool is in this category only
+		// when it has the browser permission (ctx.browser).
+		return string(tool.CategoryBrowser)
 	case t.Name == "fs_watch":
 		return "fs_watch"
 	}
@@ -155,6 +161,21 @@ func (p *Pool) forgetLocked(ig *igorConn) {
 	maps.DeleteFunc(p.holders, func(_ string, h *igorConn) bool { return h == ig })
 }
 
+// A call of a parallel or map-reduce swarm (swarm_run) is independent of
+// the calls beside it, and its browser calls spread over the Igors, each
+// driving its own Chromium, rather than queue on the one holding the
+// agent's browser. A pipeline's steps hand state on, so they keep it.
+type spreadKey struct{}
+
+func withSpread(ctx context.Context) context.Context {
+	return context.WithValue(ctx, spreadKey{}, true)
+}
+
+func spreadFrom(ctx context.Context) bool {
+	spread, _ := ctx.Value(spreadKey{}).(bool)
+	return spread
+}
+
 func withAffinity(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, affinityKey{}, key)
 }
@@ -192,7 +213,7 @@ func newLanes(d *Doctor, strategy string) *lanes {
 // the strategy has no lanes) and, for a tool whose state lives in its Igor,
 // the affinity key that sends it to the Igor holding that state.
 func (ls *lanes) forCall(ctx context.Context, t *tool.Tool) context.Context {
-	if key := affinityOf(t); key != "" {
+	if key := affinityOf(t); key != "" && !(key == string(tool.CategoryBrowser) && spreadFrom(ctx)) {
 		ctx = withAffinity(ctx, key)
 	} else if t.Quick {
 		ctx = withQuick(ctx)

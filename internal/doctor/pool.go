@@ -272,11 +272,12 @@ func inLane(ig *igorConn, lane *Lane) bool {
 
 // holdsStateLocked reports whether ig holds state that would be lost if it
 // were stopped for idleness or to give its slot up: open database
-// connections, gh_connect connections or fs_watch watchers (from its
-// last pong).
+// connections, gh_connect connections, fs_watch watchers or browser tabs
+// (from its last pong; a browser unused for igors.browserIdleTimeout
+// closes itself, and then its Igor may go).
 func (p *Pool) holdsStateLocked(ig *igorConn) bool {
 	u := ig.usage.Load()
-	return u != nil && (u.DBConnections > 0 || u.Watchers > 0 || u.GitHubConnections > 0)
+	return u != nil && (u.DBConnections > 0 || u.Watchers > 0 || u.GitHubConnections > 0 || u.BrowserPages > 0)
 }
 
 // pickLocked chooses an Igor of lane by strategy. When none can take the

@@ -32,6 +32,9 @@ type IgorStatus struct {
 	// BrowserMemoryPerPage is BrowserMemory shared out over the tabs.
 	BrowserMemoryPerPage int64 `json:"browserMemoryPerPage,omitempty"`
 	DBConnections        int   `json:"dbConnections"`
+	// Goroutines is the Igor's goroutine count at its last pong (a leak
+	// in a tool shows here first).
+	Goroutines int `json:"goroutines,omitempty"`
 }
 
 // PoolStatus is the pool as worker_status shows it.
@@ -74,7 +77,7 @@ func (p *Pool) Status() PoolStatus {
 			is.PID = ig.child.Proc.PID()
 		}
 		if u := ig.usage.Load(); u != nil {
-			is.BrowserPages, is.BrowserMemory, is.DBConnections = u.BrowserPages, u.BrowserMemory, u.DBConnections
+			is.BrowserPages, is.BrowserMemory, is.DBConnections, is.Goroutines = u.BrowserPages, u.BrowserMemory, u.DBConnections, u.Goroutines
 			if u.BrowserPages > 0 {
 				is.BrowserMemoryPerPage = u.BrowserMemory / int64(u.BrowserPages)
 			}

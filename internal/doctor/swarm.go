@@ -69,6 +69,9 @@ func (d *Doctor) swarmTools() []tool.Tool {
 			}
 			id := "swarm-" + strconv.FormatUint(d.swarmSeq.Add(1), 10)
 			d.events.Emit(Event{Type: EventSwarmStarted, Task: id, Reason: fmt.Sprintf("%s, %d subtasks, %d Igors live", spec.Strategy, swarmSize(spec), d.pool.Status().Live)})
+			if spec.Strategy != swarm.Pipeline {
+				ctx = withSpread(ctx)
+			}
 			rep, err := swarm.Run(ctx, spec, d.swarmCall)
 			if err != nil {
 				d.events.Emit(Event{Type: EventSwarmCompleted, Task: id, Reason: "failed: " + err.Error()})

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -239,4 +240,55 @@ func TestBrowserGoneWithItsIgor(t *testing.T) {
 	for _, pid := range browsers {
 		waitGone(t, pid)
 	}
+}
+
+// TestBrowserAcrossIgors: with several Igors under round-robin, the
+// browser calls after a navigate find its page (they run on the Igor
+// holding the browser), and a parallel swarm of browser calls spreads over
+// the Igors, each with its own Chromium.
+func TestBrowserAcrossIgors(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><title>Page</title><h1>at %s</h1>`, r.URL.Path)
+	}))
+	defer srv.Close()
+	s := startWith(t, []string{"--max-igors", "3"}, "igors:\n  heartbeatInterval: 1s\n")
+	// Every Igor busy, twice: the pool starts all three.
+	for range 2 {
+		var wg sync.WaitGroup
+		for range 6 {
+			wg.Go(func() { s.call("wait_ms", map[string]any{"ms": 300}) })
+		}
+		wg.Wait()
+	}
+	if n := len(s.igorPIDs()); n < 2 {
+		t.Fatalf("want several Igors before the test, have %d", n)
+	}
+	s.mustCall("browser_navigate", map[string]any{"url": srv.URL + "/first"})
+	for i := range 6 {
+		if got := s.mustCall("browser_get_text", map[string]any{"selector": "h1"}); got["text"] != "at /first" {
+			t.Fatalf("read %d after the navigate: %v", i, got)
+		}
+	}
+	var subtasks []any
+	for i := range 3 {
+		subtasks = append(subtasks, map[string]any{"id": fmt.Sprint("s", i), "tool": "browser_navigate", "args": map[string]any{"url": fmt.Sprintf("%s/swarm/%d", srv.URL, i)}})
+	}
+	got := s.mustCall("swarm_run", map[string]any{"strategy": "parallel", "subtasks": subtasks})
+	if got["status"] != "succeeded" {
+		t.Fatalf("swarm: %v", got)
+	}
+	if igors := got["igors"].([]any); len(igors) < 2 {
+		t.Errorf("want the browser subtasks spread over the Igors, got %v", igors)
+	}
+	// worker_status shows each Igor's goroutines, from its pongs.
+	waitFor(t, "goroutines in worker_status", func() bool {
+		for _, ig := range s.mustCall("worker_status", nil)["pool"].(map[string]any)["igors"].([]any) {
+			if n, _ := ig.(map[string]any)["goroutines"].(float64); n < 1 {
+				return false
+			}
+		}
+		return true
+	})
 }
