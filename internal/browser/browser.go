@@ -20,13 +20,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // Options say how a browser starts.
@@ -74,6 +76,11 @@ type Session struct {
 	// first is the chromedp context that created the browser context; new
 	// tabs of the session derive from it.
 	first context.Context
+	// net holds the session's routes and offline state, emu its
+	// emulation: both apply to every tab of the session, new ones too
+	// (see prepare).
+	net *sessionNet
+	emu *sessionEmu
 }
 
 // Page is one tab.
@@ -111,6 +118,11 @@ type Page struct {
 	frame    cdp.FrameID
 	nav      *pendingNav
 	navAsked chan struct{}
+	// session is the session the tab belongs to (its routes answer the
+	// tab's paused requests); mocked holds the mocked answers of requests
+	// paused before the network record saw them (see onRequestPaused).
+	session *Session
+	mocked  map[network.RequestID]*mockAnswer
 }
 
 // ConsoleMessage is one console entry or uncaught exception.
@@ -134,7 +146,11 @@ type Request struct {
 	Failed       string  `json:"failed,omitempty"`
 	Started      string  `json:"started"`
 	DurationMs   float64 `json:"durationMs,omitempty"`
-	start        time.Time
+	// Mocked says a route of browser_route answered the request.
+	Mocked bool `json:"mocked,omitempty"`
+	start  time.Time
+	// har holds what the HAR of the request needs beyond the fields above.
+	har harData
 }
 
 // Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload)
@@ -209,7 +225,10 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		b.Close()
 		return nil, err
 	}
-	b.sessions[DefaultSession] = &Session{Name: DefaultSession, pages: []*Page{p}, first: root}
+	s := newSession(DefaultSession, root, SessionOptions{})
+	s.pages = []*Page{p}
+	p.session = s
+	b.sessions[DefaultSession] = s
 	b.touch()
 	if idle := idleTimeout(); idle > 0 {
 		go b.closeWhenIdle(idle)
@@ -277,18 +296,32 @@ func (p *Page) record(ev any) {
 		if p.paused {
 			return
 		}
+		if old := p.byID[e.RequestID]; old != nil && e.RedirectResponse != nil {
+			// A redirect: the request before it ends with this answer.
+			old.noteResponse(e.RedirectResponse)
+			old.DurationMs = float64(now.Sub(old.start).Microseconds()) / 1000
+		}
 		r := &Request{ID: string(e.RequestID), Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type), Started: now.UTC().Format(time.RFC3339Nano), start: now}
+		r.noteRequest(e.Request)
+		if m := p.mocked[e.RequestID]; m != nil {
+			r.mock(m)
+			delete(p.mocked, e.RequestID)
+		}
 		p.byID[e.RequestID] = r
 		p.requests = appendBounded(p.requests, r)
 	case *network.EventResponseReceived:
 		if r := p.byID[e.RequestID]; r != nil {
 			r.Status, r.StatusText, r.MimeType = e.Response.Status, e.Response.StatusText, e.Response.MimeType
+			r.noteResponse(e.Response)
 		}
 	case *network.EventLoadingFinished:
 		if r := p.byID[e.RequestID]; r != nil {
 			r.DurationMs = float64(now.Sub(r.start).Microseconds()) / 1000
+			r.har.size, r.har.finished = e.EncodedDataLength, true
 			delete(p.byID, e.RequestID)
 		}
+	case *fetch.EventRequestPaused:
+		p.onRequestPaused(e)
 	case *network.EventLoadingFailed:
 		if r := p.byID[e.RequestID]; r != nil {
 			r.Failed = e.ErrorText
@@ -431,8 +464,18 @@ func (b *Browser) Active() (*Page, error) {
 }
 
 // NewSession makes an isolated session (own cookies and storage) with one
-// tab at url (blank when ""), and makes it active.
+// blank tab, and makes it active.
 func (b *Browser) NewSession(ctx context.Context, name string) (*Page, error) {
+	return b.NewSessionWith(ctx, name, SessionOptions{})
+}
+
+// NewSessionWith is NewSession with the session's emulation (device,
+// viewport, user agent, locale, time zone, geolocation, permissions, colour
+// scheme, offline), which applies to every tab of it, later ones too.
+func (b *Browser) NewSessionWith(ctx context.Context, name string, o SessionOptions) (*Page, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	b.mu.Lock()
 	if _, dup := b.sessions[name]; dup {
 		b.mu.Unlock()
@@ -449,13 +492,19 @@ func (b *Browser) NewSession(ctx context.Context, name string) (*Page, error) {
 		cancel()
 		return nil, err
 	}
-	if err := p.setViewport(ctx, b.opts.Width, b.opts.Height); err != nil {
+	s := newSession(name, tctx, o)
+	if err := b.startSession(ctx, s, p, o); err != nil {
 		cancel()
 		return nil, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.sessions[name] = &Session{Name: name, pages: []*Page{p}, first: tctx}
+	if _, dup := b.sessions[name]; dup {
+		cancel()
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "a session %q exists already; switch to it with browser_session_switch, or pick another name", name)
+	}
+	s.pages = []*Page{p}
+	b.sessions[name] = s
 	b.active = name
 	return p, nil
 }
@@ -553,7 +602,7 @@ func (b *Browser) NewTab(ctx context.Context) (*Page, int, error) {
 		cancel()
 		return nil, 0, err
 	}
-	if err := p.setViewport(ctx, b.opts.Width, b.opts.Height); err != nil {
+	if err := b.prepare(ctx, s, p); err != nil {
 		cancel()
 		return nil, 0, err
 	}
@@ -747,8 +796,9 @@ func (p *Page) setViewport(ctx context.Context, w, h int) error {
 	return nil
 }
 
-// Resize sets the viewport's size.
-func (p *Page) Resize(ctx context.Context, w, h int) error { return p.setViewport(ctx, w, h) }
+// Resize sets the viewport's size, keeping the session's device (scale,
+// mobile and touch) when it emulates one.
+func (p *Page) Resize(ctx context.Context, w, h int) error { return p.resize(ctx, w, h) }
 
 // describe wraps a chromedp error with what was being done.
 func describe(what string, err error) error {

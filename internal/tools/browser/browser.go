@@ -51,6 +51,7 @@ func Tools() []tool.Tool {
 		history("browser_reload", "Reload the page.", 0,
 			"refresh page", "f5 refresh", "reload tab", "hard refresh", "refresh browser"),
 		resize(), tabs(), pdfSave(), mouseMove(), mouseClick(), mouseDrag(), mouseWheel(), startTracing(), stopTracing(),
+		route(), unroute(), routeList(), networkStateSet(), emulateMedia(),
 		sessionNew(), sessionSwitch(), sessionList(),
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/tools/fs"
 )
 
 func consoleMessages() tool.Tool {
@@ -54,34 +55,54 @@ func networkRequests() tool.Tool {
 		Method       string `json:"method"`
 		Status       int64  `json:"status"`
 		ResourceType string `json:"resourceType"`
+		HARPath      string `json:"harPath"`
 	}
+	d := def("browser_network_requests", "The tab's network requests (recorded from the tab's start, the last 1000): method, url, type, status, duration, failure, and mocked for those a browser_route answered. "+
+		"stop pauses the recording, start resumes it, clear forgets; harPath also writes them as a HAR 1.2 file (bodies included where the browser still holds them), which Playwright's routeFromHAR replays. "+
+		"Returns {requests, count, har: {path, entries, bytes}}.", false,
+		schema.Object(schema.Boolean("start", "Resume recording").Default(false), schema.Boolean("stop", "Pause recording").Default(false),
+			schema.Boolean("clear", "Forget the requests after reading").Default(false),
+			schema.String("filter", "Only URLs containing this text"), schema.String("method", "Only this method (GET, POST, ...)"),
+			schema.Integer("status", "Only this status (404, ...)"), schema.String("resourceType", "Only this type: Document, Script, XHR, Fetch, Image, Stylesheet, ..."),
+			schema.String("harPath", "Also write the requests (those the filters keep) as HAR 1.2 to this file: relative to the server's working directory, inside the allowed roots (e.g. \"network.har\")"))).
+		WithPhrases("xhr calls", "failed requests", "api calls made by page", "network tab", "network log", "404 resources", "fetch requests", "http traffic of page", "requests fired on submit", "request durations", "how long xhr calls took",
+			"save har file", "export network as har", "record har for routeFromHAR", "which requests were mocked")
+	d.UsesRoots = true
 	return tool.Tool{
-		Def: def("browser_network_requests", "The tab's network requests (recorded from the tab's start, the last 1000): method, url, type, status, duration, failure. "+
-			"stop pauses the recording, start resumes it, clear forgets. Returns {requests, count}.", false,
-			schema.Object(schema.Boolean("start", "Resume recording").Default(false), schema.Boolean("stop", "Pause recording").Default(false),
-				schema.Boolean("clear", "Forget the requests after reading").Default(false),
-				schema.String("filter", "Only URLs containing this text"), schema.String("method", "Only this method (GET, POST, ...)"),
-				schema.Integer("status", "Only this status (404, ...)"), schema.String("resourceType", "Only this type: Document, Script, XHR, Fetch, Image, Stylesheet, ..."))).
-			WithPhrases("xhr calls", "failed requests", "api calls made by page", "network tab", "network log", "404 resources", "fetch requests", "http traffic of page", "requests fired on submit", "request durations", "how long xhr calls took"),
-		Run: pageRun(func(_ context.Context, p *browser.Page, in args) (any, error) {
+		Def: d,
+		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Start {
 				p.SetRecording(true)
 			}
 			if in.Stop {
 				p.SetRecording(false)
 			}
+			keep := func(r browser.Request) bool {
+				return !(in.Filter != "" && !strings.Contains(r.URL, in.Filter) || in.Method != "" && !strings.EqualFold(r.Method, in.Method) ||
+					in.Status != 0 && r.Status != in.Status || in.ResourceType != "" && !strings.EqualFold(r.ResourceType, in.ResourceType))
+			}
 			out := []browser.Request{}
 			for _, r := range p.Requests() {
-				if in.Filter != "" && !strings.Contains(r.URL, in.Filter) || in.Method != "" && !strings.EqualFold(r.Method, in.Method) ||
-					in.Status != 0 && r.Status != in.Status || in.ResourceType != "" && !strings.EqualFold(r.ResourceType, in.ResourceType) {
-					continue
+				if keep(r) {
+					out = append(out, r)
 				}
-				out = append(out, r)
+			}
+			res := map[string]any{"requests": out, "count": len(out)}
+			if in.HARPath != "" {
+				har, n, err := p.HAR(ctx, keep)
+				if err != nil {
+					return nil, err
+				}
+				path, err := fs.WriteFile(ctx, "harPath", in.HARPath, har)
+				if err != nil {
+					return nil, err
+				}
+				res["har"] = map[string]any{"path": path, "entries": n, "bytes": len(har)}
 			}
 			if in.Clear {
 				p.ClearRequests()
 			}
-			return map[string]any{"requests": out, "count": len(out)}, nil
+			return res, nil
 		}),
 	}
 }
@@ -613,20 +634,49 @@ type sessionArgs struct {
 	ID       string `json:"id"`
 	URL      string `json:"url"`
 	Headless *bool  `json:"headless"`
+	// The emulation of browser_session_new.
+	Device      string               `json:"device"`
+	Viewport    *browser.Size        `json:"viewport"`
+	UserAgent   string               `json:"userAgent"`
+	Locale      string               `json:"locale"`
+	TimezoneID  string               `json:"timezoneId"`
+	Geolocation *browser.Geolocation `json:"geolocation"`
+	Permissions []string             `json:"permissions"`
+	ColorScheme string               `json:"colorScheme"`
+	Offline     bool                 `json:"offline"`
 }
 
 func sessionNew() tool.Tool {
-	return sessionTool("browser_session_new", "Open an isolated browser session (its own cookies and storage: another user in a multi-user flow) and make it active. Returns {sessions}.",
-		[]string{"second user", "incognito context", "isolated cookies", "multi-user test", "new browser context", "log in as another user", "separate login"},
+	return sessionTool("browser_session_new", "Open an isolated browser session (its own cookies and storage: another user in a multi-user flow) and make it active, "+
+		"optionally emulating a device (any name in Playwright's device list, such as \"iPhone 13\"), a viewport, user agent, locale, time zone, geolocation, permissions, colour scheme or offline network, "+
+		"in every tab of it, tabs opened later included. Returns {sessions}.",
+		[]string{"second user", "incognito context", "isolated cookies", "multi-user test", "new browser context", "log in as another user", "separate login",
+			"emulate iphone", "mobile device emulation", "test in another timezone", "fake gps location", "german locale", "playwright devices"},
 		func() []schema.Prop {
 			return []schema.Prop{schema.String("id", "The session's name").Required().Min(1), schema.String("url", "Open this address in it"),
-				schema.Boolean("headless", "Sessions share the Igor's one browser: when given, it must match how that browser runs (browser_launch {headless} restarts it)")}
+				schema.Boolean("headless", "Sessions share the Igor's one browser: when given, it must match how that browser runs (browser_launch {headless} restarts it)"),
+				schema.String("device", "A device of Playwright's list (its viewport, scale, user agent, mobile and touch), such as \"iPhone 13\", \"Pixel 7\", \"iPad Pro 11\", \"Desktop Chrome\""),
+				schema.Of("viewport", "Viewport size in CSS pixels (overrides the device's)", schema.Object(
+					schema.Integer("width", "Width in CSS pixels").Required().Min(1).Max(10_000),
+					schema.Integer("height", "Height in CSS pixels").Required().Min(1).Max(10_000))),
+				schema.String("userAgent", "User-Agent string (overrides the device's)"),
+				schema.String("locale", "Locale for navigator.language, Intl and Accept-Language, such as \"de-DE\""),
+				schema.String("timezoneId", "IANA time zone for Date and Intl, such as \"America/New_York\""),
+				schema.Of("geolocation", "The position navigator.geolocation reports (grant the \"geolocation\" permission too)", schema.Object(
+					schema.Number("latitude", "Latitude, -90 to 90").Required().Min(-90).Max(90),
+					schema.Number("longitude", "Longitude, -180 to 180").Required().Min(-180).Max(180),
+					schema.Number("accuracy", "Accuracy in metres").Default(0).Min(0))),
+				schema.Array("permissions", "Permissions granted to every origin, Playwright's names: geolocation, notifications, camera, microphone, clipboard-read, clipboard-write, ...", schema.StringItems()),
+				schema.String("colorScheme", "The prefers-color-scheme media feature (browser_emulate_media changes it later)").Enum("light", "dark", "no-preference"),
+				schema.Boolean("offline", "Start with the network cut (browser_network_state_set changes it)").Default(false),
+			}
 		},
 		func(ctx context.Context, b *browser.Browser, in sessionArgs) (any, error) {
 			if in.Headless != nil && *in.Headless != b.IsHeadless() {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"headless\": %v, but the browser the sessions share runs with headless %v; restart it with browser_launch {headless: %v} (closing its sessions), or leave headless out", *in.Headless, b.IsHeadless(), *in.Headless)
 			}
-			p, err := b.NewSession(ctx, in.ID)
+			p, err := b.NewSessionWith(ctx, in.ID, browser.SessionOptions{Device: in.Device, Viewport: in.Viewport, UserAgent: in.UserAgent, Locale: in.Locale,
+				TimezoneID: in.TimezoneID, Geolocation: in.Geolocation, Permissions: in.Permissions, ColorScheme: in.ColorScheme, Offline: in.Offline})
 			if err != nil {
 				return nil, err
 			}
