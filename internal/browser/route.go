@@ -150,27 +150,43 @@ func GlobRegexp(glob string) (*regexp.Regexp, error) {
 // wildcards are * and ?, and \ escapes.
 func fetchPattern(glob string) string {
 	var b strings.Builder
-	inGroup := false
+	inGroup, wild := false, false // wild: the last thing written is a *
 	for i := 0; i < len(glob); i++ {
 		c := glob[i]
+		was := wild
+		wild = false
 		switch {
+		case inGroup: // the alternatives are under the * written at {
+			wild = was
+			if c == '\\' {
+				i++
+			} else if c == '}' {
+				inGroup = false
+			}
 		case c == '\\' && i+1 < len(glob):
 			i++
 			if glob[i] == '*' || glob[i] == '?' || glob[i] == '\\' {
 				b.WriteByte('\\')
 			}
 			b.WriteByte(glob[i])
-		case inGroup:
-			if c == '}' {
-				inGroup = false
-			}
 		case c == '{':
-			inGroup = true
-			b.WriteByte('*')
-		case c == '*':
-			if !strings.HasSuffix(b.String(), "*") {
+			inGroup, wild = true, true
+			if !was {
 				b.WriteByte('*')
 			}
+		case c == '*':
+			stars := 1
+			for i+1 < len(glob) && glob[i+1] == '*' {
+				stars++
+				i++
+			}
+			if stars > 1 && i+1 < len(glob) && glob[i+1] == '/' {
+				i++ // **/ may stand for nothing, its / included
+			}
+			if !was {
+				b.WriteByte('*')
+			}
+			wild = true
 		case c == '?':
 			b.WriteString(`\?`)
 		default:
