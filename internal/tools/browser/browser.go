@@ -52,6 +52,9 @@ func Tools() []tool.Tool {
 			"refresh page", "f5 refresh", "reload tab", "hard refresh", "refresh browser"),
 		resize(), tabs(), pdfSave(), mouseMove(), mouseClick(), mouseDrag(), mouseWheel(), startTracing(), stopTracing(),
 		route(), unroute(), routeList(), networkStateSet(), emulateMedia(),
+		cookieList(), cookieGet(), cookieSet(), cookieDelete(), cookieClear(), storageState(), setStorageState(),
+		webStorageList(browser.LocalStorage), webStorageGet(browser.LocalStorage), webStorageSet(browser.LocalStorage), webStorageDelete(browser.LocalStorage), webStorageClear(browser.LocalStorage),
+		webStorageList(browser.SessionStorage), webStorageGet(browser.SessionStorage), webStorageSet(browser.SessionStorage), webStorageDelete(browser.SessionStorage), webStorageClear(browser.SessionStorage),
 		sessionNew(), sessionSwitch(), sessionList(),
 	}
 }
