@@ -55,6 +55,8 @@ func Tools() []tool.Tool {
 		cookieList(), cookieGet(), cookieSet(), cookieDelete(), cookieClear(), storageState(), setStorageState(),
 		webStorageList(browser.LocalStorage), webStorageGet(browser.LocalStorage), webStorageSet(browser.LocalStorage), webStorageDelete(browser.LocalStorage), webStorageClear(browser.LocalStorage),
 		webStorageList(browser.SessionStorage), webStorageGet(browser.SessionStorage), webStorageSet(browser.SessionStorage), webStorageDelete(browser.SessionStorage), webStorageClear(browser.SessionStorage),
+		checkTool("browser_check", true), checkTool("browser_uncheck", false), pressSequentially(), keyTool("browser_keydown", true), keyTool("browser_keyup", false),
+		mouseButtonTool("browser_mouse_down", true), mouseButtonTool("browser_mouse_up", false), find(),
 		sessionNew(), sessionSwitch(), sessionList(),
 	}
 }
