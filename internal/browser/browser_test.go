@@ -12,8 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/tool"
 	"time"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // TestMain makes this test binary able to become the browser too (Launch

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // SetFiles sets the files of a file input, as a user choosing them would.

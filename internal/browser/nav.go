@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // schemes are the URL schemes a tab opens.
