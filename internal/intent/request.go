@@ -66,7 +66,7 @@ var (
 	sizeLike    = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 	measureLike = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
 	relPath     = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
-	keyLike     = regexp.MustCompile(`^\w+(?::[\w.*?-]*)+$`)
+	keyLike     = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	repoName    = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
 

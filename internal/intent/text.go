@@ -191,7 +191,7 @@ func contextOf(clauses []*clause) request {
 	sizes, items := 0, 0
 	for _, c := range clauses {
 		req.about |= c.about
-		if c.hasAny(pageWords) && !c.has("full page") {
+		if c.has("<page>") || c.hasAny(pageWords) && !c.has("full page") {
 			req.pages = true
 		}
 		if c.hasAny(parallelPhrases) {

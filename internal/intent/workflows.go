@@ -150,7 +150,7 @@ var rules = []rule{
 	r(web, `dialog alert confirmation prompt`, `browser_handle_dialog browser_click`),
 	r(web, `reload refresh`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate`),
-	r(web, `new+tab tabs`, `browser_tabs`),
+	r(web, `new+tab tabs`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
 	r(0, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep`),
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
 

@@ -45,6 +45,7 @@ const (
 	igorRSS
 	igorFDs
 	igorThreads
+	igorGoroutines
 	browsers
 	browserPSS
 	browserProcs
@@ -68,6 +69,7 @@ var AllSeries = [nSeries]Series{
 	igorRSS:         {Name: "Igors RSS (sum)", Unit: "MiB", PerHour: 100, Rel: 0.25, Abs: 32},
 	igorFDs:         {Name: "Igors fds (sum)", PerHour: 50, Rel: 0.25, Abs: 25},
 	igorThreads:     {Name: "Igors threads (sum)", PerHour: 50, Rel: 0.25, Abs: 16},
+	igorGoroutines:  {Name: "Igors goroutines (sum)", PerHour: 100, Rel: 0.25, Abs: 50},
 	browsers:        {Name: "browsers running", PerHour: 10, Rel: 0, Abs: 2},
 	browserPSS:      {Name: "browser PSS, per browser", Unit: "MiB", PerHour: 1000, Rel: 0.5, Abs: 64},
 	browserProcs:    {Name: "browser processes, per browser", PerHour: 10, Rel: 0.25, Abs: 4},
@@ -127,11 +129,11 @@ func sample(ctx context.Context, srv *server, c *client) (Sample, error) {
 	if err != nil {
 		return s, fmt.Errorf("soak: sampling the front's goroutines: %w", err)
 	}
-	g, err := goroutines(res.StructuredContent)
+	g, ig, err := goroutines(res.StructuredContent)
 	if err != nil {
 		return s, err
 	}
-	s.V[frontGoroutines] = g
+	s.V[frontGoroutines], s.V[igorGoroutines] = g, ig
 	s.V[frontRSS] = mib(proc.RSS(front))
 	s.V[frontFDs] = float64(fds(front))
 	const (
@@ -185,15 +187,23 @@ func sample(ctx context.Context, srv *server, c *client) (Sample, error) {
 	return s, nil
 }
 
-// goroutines is health.goroutines of a worker_status answer.
-func goroutines(status any) (float64, error) {
+// goroutines are the front's goroutines (health.goroutines) and the sum
+// of its Igors' (pool.igors[].goroutines, from their last pongs) of a
+// worker_status answer.
+func goroutines(status any) (front, igors float64, err error) {
 	st, _ := status.(map[string]any)
 	h, _ := st["health"].(map[string]any)
-	g, ok := h["goroutines"].(float64)
+	front, ok := h["goroutines"].(float64)
 	if !ok {
-		return 0, fmt.Errorf("soak: worker_status has no health.goroutines (a barrhawk older than the soak?): %.200v", st["health"])
+		return 0, 0, fmt.Errorf("soak: worker_status has no health.goroutines (a barrhawk older than the soak?): %.200v", st["health"])
 	}
-	return g, nil
+	pool, _ := st["pool"].(map[string]any)
+	list, _ := pool["igors"].([]any)
+	for _, ig := range list {
+		n, _ := ig.(map[string]any)["goroutines"].(float64)
+		igors += n
+	}
+	return front, igors, nil
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -22,7 +22,7 @@
 // intrinsic reachable from the global object (constructors, their prototypes,
 // iterator, generator and async function prototypes, Math, JSON, Reflect,
 // console, ...) is deeply frozen, and so is the global object itself. Runtimes
-// are then pooled and reused by later calls, so a call that tampers with a
+// are then kept and reused by later calls, so a call that tampers with a
 // built-in (Object.prototype.polluted = 1, Array.prototype.push = ...) gets a
 // TypeError (the module is strict code) and the next call sees the pristine
 // built-in. To keep ordinary code working despite the frozen prototypes (the
@@ -227,7 +227,7 @@ type Module struct {
 	fsRootAbs string
 	fsErr     string
 
-	pool sync.Pool // of *jsRuntime
+	idle idleRuntimes
 
 	own ownAddrs // addresses ctx.fetch refuses (Options.OwnAddrs)
 }
@@ -276,8 +276,47 @@ func Load(file, js string, opts Options) (*Module, error) {
 	if m.perms.Filesystem {
 		m.openFSRoot()
 	}
-	m.pool.Put(rt)
+	m.idle.put(rt)
 	return m, nil
+}
+
+// maxIdleRuntimes bounds the runtimes a module keeps for reuse between
+// calls; more calls at once each make one, and drop it after.
+const maxIdleRuntimes = 8
+
+// idleRuntimes are a module's runtimes between calls. Not a sync.Pool: a
+// pool in use is held by the Go runtime itself until the second garbage
+// collection after, and with it the module and its runtimes (about 0.5 MB
+// each), so a process replacing dynamic tools often keeps every module of
+// the last two cycles, which raises the heap goal, which lengthens the
+// cycles: an Igor under create/delete churn grew by 3 GB an hour. A
+// dropped module's idle runtimes go with it at the next collection.
+type idleRuntimes struct {
+	mu   sync.Mutex
+	list []*jsRuntime
+}
+
+// get takes an idle runtime, or returns nil.
+func (ir *idleRuntimes) get() *jsRuntime {
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	n := len(ir.list)
+	if n == 0 {
+		return nil
+	}
+	rt := ir.list[n-1]
+	ir.list[n-1] = nil
+	ir.list = ir.list[:n-1]
+	return rt
+}
+
+// put keeps rt for a later call, unless maxIdleRuntimes are kept already.
+func (ir *idleRuntimes) put(rt *jsRuntime) {
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	if len(ir.list) < maxIdleRuntimes {
+		ir.list = append(ir.list, rt)
+	}
 }
 
 func (m *Module) openFSRoot() {
@@ -341,7 +380,7 @@ func (m *Module) CallIn(ctx context.Context, args json.RawMessage, ec *tool.Exec
 	if aerr != nil {
 		return nil, aerr
 	}
-	rt, _ := m.pool.Get().(*jsRuntime)
+	rt := m.idle.get()
 	if rt == nil {
 		rt, err = m.newRuntime(ctx, false)
 		if err != nil {
@@ -366,7 +405,7 @@ func (m *Module) CallIn(ctx context.Context, args json.RawMessage, ec *tool.Exec
 		// A runtime whose context ended may hold a pending interrupt, or
 		// have been interrupted mid-way: never reuse it.
 		if healthy && !fired && ctx.Err() == nil {
-			m.pool.Put(rt)
+			m.idle.put(rt)
 		}
 	}()
 	result, healthy, err = rt.call(cs, argStr)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -476,4 +477,28 @@ func TestThrownTextIsBounded(t *testing.T) {
 			t.Errorf("%s: %.200v", body, err)
 		}
 	}
+}
+
+// TestDroppedModuleGoesAtTheNextCollection: a module that was called and
+// then dropped (a dynamic tool replaced or deleted) is freed, with its kept
+// runtimes, by the next garbage collection, not held on for more (as a
+// sync.Pool would hold it, growing an Igor under create/delete churn).
+func TestDroppedModuleGoesAtTheNextCollection(t *testing.T) {
+	freed := make(chan struct{})
+	loadCallAndDrop(t, freed)
+	runtime.GC()
+	select {
+	case <-freed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the dropped module outlived a garbage collection")
+	}
+}
+
+//go:noinline
+func loadCallAndDrop(t *testing.T, freed chan struct{}) {
+	m := mustLoad(t, toolSrc(`return args.n + 1;`), Options{})
+	if out := mustCall(t, m, `{"n":1}`); out != "2" {
+		t.Fatalf("call: %s", out)
+	}
+	runtime.AddCleanup(m, func(ch chan struct{}) { close(ch) }, freed)
 }

@@ -294,7 +294,7 @@ func TestPanicIsRecovered(t *testing.T) {
 		}
 		boom, _ := goja.AssertFunction(rt.vm.ToValue(func(goja.FunctionCall) goja.Value { panic("boom") }))
 		rt.handler = func(this goja.Value, args ...goja.Value) (goja.Value, error) { return boom(this, args...) }
-		m.pool.Put(rt)
+		m.idle.put(rt)
 		_, terr := call(t, m, `{}`)
 		if terr == nil {
 			continue // the pool handed out another runtime
@@ -304,7 +304,7 @@ func TestPanicIsRecovered(t *testing.T) {
 		}
 		break
 	}
-	for m.pool.Get() != nil { // drop panicking runtimes the pool still holds
+	for m.idle.get() != nil { // drop panicking runtimes still kept
 	}
 	for range 5 {
 		if out := mustCall(t, m, `{}`); out != "1" {
