@@ -105,6 +105,9 @@ type Page struct {
 	lastUsed atomic.Int64
 	// mouseX, mouseY are where the mouse was last moved.
 	mouseX, mouseY float64
+	// held is what the keyboard and mouse hold down (input.go); nil until
+	// a key or button is first held.
+	held *heldInput
 	// paused stops the recording of requests (browser_network_requests stop).
 	paused bool
 	// tracing, trace and traceDone hold a trace being taken.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -25,20 +24,12 @@ type heldInput struct {
 	buttons   map[input.MouseButton]bool
 }
 
-// held maps each tab (*Page) to its heldInput; an entry goes when its tab
-// closes. (A field of Page's would do as well; this keeps the input tools
-// in this file.)
-var held sync.Map
-
-// held returns the tab's heldInput, under p.mu.
+// heldLocked returns the tab's heldInput, under p.mu.
 func (p *Page) heldLocked() *heldInput {
-	if v, ok := held.Load(p); ok {
-		return v.(*heldInput)
+	if p.held == nil {
+		p.held = &heldInput{buttons: map[input.MouseButton]bool{}}
 	}
-	h := &heldInput{buttons: map[input.MouseButton]bool{}}
-	held.Store(p, h)
-	context.AfterFunc(p.ctx, func() { held.Delete(p) })
-	return h
+	return p.held
 }
 
 // modifierBits are the protocol's modifier bits of the modifier keys.

@@ -56,6 +56,7 @@ var same = []string{
 	"delete | remove | rm | erase",
 	"teardown | tear down",
 	"container | ctr",
+	"release | let go of | let go",
 }
 
 // near are words of related meaning: a query's word brings the others of
@@ -84,7 +85,8 @@ var near = []string{
 	"clean cleanup prune tidy",
 	"running alive",
 	"health healthy ping alive",
-	"fake mock dummy synthetic sample fixture",
+	"fake mock dummy synthetic sample fixture stub",
+	"clear wipe reset empty",
 	"parallel concurrent concurrently simultaneous simultaneously",
 	"issue bug ticket",
 	"hash checksum digest fingerprint md5 sha1 sha256 sha512",

@@ -15,10 +15,10 @@ func checkTool(name string, want bool) tool.Tool {
 		Timeout  *int64 `json:"timeout"`
 	}
 	verb, state := "Check", "checked"
-	phrases := []string{"tick checkbox", "check the box", "accept terms checkbox", "select radio button", "turn on switch", "make sure checkbox is checked", "setChecked true"}
+	phrases := []string{"tick checkbox", "check the box", "accept terms checkbox", "select radio button", "turn on switch", "toggle on", "enable the toggle", "make sure checkbox is checked", "setChecked true"}
 	if !want {
 		verb, state = "Uncheck", "unchecked"
-		phrases = []string{"untick checkbox", "uncheck the box", "clear checkbox", "turn off switch", "deselect checkbox", "make sure checkbox is unchecked", "setChecked false"}
+		phrases = []string{"untick checkbox", "uncheck the box", "clear checkbox", "turn off switch", "toggle off", "disable the toggle", "deselect checkbox", "make sure checkbox is unchecked", "setChecked false"}
 	}
 	return tool.Tool{
 		Def: def(name, verb+" a checkbox or radio button (or its label, or an element with role checkbox, radio or switch) as Playwright does: nothing is done when it is "+state+" already, "+
@@ -79,7 +79,7 @@ func keyTool(name string, down bool) tool.Tool {
 	phrases := []string{"hold shift", "hold down control", "keyboard down", "press and hold key", "shift click", "ctrl click multi select"}
 	if !down {
 		desc = "Release a key pressed with browser_keydown. Returns {key, held}."
-		phrases = []string{"release shift", "let go of key", "keyboard up", "release modifier key", "stop holding control"}
+		phrases = []string{"release shift", "let go of key", "keyboard up", "release modifier key", "release ctrl", "stop holding control"}
 	}
 	return tool.Tool{
 		Def: def(name, desc, true, schema.Object(schema.String("key", "Playwright's key name: Shift, Control, Alt, Meta, Enter, ArrowLeft, a, ...").Required().Min(1))).
@@ -108,10 +108,10 @@ func mouseButtonTool(name string, down bool) tool.Tool {
 		Button string `json:"button"`
 	}
 	desc := "Press a mouse button and hold it, where the mouse is (browser_mouse_move puts it). Returns {button, x, y}."
-	phrases := []string{"press mouse button", "mouse down", "hold mouse button", "start a manual drag", "press and hold"}
+	phrases := []string{"press mouse button", "mouse down", "hold mouse button", "push the mouse button down", "start a manual drag", "press and hold"}
 	if !down {
 		desc = "Release a mouse button pressed with browser_mouse_down, where the mouse is. Returns {button, x, y}."
-		phrases = []string{"release mouse button", "mouse up", "let go of mouse", "end a manual drag", "drop after drag"}
+		phrases = []string{"release mouse button", "mouse up", "let go of mouse", "end a manual drag", "finish the drag", "drop after drag"}
 	}
 	return tool.Tool{
 		Def: def(name, desc, true, schema.Object(schema.String("button", "Mouse button").Enum("left", "right", "middle").Default("left"))).

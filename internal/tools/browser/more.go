@@ -614,6 +614,7 @@ func stopTracing() tool.Tool {
 func sessionTool(name, desc string, phrases []string, input func() []schema.Prop, run func(ctx context.Context, b *browser.Browser, in sessionArgs) (any, error)) tool.Tool {
 	d := def(name, desc, true, schema.Object(input()...)).WithPhrases(phrases...)
 	d.Group = SessionGroup
+	d.UsesRoots = name == "browser_session_new" // its storageState file
 	return tool.Tool{Def: d, Run: tool.Typed(func(ctx context.Context, in sessionArgs, call *tool.Call) (any, error) {
 		if name == "browser_session_list" {
 			// Listing starts no browser (seconds) to show it has none.
@@ -644,12 +645,14 @@ type sessionArgs struct {
 	Permissions []string             `json:"permissions"`
 	ColorScheme string               `json:"colorScheme"`
 	Offline     bool                 `json:"offline"`
+	// StorageState is a storage state file that signs the new session in.
+	StorageState string `json:"storageState"`
 }
 
 func sessionNew() tool.Tool {
 	return sessionTool("browser_session_new", "Open an isolated browser session (its own cookies and storage: another user in a multi-user flow) and make it active, "+
 		"optionally emulating a device (any name in Playwright's device list, such as \"iPhone 13\"), a viewport, user agent, locale, time zone, geolocation, permissions, colour scheme or offline network, "+
-		"in every tab of it, tabs opened later included. Returns {sessions}.",
+		"in every tab of it, tabs opened later included, and signed in from a storage state file. Returns {sessions}.",
 		[]string{"second user", "incognito context", "isolated cookies", "multi-user test", "new browser context", "log in as another user", "separate login",
 			"emulate iphone", "mobile device emulation", "test in another timezone", "fake gps location", "german locale", "playwright devices"},
 		func() []schema.Prop {
@@ -669,16 +672,30 @@ func sessionNew() tool.Tool {
 				schema.Array("permissions", "Permissions granted to every origin, Playwright's names: geolocation, notifications, camera, microphone, clipboard-read, clipboard-write, ...", schema.StringItems()),
 				schema.String("colorScheme", "The prefers-color-scheme media feature (browser_emulate_media changes it later)").Enum("light", "dark", "no-preference"),
 				schema.Boolean("offline", "Start with the network cut (browser_network_state_set changes it)").Default(false),
+				schema.String("storageState", "A storage state file (Playwright's storageState JSON, from browser_storage_state or Playwright) whose cookies and localStorage the session starts with: signed in"+filenameNote),
 			}
 		},
 		func(ctx context.Context, b *browser.Browser, in sessionArgs) (any, error) {
 			if in.Headless != nil && *in.Headless != b.IsHeadless() {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"headless\": %v, but the browser the sessions share runs with headless %v; restart it with browser_launch {headless: %v} (closing its sessions), or leave headless out", *in.Headless, b.IsHeadless(), *in.Headless)
 			}
+			var state *browser.StorageState
+			if in.StorageState != "" {
+				// Read before the session opens: a bad file leaves none half made.
+				var err error
+				if state, _, err = readStorageState(ctx, "storageState", in.StorageState); err != nil {
+					return nil, err
+				}
+			}
 			p, err := b.NewSessionWith(ctx, in.ID, browser.SessionOptions{Device: in.Device, Viewport: in.Viewport, UserAgent: in.UserAgent, Locale: in.Locale,
 				TimezoneID: in.TimezoneID, Geolocation: in.Geolocation, Permissions: in.Permissions, ColorScheme: in.ColorScheme, Offline: in.Offline})
 			if err != nil {
 				return nil, err
+			}
+			if state != nil {
+				if err := b.ApplyStorageState(ctx, in.ID, *state); err != nil {
+					return nil, err
+				}
 			}
 			if in.URL != "" {
 				if _, err := p.Navigate(ctx, in.URL); err != nil {

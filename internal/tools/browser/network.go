@@ -90,7 +90,7 @@ func unroute() tool.Tool {
 		Def: def("browser_unroute", "Remove the active session's network routes of a pattern (exactly as given to browser_route), or all of them when pattern is omitted; the requests reach the server again. "+
 			"Returns {removed, routes}.", true,
 			schema.Object(schema.String("pattern", "The pattern of the routes to remove (omit to remove every route)"))).
-			WithPhrases("stop mocking", "remove network mock", "clear routes", "restore real api", "page.unroute", "unmock requests"),
+			WithPhrases("stop mocking", "remove network mock", "turn off all mocks", "remove stubs", "clear routes", "restore real api", "page.unroute", "unmock requests"),
 		Run: browserRun(func(ctx context.Context, b *browser.Browser, in args) (any, error) {
 			n, err := b.Unroute(ctx, in.Pattern)
 			if err != nil {

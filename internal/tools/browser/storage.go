@@ -191,7 +191,7 @@ func cookieDelete() tool.Tool {
 			schema.Object(schema.String("name", "Cookie name").Required().Min(1),
 				schema.String("domain", "Only the cookie of this domain (or its subdomains)"),
 				schema.String("path", "Only the cookie of exactly this path"))).
-			WithPhrases("delete cookie", "remove a cookie", "log out by removing cookie", "expire cookie", "drop session cookie"),
+			WithPhrases("delete cookie", "remove a cookie", "remove one cookie and keep the rest", "log out by removing cookie", "expire cookie", "drop session cookie", "kill the tracking cookie"),
 		Run: browserRun(func(ctx context.Context, b *browser.Browser, in args) (any, error) {
 			gone, err := b.DeleteCookies(ctx, "", in.Name, in.Domain, in.Path)
 			if err != nil {
@@ -211,7 +211,7 @@ func cookieDelete() tool.Tool {
 func cookieClear() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_cookie_clear", "Delete every cookie of the active session (other sessions keep theirs). Returns {cleared}: how many there were.", true, schema.Object()).
-			WithPhrases("clear cookies", "delete all cookies", "remove every cookie", "reset cookies", "log out everywhere"),
+			WithPhrases("clear cookies", "delete all cookies", "remove every cookie", "reset cookies", "log out everywhere", "fresh cookie jar", "anonymous visitor again"),
 		Run: browserRun(func(ctx context.Context, b *browser.Browser, _ struct{}) (any, error) {
 			all, err := b.Cookies(ctx, "")
 			if err != nil {
@@ -356,12 +356,7 @@ func storageState() tool.Tool {
 			if err != nil {
 				return nil, tool.Errorf(tool.CodeInternal, "storage state: %v", err)
 			}
-			w, err := fs.NewWriter(ctx)
-			if err != nil {
-				return nil, err
-			}
-			defer w.Close()
-			path, err := w.WriteFile("browser_storage_state", "filename", in.Filename, append(data, '\n'), true)
+			path, err := fs.WriteFile(ctx, "filename", in.Filename, append(data, '\n'))
 			if err != nil {
 				return nil, err
 			}
@@ -384,28 +379,11 @@ func setStorageState() tool.Tool {
 		schema.Object(schema.String("filename", "The JSON file"+filenameNote).Required().Min(1)))
 	d.UsesRoots = true
 	return tool.Tool{
-		Def: d.WithPhrases("restore login state", "load storage state", "sign in from saved state", "import cookies and localStorage", "reuse saved auth", "load storageState json", "restore session from file"),
+		Def: d.WithPhrases("restore login state", "load storage state", "sign in from saved state", "import cookies and localStorage", "reuse saved auth", "load storageState json", "restore session from file", "apply auth.json", "start logged in from a file"),
 		Run: browserRun(func(ctx context.Context, b *browser.Browser, in args) (any, error) {
-			r, err := fs.NewReader(ctx)
+			st, path, err := readStorageState(ctx, "filename", in.Filename)
 			if err != nil {
 				return nil, err
-			}
-			defer r.Close()
-			f, path, err := r.Open("filename", in.Filename)
-			if err != nil {
-				return nil, err
-			}
-			data, err := io.ReadAll(io.LimitReader(f, maxStateBytes+1))
-			f.Close()
-			if err != nil {
-				return nil, tool.Errorf(tool.CodeToolError, "read %s: %v", path, err)
-			}
-			if len(data) > maxStateBytes {
-				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"filename\": %s is larger than %d MiB, more than a storage state holds", path, maxStateBytes>>20)
-			}
-			st, err := browser.ParseStorageState(data)
-			if err != nil {
-				return nil, tool.Errorf(tool.CodeInvalidArgs, "argument \"filename\": %s is not a storage state in Playwright's shape ({cookies: [{name, value, domain, path, expires, httpOnly, secure, sameSite}], origins: [{origin, localStorage: [{name, value}]}]}): %v", path, err)
 			}
 			if err := b.ApplyStorageState(ctx, "", *st); err != nil {
 				return nil, err
@@ -417,4 +395,32 @@ func setStorageState() tool.Tool {
 			return map[string]any{"path": path, "cookies": len(st.Cookies), "origins": origins, "note": "loaded into the active session: navigate (or browser_reload) for the pages to read it"}, nil
 		}),
 	}
+}
+
+// readStorageState reads and parses the storage state file p, given in
+// argument arg, inside the allowed roots; it returns the state and the
+// file's path.
+func readStorageState(ctx context.Context, arg, p string) (*browser.StorageState, string, error) {
+	r, err := fs.NewReader(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	defer r.Close()
+	f, path, err := r.Open(arg, p)
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxStateBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, "", tool.Errorf(tool.CodeToolError, "read %s: %v", path, err)
+	}
+	if len(data) > maxStateBytes {
+		return nil, "", tool.Errorf(tool.CodeInvalidArgs, "argument %q: %s is larger than %d MiB, more than a storage state holds", arg, path, maxStateBytes>>20)
+	}
+	st, err := browser.ParseStorageState(data)
+	if err != nil {
+		return nil, "", tool.Errorf(tool.CodeInvalidArgs, "argument %q: %s is not a storage state in Playwright's shape ({cookies: [{name, value, domain, path, expires, httpOnly, secure, sameSite}], origins: [{origin, localStorage: [{name, value}]}]}): %v", arg, path, err)
+	}
+	return st, path, nil
 }

@@ -312,30 +312,42 @@ func TestPlaywrightStorageStateSignsIn(t *testing.T) {
 	if !strings.Contains(string(data), `"tok-42"`) {
 		t.Fatalf("Playwright's state lacks the token: %s", data)
 	}
-	s.MustRun("browser_session_new", `{"id":"pw"}`)
+	// browser_session_new {storageState} starts the session signed in.
+	s.MustRun("browser_session_new", `{"id":"pw","storageState":"pw.json","url":"`+site.URL+`/account"}`)
+	if got := obj(t, s, "browser_get_text", `{"selector":"#status"}`); got["text"] != "signed in as grace (tok-42)" {
+		t.Errorf("Playwright's state did not sign the new session in: %v\n%s", got, data)
+	}
+	// So does browser_set_storage_state, in a session signed out.
+	s.MustRun("browser_session_new", `{"id":"later"}`)
 	s.MustRun("browser_set_storage_state", `{"filename":"pw.json"}`)
 	s.MustRun("browser_navigate", `{"url":"`+site.URL+`/account"}`)
 	if got := obj(t, s, "browser_get_text", `{"selector":"#status"}`); got["text"] != "signed in as grace (tok-42)" {
 		t.Errorf("Playwright's state did not sign in: %v\n%s", got, data)
 	}
+	// A state file that is not there opens no session.
+	s.MustFail("browser_session_new", `{"id":"nofile","storageState":"missing.json"}`, tool.CodeNotFound)
+	if list := tooltest.Marshal(s.MustRun("browser_session_list", `{}`)); strings.Contains(list, "nofile") {
+		t.Errorf("a session was opened with a missing state file: %s", list)
+	}
 }
 
-// playwrightCore finds the playwright-core package of the repository's
-// tool caches (.cache/*/node_modules), skipping the test without it.
+// playwrightCore is the playwright-core package of the repository's
+// tool caches (scripts/test installs it).
 func playwrightCore(t *testing.T) string {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
+		t.Fatal("node is not installed: run scripts/test, which installs it (apt-get install nodejs)")
 	}
 	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Skip("Debian's chromium is not installed")
+		t.Fatal("Debian's chromium is not installed: run scripts/test, which installs it (apt-get install chromium)")
 	}
-	matches, _ := filepath.Glob("../../../.cache/*/node_modules/playwright-core/package.json")
-	if len(matches) == 0 {
-		t.Skip("no playwright-core under .cache/*/node_modules (scripts/bench-browser-peers installs one)")
-	}
-	abs, err := filepath.Abs(filepath.Dir(matches[0]))
+	// @playwright/test's, which scripts/test installs into .cache/test-runners.
+	dir, err := filepath.Abs("../../../.cache/test-runners/node_modules/playwright-core")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return abs
+	if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
+		t.Fatalf("no playwright-core in .cache/test-runners: run scripts/test, which installs @playwright/test there from the npm registry: %v", err)
+	}
+	return dir
 }

@@ -4,7 +4,7 @@ import "context"
 
 // WriteFile writes data to the file at p, given in argument arg, the way
 // fs_write does, for other tool families that write a file a user names
-// (a HAR of browser_network_requests, say): a relative path starts in the
+// (a HAR of browser_network_requests, the browser's storage state): a relative path starts in the
 // first allowed root (the server's working directory), a path outside the
 // roots is FORBIDDEN naming it and the roots, missing parent directories
 // are created inside the root, and the file is replaced atomically. A tool
