@@ -42,12 +42,14 @@ type intentCase struct {
 }
 
 // The floors each split is held to: a little under what was measured in
-// 2026-11-29's second session (docs/PERFORMANCE.md has the figures), so
+// 2026-11-29's third session, with the 30 browser tools of issue 33 and
+// their requests (search-test-2026-11-29-C, written for them, is the
+// hardest part: top-1 0.68), docs/PERFORMANCE.md has the figures, so
 // that a change that finds worse fails. They are not the goals: test
 // top-1 0.90 and top-3 0.97, intent recall 0.9 and precision 0.75 (issue
 // 31, DESIGN.md); raise a floor when the figure it guards rises.
 var (
-	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.87, 0.95}, "test": {0.89, 0.95}}
+	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.87, 0.95}, "test": {0.87, 0.95}}
 	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.75, 0.71}, "test": {0.74, 0.65}}
 )
 

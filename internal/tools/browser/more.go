@@ -653,8 +653,8 @@ func sessionNew() tool.Tool {
 	return sessionTool("browser_session_new", "Open an isolated browser session (its own cookies and storage: another user in a multi-user flow) and make it active, "+
 		"optionally emulating a device (any name in Playwright's device list, such as \"iPhone 13\"), a viewport, user agent, locale, time zone, geolocation, permissions, colour scheme or offline network, "+
 		"in every tab of it, tabs opened later included, and signed in from a storage state file. Returns {sessions}.",
-		[]string{"second user", "incognito context", "isolated cookies", "multi-user test", "new browser context", "log in as another user", "separate login",
-			"emulate iphone", "mobile device emulation", "test in another timezone", "fake gps location", "german locale", "playwright devices"},
+		[]string{"second user", "incognito context", "isolated cookies", "multi-user flow", "new browser context", "log in as another user", "separate login",
+			"emulate iphone", "mobile device emulation", "test in another timezone", "spoof gps location", "german locale", "playwright devices"},
 		func() []schema.Prop {
 			return []schema.Prop{schema.String("id", "The session's name").Required().Min(1), schema.String("url", "Open this address in it"),
 				schema.Boolean("headless", "Sessions share the Igor's one browser: when given, it must match how that browser runs (browser_launch {headless} restarts it)"),
