@@ -79,6 +79,40 @@ func TestIntentAnalysis(t *testing.T) {
 	}
 }
 
+// The browser's second half has its workflows: mocking, offline, media,
+// cookies and web storage, a saved login, ticking a box; a request for
+// fake data stays data_generate's, and a tool that writes its own file
+// needs no fs_write.
+func TestIntentBrowserStateAndNetwork(t *testing.T) {
+	t.Parallel()
+	d := newSearchDoctor(t)
+	for _, c := range []struct {
+		q          string
+		want, fail []string
+	}{
+		{"Mock the orders API to return 503 and check the error banner shows on http://localhost:3000/shop", []string{"browser_route", "browser_navigate", "assert_visible"}, []string{"data_generate", "http_request"}},
+		{"Generate 20 fake users with emails", []string{"data_generate"}, []string{"browser_route"}},
+		{"Go offline on localhost:5173 and check the app shows 'You are offline'", []string{"browser_navigate", "browser_network_state_set", "assert_text"}, nil},
+		{"Open https://acme.io in dark mode and screenshot it", []string{"browser_navigate", "browser_emulate_media", "browser_screenshot"}, nil},
+		{"Clear all cookies and reload http://localhost:3000, I should be logged out", []string{"browser_cookie_clear", "browser_reload"}, []string{"browser_cookie_delete"}},
+		{"Set localStorage token to abc on localhost:3000 and reload", []string{"browser_localstorage_set", "browser_reload"}, nil},
+		{"Tick the terms checkbox on http://localhost:3000/signup and submit", []string{"browser_check", "browser_click"}, nil},
+		{"Log in on http://localhost:3000 and save the storage state to auth.json", []string{"browser_type", "browser_click", "browser_storage_state"}, []string{"fs_write"}},
+	} {
+		got := d.intent.Text(c.q).SuggestedTools
+		for _, w := range c.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: want %s in %v", c.q, w, got)
+			}
+		}
+		for _, f := range c.fail {
+			if slices.Contains(got, f) {
+				t.Errorf("%q: %s is not asked for: %v", c.q, f, got)
+			}
+		}
+	}
+}
+
 // Steps come in calling order, each with the words it does and the
 // arguments the request gives, under the tool's own argument names.
 func TestIntentStepsAndHints(t *testing.T) {

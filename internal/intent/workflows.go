@@ -53,7 +53,8 @@ var domainWords = []struct {
 	{web, triggers(`page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout checkbox heading scroll hover drag pdf trace tracing console
-		accessibility a11y wcag picture avatar product price upload javascript card`)},
+		accessibility a11y wcag picture avatar product price upload javascript card cookie cookies localstorage sessionstorage
+		offline dark+mode dark+theme storage+state new+session browser+session`)},
 	{api, triggers(`api endpoint endpoints rest graphql response respond responds <method> <status> return returns status+code
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
@@ -126,11 +127,32 @@ var rules = []rule{
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`),
 	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`validate valid validation against`).first("data"),
-	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).first("data"),
+	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status>`).first("data"),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect),
 	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page`),
 	r(web, `mobile desktop tablet viewport width widths size siz responsive <size>`, `browser_resize`),
+	// The session's network and media, before the page loads.
+	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
+	r(web, `unmock unroute`, `browser_unroute`),
+	r(web, `offline airplane no+network no+internet`, `browser_network_state_set`),
+	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
+	// Storage: cookies, web storage, a saved login.
+	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_set_storage_state`).with(`load reuse restore apply import start`).first("state"),
+	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_storage_state`).first("state"),
+	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe all every`).but(`one only just`).first("cookie"),
+	r(web, `cookie cookies`, `browser_cookie_set`).with(`set add inject write`).first("cookie"),
+	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop`).first("cookie"),
+	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
+	r(web, `cookies`, `browser_cookie_list`).first("cookie"),
+	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_set`).with(`set put write store seed`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_get`).first("local"),
+	r(web, `sessionstorage`, `browser_sessionstorage_clear`).with(`clear wipe empty`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set put write store seed`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
 	r(web, loginWords+` authenticate`, `browser_navigate browser_type browser_click`).but(`<method> <api> api endpoint`),
@@ -144,6 +166,9 @@ var rules = []rule{
 	r(web, `click tap press add`, `browser_click`).but(`press+enter hit+enter press+tab press+escape`),
 	r(web, `choose select pick`, `browser_select_option`).with(`dropdown option select menu from`),
 	r(web, `upload attach`, `browser_file_upload`),
+	r(web, `untick uncheck uncheck+the`, `browser_uncheck`).first("tick"),
+	r(web, `tick checkbox checkboxes`, `browser_check`).but(`untick uncheck`).first("tick"),
+	r(web, `key+by+key character+by+character one+key+at+a+time type+slowly`, `browser_press_sequentially`),
 	r(0, `hover mouse+over`, `browser_hover`),
 	r(0, `drag drop`, `browser_drag`),
 	r(web, `scroll`, `browser_scroll`),
@@ -173,7 +198,7 @@ var rules = []rule{
 	r(web, `check verify assert ensure confirm make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
-	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path>`, `http_request`).but(`page network`),
+	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path>`, `http_request`).but(`page network mock mocked stub stubbed intercept`),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
 	r(api, `schema`, `fs_read`).with(`<file>`),
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
@@ -206,7 +231,7 @@ var rules = []rule{
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
 	r(files, `read open load`, `fs_read`),
-	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf>`),
+	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf> storage+state har video`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
 	r(files, `copy`, `fs_copy`),
