@@ -27,6 +27,7 @@ const (
 	file                // a file name such as schema.json or avatar.png
 	repoRef             // owner/name
 	punct               // , . ; : ? !
+	script              // a JavaScript expression: window.__APP__, document.title, fn()
 )
 
 type token struct {
@@ -60,6 +61,7 @@ func (c *clause) hasAny(triggers []string) bool {
 }
 
 var (
+	jsExpr      = regexp.MustCompile(`^(?:window|document|navigator|performance|location|localStorage|sessionStorage)\.[\w$.]|^[\w$.]+\.[\w$]+\(.*\)$`)
 	hostLike    = regexp.MustCompile(`^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|local|test|internal|example|co|ai)(?::\d+)?(?:/\S*)?$`)
 	localHost   = regexp.MustCompile(`^(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d+)?(?:/\S*)?$`)
 	fileName    = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace)$`)
@@ -145,6 +147,8 @@ func lexChunk(out []token, chunk string) []token {
 	tail := chunk[len(body):]
 	lower := strings.ToLower(body)
 	switch {
+	case jsExpr.MatchString(body):
+		out = append(out, token{kind: script, text: body})
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
 	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"):
@@ -381,7 +385,7 @@ var writeWords = triggers(`write save put store export dump render`)
 
 // markers are what a token is beside its words: <count> a number of
 // things (3 widgets), <measure> a number or an amount (500ms), <bound>
-// a bound on one (under 500 ms), <size> a window size (1280x800), <method> an HTTP
+// a bound on one (under 500 ms), <point> x,y on a page, <size> a window size (1280x800), <method> an HTTP
 // method, <api> a URL or path of an API, <repo> a GitHub repository's,
 // <page> another URL, <dbfile> a database file, <pdf> a PDF.
 func markers(tokens []token, i int) []string {
@@ -396,6 +400,9 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<status>") // "should 301", "returns 200": an HTTP status
 		}
 		out = append(out, "<measure>")
+		if i+1 < len(tokens) && tokens[i+1].kind == number {
+			out = append(out, "<point>") // 400,300 or (100, 100): a point on the page
+		}
 	case word:
 		if sizeLike.MatchString(t.text) {
 			out = append(out, "<size>")
@@ -484,7 +491,7 @@ func hostOf(s string) string {
 	return s
 }
 
-var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct"}
+var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct", script: "js"}
 
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}

@@ -30,22 +30,25 @@ func (a *Analyzer) text(text string) Analysis {
 		if about&db != 0 && !req.dbNamed && !c.hasAny(strongDB) {
 			about &^= db // rows of a page, not of a table
 		}
-		// The search's best tool for the step's words, asked once.
-		var best *search.Hit
-		bestFor := func() *search.Hit {
-			if best == nil {
-				best = &search.Hit{}
-				if hits := a.Search(c.words, 1); len(hits) > 0 {
-					best = &hits[0]
+		// The search's best tools for the step's words, asked once.
+		var hits []search.Hit
+		asked := false
+		bestFor := func(about domain) *search.Hit {
+			if !asked {
+				hits, asked = a.Search(c.words, 3), true
+			}
+			for i := range hits {
+				if fits(hits[i].Tool, about) {
+					return &hits[i]
 				}
 			}
-			return best
+			return &search.Hit{}
 		}
 		// An agent's own tool (dynamic, or a hosted server's) that does
 		// just this step comes before any workflow.
 		var names []string
 		if own {
-			if h := bestFor(); h.Tool != nil && h.Score >= minOwnScore && a.Own(h.Tool) {
+			if h := bestFor(0); h.Tool != nil && h.Score >= minOwnScore && a.Own(h.Tool) {
 				names = append(names, h.Tool.Name)
 			}
 		}
@@ -68,7 +71,7 @@ func (a *Analyzer) text(text string) Analysis {
 		// A step no workflow claims goes to the search, which knows
 		// every tool; a step a workflow claims still gets the search's
 		// best when that is sure of itself and the workflow lacks it.
-		if h := bestFor(); h.Tool != nil && !slices.Contains(names, h.Tool.Name) &&
+		if h := bestFor(about); h.Tool != nil && !slices.Contains(names, h.Tool.Name) &&
 			(len(names) == 0 && h.Score >= minSearchScore || h.Score >= minAlsoScore) {
 			names = append(names, h.Tool.Name)
 		}
@@ -96,6 +99,19 @@ func (a *Analyzer) text(text string) Analysis {
 		r.Complexity = Simple
 	}
 	return finish(r, tools)
+}
+
+// fits says whether the search's t may do a step about about. A browser
+// tool needs a step about pages, or one about no system at all: the
+// browser's many tools share words with everything ("release" a key,
+// "state" of storage, "list" of sessionStorage), and a step about files,
+// a repository or a database that matched them by those words is not a
+// browser's. (Other families are not kept apart so: a step's systems are
+// read from its words, and "build ./services/api" is Docker's without
+// saying so.)
+func fits(t *tool.Tool, about domain) bool {
+	const systems = web | pg | sqlite | redis | db | files | github | docker | compose
+	return t.Category != tool.CategoryBrowser || about&systems == 0 || about&web != 0
 }
 
 // minSearchScore is the least score a search hit needs to be a step's

@@ -53,7 +53,7 @@ var domainWords = []struct {
 	{web, triggers(`page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout checkbox heading scroll hover drag pdf trace tracing console
-		accessibility a11y wcag picture avatar product price upload javascript card cookie cookies localstorage sessionstorage
+		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
 		offline dark+mode dark+theme storage+state new+session browser+session`)},
 	{api, triggers(`api endpoint endpoints rest graphql response respond responds <method> <status> return returns status+code
 		header headers request requests <api>`)},
@@ -163,18 +163,21 @@ var rules = []rule{
 	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form`),
 	r(web, `fill`, `browser_fill_form`).with(`form`),
 	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press`, `browser_press_key`),
-	r(web, `click tap press add`, `browser_click`).but(`press+enter hit+enter press+tab press+escape`),
+	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
+	r(web, `click tap press add`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point>`),
 	r(web, `choose select pick`, `browser_select_option`).with(`dropdown option select menu from`),
 	r(web, `upload attach`, `browser_file_upload`),
 	r(web, `untick uncheck uncheck+the`, `browser_uncheck`).first("tick"),
 	r(web, `tick checkbox checkboxes`, `browser_check`).but(`untick uncheck`).first("tick"),
 	r(web, `key+by+key character+by+character one+key+at+a+time type+slowly`, `browser_press_sequentially`),
 	r(0, `hover mouse+over`, `browser_hover`),
-	r(0, `drag drop`, `browser_drag`),
+	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
+	r(0, `drag drop`, `browser_drag`).but(`<point>`),
 	r(web, `scroll`, `browser_scroll`),
 	r(web, `dialog alert confirmation prompt`, `browser_handle_dialog browser_click`),
 	r(web, `reload refresh`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate`),
+	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
 	r(web, `new+tab tabs`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
 	r(0, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep`),
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
@@ -183,12 +186,15 @@ var rules = []rule{
 	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
 	r(web, `pdf <pdf>`, `browser_pdf_save`),
 	r(web, `text`, `browser_get_text`).with(`read get`),
+	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
+	r(web, `<js> evaluate run+javascript run+js execute+javascript`, `browser_evaluate`),
 	r(web, `network api+call request requests`, `browser_network_requests`).with(`page network`),
 	r(web, a11yWords+` aria`, `accessibility_audit`).but(`tree snapshot`),
 	r(web, `accessibility+tree aria+snapshot`, `browser_snapshot`),
 
 	// Checks in the browser: the first that applies.
+	r(web, `<js>`, `assert_equals`).checks().first("check"), // a value the page's script gives
 	r(web, `<count> more fewer at+least at+most number+of how+many`, `assert_count`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
 	r(web, `url redirect redirected end+up land+on lands+on taken+to <path>`, `assert_url`).checks().first("check"),
@@ -237,6 +243,7 @@ var rules = []rule{
 	r(files, `copy`, `fs_copy`),
 	r(files, `delete remove`, `fs_remove`),
 	r(files, `move rename`, `fs_move`),
+	r(files, `get+rid`, `fs_remove`),
 	r(files, `executable chmod permission permissions`, `fs_chmod`),
 
 	// Checks of data: databases, caches, files.
@@ -251,7 +258,7 @@ var rules = []rule{
 	r(0, `summarize summarise summary pass+rate overview totals`, `report_summary`),
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug`),
 	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group why failure failures`),
-	r(0, `slowest slow timing durations`, `report_timing`).with(`test tests`),
+	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests`),
 	r(0, `flaky flake flakiness intermittent`, `test_flaky_detect`),
 	r(0, `run+first prioritize priority`, `test_prioritize`),
 	r(0, `duplicate duplicates redundant`, `test_deduplicate`).with(`test tests`),
@@ -299,7 +306,10 @@ var rules = []rule{
 	r(github, `flaky flake flakiness intermittent flip flips`, `gh_workflow_runs test_flaky_detect`).first("gh"),
 	r(github, `trigger run start dispatch`, `gh_workflow_run`).with(`workflow ci`).first("gh"),
 	r(github, `run runs pass passed status green`, `gh_workflow_runs`).but(`merge`),
-	r(github, `branch`, `gh_branch_create`).with(`create new`),
+	r(github, `branch`, `gh_branch_create`).with(`create new cut off`),
+	r(github, `changed+between what+changed diff drifted compare`, `gh_diff`).but(`review`),
+	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change set write`),
+	r(github, `update edit change set write fix`, `gh_file_write`).with(`<file>`),
 
 	// Hosted MCP servers.
 	r(gateway, `discover discovered configured config cursor claude+code vs+code import`, `mcp_discover`),
