@@ -81,6 +81,8 @@ type Session struct {
 	// (see prepare).
 	net *sessionNet
 	emu *sessionEmu
+	// steps records what was done in the session, for browser_export_test.
+	steps steps
 }
 
 // Page is one tab.

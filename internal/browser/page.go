@@ -30,7 +30,9 @@ var (
 	selectorJS string
 	//go:embed js/helper.js
 	helperOnlyJS string
-	helperJS     = selectorJS + "\n" + helperOnlyJS
+	//go:embed js/locator.js
+	locatorJS string
+	helperJS  = selectorJS + "\n" + helperOnlyJS + "\n" + locatorJS
 )
 
 // DefaultTimeout is how long an action waits for its element.
@@ -352,11 +354,14 @@ type Probe struct {
 	Element string `json:"element,omitempty"`
 	// Ref says why a snapshot ref matched nothing: "unknown" (no snapshot
 	// of this document gave it) or "gone" (its element was removed).
-	Ref string  `json:"ref,omitempty"`
-	X   float64 `json:"x"`
-	Y   float64 `json:"y"`
-	W   float64 `json:"w"`
-	H   float64 `json:"h"`
+	Ref string `json:"ref,omitempty"`
+	// Locator is the element's generated locator when the selector was a
+	// snapshot ref or matched several elements (see GenerateLocator).
+	Locator *Locator `json:"locator,omitempty"`
+	X       float64  `json:"x"`
+	Y       float64  `json:"y"`
+	W       float64  `json:"w"`
+	H       float64  `json:"h"`
 }
 
 // FindOptions say what to wait for.

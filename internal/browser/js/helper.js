@@ -153,6 +153,10 @@
       editable: el.isContentEditable || (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT' && !['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'range', 'color', 'hidden'].includes((el.type || '').toLowerCase())) && !el.readOnly,
       kind,
       x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, h: r.height,
+      // A snapshot ref, or a selector matching several elements, means
+      // nothing in a test file: the generated locator of the element
+      // (locator.js) does, computed here to save a round trip.
+      locator: (els.length > 1 || /^(?:ref=)?e\d+$/.test(String(sel).trim())) && window.__bh.locator ? window.__bh.locator(el) : undefined,
     };
   };
 

@@ -57,6 +57,7 @@ func Tools() []tool.Tool {
 		webStorageList(browser.SessionStorage), webStorageGet(browser.SessionStorage), webStorageSet(browser.SessionStorage), webStorageDelete(browser.SessionStorage), webStorageClear(browser.SessionStorage),
 		checkTool("browser_check", true), checkTool("browser_uncheck", false), pressSequentially(), keyTool("browser_keydown", true), keyTool("browser_keyup", false),
 		mouseButtonTool("browser_mouse_down", true), mouseButtonTool("browser_mouse_up", false), find(),
+		generateLocator(),
 		sessionNew(), sessionSwitch(), sessionList(),
 	}
 }
