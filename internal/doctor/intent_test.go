@@ -113,6 +113,40 @@ func TestIntentBrowserStateAndNetwork(t *testing.T) {
 	}
 }
 
+// What a request's values are says which tool: a point on the page, a
+// script's expression, a regular expression, an HTTP code, a template
+// file, a Redis key or key pattern, a pick out of a list.
+func TestIntentReadsValues(t *testing.T) {
+	t.Parallel()
+	d := newSearchDoctor(t)
+	for _, c := range []struct {
+		q          string
+		want, fail []string
+	}{
+		{"On localhost:3000/map click at 400,300 and drag from (10,10) to (200,200)", []string{"browser_mouse_click", "browser_mouse_drag"}, []string{"browser_click", "browser_drag"}},
+		{"On http://localhost:3000 check window.__APP_VERSION__ is '2.4.1'", []string{"browser_evaluate", "assert_equals"}, []string{"assert_text"}},
+		{"Does ^[A-Z]{3}-\\d{4}$ match ABC-1234?", []string{"regex_test"}, nil},
+		{"what does a 422 mean again?", []string{"http_status_info"}, nil},
+		{"Render templates/env.tpl into .env.test with DB_HOST=localhost", []string{"fs_template"}, []string{"template_render"}},
+		{"Render 'Hi {{name}}' with name=Ada", []string{"template_render"}, []string{"fs_template"}},
+		{"Clear out every session:* key in local redis", []string{"db_redis_keys", "db_redis_del"}, []string{"db_redis_flush"}},
+		{"Pick 3 random accounts out of alice, bob, carol, dave", []string{"random_choice"}, []string{"data_generate"}},
+		{"Go forward in the browser on localhost:3000 and check the URL", []string{"browser_navigate_forward"}, nil},
+	} {
+		got := d.intent.Text(c.q).SuggestedTools
+		for _, w := range c.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: want %s in %v", c.q, w, got)
+			}
+		}
+		for _, f := range c.fail {
+			if slices.Contains(got, f) {
+				t.Errorf("%q: %s is not asked for: %v", c.q, f, got)
+			}
+		}
+	}
+}
+
 // Steps come in calling order, each with the words it does and the
 // arguments the request gives, under the tool's own argument names.
 func TestIntentStepsAndHints(t *testing.T) {

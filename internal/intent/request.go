@@ -28,6 +28,7 @@ const (
 	repoRef             // owner/name
 	punct               // , . ; : ? !
 	script              // a JavaScript expression: window.__APP__, document.title, fn()
+	pattern             // a regular expression: ^[A-Z]{3}-\d{4}$
 )
 
 type token struct {
@@ -61,10 +62,13 @@ func (c *clause) hasAny(triggers []string) bool {
 }
 
 var (
-	jsExpr      = regexp.MustCompile(`^(?:window|document|navigator|performance|location|localStorage|sessionStorage)\.[\w$.]|^[\w$.]+\.[\w$]+\(.*\)$`)
-	hostLike    = regexp.MustCompile(`^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|local|test|internal|example|co|ai)(?::\d+)?(?:/\S*)?$`)
-	localHost   = regexp.MustCompile(`^(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d+)?(?:/\S*)?$`)
-	fileName    = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace)$`)
+	jsExpr    = regexp.MustCompile(`^(?:window|document|navigator|performance|location|localStorage|sessionStorage)\.[\w$.]|^[\w$.]+\.[\w$]+\(.*\)$`)
+	hostLike  = regexp.MustCompile(`^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|local|test|internal|example|co|ai)(?::\d+)?(?:/\S*)?$`)
+	localHost = regexp.MustCompile(`^(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d+)?(?:/\S*)?$`)
+	fileName  = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace|tpl|tmpl|j2|hbs|mustache)$`)
+	// regexLike is a regular expression written as one: anchored, or with
+	// a character class and a quantifier.
+	regexLike   = regexp.MustCompile(`^\^\S+|^\S+\$$|\\[dwsDWSb]|\[[^\]]+\][*+?{]|^/\S*[\\\[(].*/[gimsuy]*$`)
 	sizeLike    = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 	measureLike = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
 	relPath     = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
@@ -149,6 +153,9 @@ func lexChunk(out []token, chunk string) []token {
 	switch {
 	case jsExpr.MatchString(body):
 		out = append(out, token{kind: script, text: body})
+	case regexLike.MatchString(chunk) && !strings.HasPrefix(lower, "http"):
+		out = append(out, token{kind: pattern, text: chunk})
+		return out
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
 	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"):
@@ -399,6 +406,9 @@ func markers(tokens []token, i int) []string {
 		if t.num >= 100 && t.num <= 599 && i > 0 && statusBefore[tokens[i-1].text] {
 			out = append(out, "<status>") // "should 301", "returns 200": an HTTP status
 		}
+		if t.num >= 100 && t.num <= 599 && t.text == strconv.Itoa(t.num) {
+			out = append(out, "<code>") // maybe an HTTP status: "what does a 422 mean"
+		}
 		out = append(out, "<measure>")
 		if i+1 < len(tokens) && tokens[i+1].kind == number {
 			out = append(out, "<point>") // 400,300 or (100, 100): a point on the page
@@ -415,6 +425,13 @@ func markers(tokens []token, i int) []string {
 		}
 		if t.method {
 			out = append(out, "<method>")
+		}
+		if strings.Contains(t.text, ":") && keyLike.MatchString(t.text) {
+			if strings.ContainsAny(t.text, "*?") {
+				out = append(out, "<keyglob>") // session:*: keys by pattern
+			} else {
+				out = append(out, "<key>") // cart:1042, feature:beta
+			}
 		}
 	case link, urlPath:
 		switch host := hostOf(t.text); {
@@ -491,7 +508,7 @@ func hostOf(s string) string {
 	return s
 }
 
-var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct", script: "js"}
+var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct", script: "js", pattern: "regex"}
 
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}

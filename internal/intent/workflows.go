@@ -126,6 +126,7 @@ var rules = []rule{
 	r(web, `trace tracing`, `browser_start_tracing`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`),
 	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
+	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`validate valid validation against`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status>`).first("data"),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect),
@@ -213,19 +214,21 @@ var rules = []rule{
 	r(api, `check verify assert ensure confirm make+sure return returns reject rejects status`, `assert_equals`).checks().first("check"),
 
 	// Databases.
-	r(pg, `column columns schema structure describe`, `db_pg_schema`).first("pg"),
+	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables`, `db_pg_schema`).first("pg"),
 	r(pg, `seed insert populate`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations`, `db_pg_transaction`).first("pg"),
 	r(pg, `table tables row rows query count select read compare record records shows+up`, `db_pg_query`).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
-	r(sqlite, `column columns schema structure describe`, `db_sqlite_schema`).first("sqlite"),
+	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables`, `db_sqlite_schema`).first("sqlite"),
 	r(sqlite, `table tables row rows query count select read record records`, `db_sqlite_query`).first("sqlite"),
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
+	r(redis, `delete remove clear wipe evict`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).first("redis"),
-	r(redis, `set store write`, `db_redis_set`).first("redis"),
+	r(redis, `set store write flip turn+on turn+off enable disable expire ttl`, `db_redis_set`).first("redis"),
 	r(redis, `=keys pattern`, `db_redis_keys`).first("redis"),
 	r(redis, `delete remove evict`, `db_redis_del`).first("redis"),
 	r(redis, `read get hold holds value cache compare`, `db_redis_get`).first("redis"),
+	r(redis, `<key>`, `db_redis_get`).first("redis"),
 
 	// Files.
 	r(files, `backup back+up`, `fs_backup`),
@@ -338,7 +341,11 @@ var rules = []rule{
 	r(squads, `dissolve disband tear`, `squad_dissolve`),
 
 	// Text, templates, the server.
-	r(0, `template render`, `template_render`),
+	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
+	r(0, `template render`, `template_render`).first("template"),
+	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
+	r(0, `<regex> regex regexp regular+expression`, `regex_test`).with(`<regex> match matches test`),
+	r(0, `<code>`, `http_status_info`).with(`mean means meaning retry what+is what+does`),
 	r(0, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
 	r(0, `tool`, `dynamic_tool_create`).with(`create creat make write build add`).but(`custom+tool new+tool typescript own+tool`),
 
