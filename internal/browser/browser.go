@@ -65,6 +65,8 @@ type Browser struct {
 	evicted int
 	// lastUsed is when a tool last asked for the browser (Unix ns).
 	lastUsed atomic.Int64
+	// video is the recording of browser_start_video, if any (video.go).
+	video *recording
 }
 
 // Session is an isolated browser context: its own cookies, storage and
@@ -445,6 +447,7 @@ func (b *Browser) Close() error {
 	}
 	b.closed = true
 	b.mu.Unlock()
+	b.endVideo() // while the browser still runs: its file is finished
 	if b.rootCancel != nil {
 		b.rootCancel()
 	}

@@ -58,6 +58,7 @@ func Tools() []tool.Tool {
 		checkTool("browser_check", true), checkTool("browser_uncheck", false), pressSequentially(), keyTool("browser_keydown", true), keyTool("browser_keyup", false),
 		mouseButtonTool("browser_mouse_down", true), mouseButtonTool("browser_mouse_up", false), find(),
 		generateLocator(),
+		startVideo(), videoChapter(), stopVideo(),
 		sessionNew(), sessionSwitch(), sessionList(),
 	}
 }

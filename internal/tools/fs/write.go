@@ -1,6 +1,13 @@
 package fs
 
-import "context"
+import (
+	"context"
+	"errors"
+	iofs "io/fs"
+	"path/filepath"
+
+	"github.com/barrhawk/barrhawk/internal/tool"
+)
 
 // WriteFile writes data to the file at p, given in argument arg, the way
 // fs_write does, for other tool families that write a file a user names
@@ -22,6 +29,40 @@ func WriteFile(ctx context.Context, arg, p string, data []byte) (string, error) 
 	}
 	if _, err := writeFile(s, "argument \""+arg+"\"", pl, data, 0o644, true); err != nil {
 		return "", err
+	}
+	return pl.abs, nil
+}
+
+// WritePath resolves p, given in argument arg, for a tool that hands the
+// path to another program to write (browser_start_video's ffmpeg), with
+// the rules of WriteFile: a relative path starts in the first allowed root,
+// a path outside the roots is FORBIDDEN, a root or an existing directory
+// is INVALID_ARGS, and missing parent directories are created inside the
+// root. The tool sets Def.UsesRoots. It returns the file's absolute path.
+func WritePath(ctx context.Context, arg, p string) (string, error) {
+	s, err := newSandbox(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	pl, err := s.resolve(arg, p)
+	if err != nil {
+		return "", err
+	}
+	op := "argument \"" + arg + "\""
+	if pl.rel == "." {
+		return "", tool.Errorf(tool.CodeInvalidArgs, "%s %s: is an allowed root (a directory), not a file", op, pl.abs)
+	}
+	if dir := filepath.Dir(pl.rel); dir != "." {
+		if err := pl.root.MkdirAll(dir, 0o755); err != nil {
+			return "", s.fail(op, pl, err)
+		}
+	}
+	switch fi, err := pl.root.Stat(pl.rel); {
+	case err == nil && fi.IsDir():
+		return "", tool.Errorf(tool.CodeInvalidArgs, "%s %s: is a directory; give a file name inside it", op, pl.abs)
+	case err != nil && !errors.Is(err, iofs.ErrNotExist):
+		return "", s.fail(op, pl, err) // a link leading out of the roots, too
 	}
 	return pl.abs, nil
 }

@@ -1,0 +1,193 @@
+package browser
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
+)
+
+// animatedPage changes on every animation frame, and says "step 2" once
+// clicked: a flow worth a video.
+const animatedPage = `<!doctype html><html><head><title>Animated</title><style>
+body { margin: 0; font: 28px sans-serif; }
+#box { position: absolute; top: 120px; width: 50px; height: 50px; background: #36c; }
+</style></head><body><h1 id="step">step 1</h1><button id="next" onclick="document.getElementById('step').textContent = 'step 2'">Next</button>
+<div id="box"></div><script>
+function tick(t) { document.getElementById('box').style.left = ((t / 3) % 700) + 'px'; requestAnimationFrame(tick); }
+requestAnimationFrame(tick);
+</script></body></html>`
+
+func animatedSite(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, animatedPage)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// needVideoTools fails the test when Chromium or ffmpeg is missing.
+func needVideoTools(t *testing.T) {
+	t.Helper()
+	for _, bin := range []string{"ffmpeg", "ffprobe"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Fatalf("%s is not on PATH: the video tests need it; scripts/test installs it (apt-get install ffmpeg)", bin)
+		}
+	}
+	if _, err := browser.Find(); err != nil {
+		t.Fatalf("no Chromium: %v; scripts/test installs it (apt-get install chromium)", err)
+	}
+}
+
+// videoProbe is what ffprobe says of a video.
+type videoProbe struct {
+	format, codec string
+	frames        int
+	duration      float64
+	chapters      []string
+}
+
+func probeVideo(t *testing.T, path string) videoProbe {
+	t.Helper()
+	out, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-show_entries",
+		"format=duration,format_name:stream=codec_name,nb_read_frames:chapter_tags=title", "-show_chapters", "-of", "json", path).Output()
+	if err != nil {
+		t.Fatalf("ffprobe %s: %v", path, err)
+	}
+	var v struct {
+		Streams []struct {
+			CodecName    string `json:"codec_name"`
+			NbReadFrames string `json:"nb_read_frames"`
+		} `json:"streams"`
+		Chapters []struct {
+			Tags map[string]string `json:"tags"`
+		} `json:"chapters"`
+		Format struct {
+			Duration   string `json:"duration"`
+			FormatName string `json:"format_name"`
+		} `json:"format"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil || len(v.Streams) != 1 {
+		t.Fatalf("ffprobe %s: %s (%v)", path, out, err)
+	}
+	p := videoProbe{format: v.Format.FormatName, codec: v.Streams[0].CodecName}
+	p.frames, _ = strconv.Atoi(v.Streams[0].NbReadFrames)
+	p.duration, _ = strconv.ParseFloat(v.Format.Duration, 64)
+	for _, c := range v.Chapters {
+		p.chapters = append(p.chapters, c.Tags["title"])
+	}
+	return p
+}
+
+// leftovers lists what a recording of this process left: ffmpeg
+// children and frame directories.
+func leftovers() []string {
+	var out []string
+	for _, c := range proc.Children(os.Getpid()) {
+		if strings.Contains(c.Comm, "ffmpeg") {
+			out = append(out, fmt.Sprintf("ffmpeg pid %d", c.PID))
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("barrhawk-video-%d-*", os.Getpid())))
+	return append(out, dirs...)
+}
+
+func TestVideoTools(t *testing.T) {
+	needVideoTools(t)
+	srv := animatedSite(t)
+	browser.Configure(true, t.TempDir(), 0)
+	s := tooltest.NewSession(t, Tools())
+	root := stateRoots(t, s)
+
+	// Nothing to stop or mark before a start, with or without a browser.
+	s.MustFailWith("browser_stop_video", `{}`, tool.CodeInvalidArgs, "no video is being recorded", "browser_start_video")
+	s.MustFailWith("browser_video_chapter", `{"title":"x"}`, tool.CodeInvalidArgs, "no video is being recorded")
+	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
+	s.MustFailWith("browser_stop_video", `{}`, tool.CodeInvalidArgs, "no video is being recorded", "browser_start_video")
+
+	// Bad file names.
+	s.MustFailWith("browser_start_video", `{"filename":"flow.mp4"}`, tool.CodeInvalidArgs, `"filename"`, ".webm", "flow.webm")
+	s.MustFailWith("browser_start_video", `{"filename":"../outside.webm"}`, tool.CodeForbidden, `"filename"`, "outside the allowed roots")
+	s.MustFailWith("browser_start_video", `{"filename":"/etc/flow.webm"}`, tool.CodeForbidden, "outside the allowed roots")
+	s.MustFailWith("browser_start_video", `{"size":{"width":8,"height":600}}`, tool.CodeInvalidArgs, "width")
+
+	// A recording: a relative name lands in the root, in a new directory.
+	t0 := time.Now()
+	got := obj(t, s, "browser_start_video", `{"filename":"videos/flow.webm","size":{"width":801,"height":450}}`)
+	want := filepath.Join(root, "videos", "flow.webm")
+	if got["recording"] != true || got["path"] != want || tooltest.Marshal(got["size"]) != `{"height":450,"width":800}` || got["fps"] != float64(25) {
+		t.Errorf("start: %v", got)
+	}
+	s.MustFailWith("browser_start_video", `{"filename":"other.webm"}`, tool.CodeInvalidArgs, "being recorded already", "browser_stop_video")
+	s.MustRun("browser_video_chapter", `{"title":"Open the page"}`)
+	time.Sleep(600 * time.Millisecond)
+	c := obj(t, s, "browser_video_chapter", `{"title":"Step two","description":"after Next"}`)
+	if ms, _ := c["startMs"].(float64); ms < 500 || ms > 3000 {
+		t.Errorf("chapter: %v", c)
+	}
+	s.MustRun("browser_click", `{"selector":"#next"}`)
+	time.Sleep(600 * time.Millisecond)
+	res := obj(t, s, "browser_stop_video", `{}`)
+	elapsed := time.Since(t0)
+	t.Logf("stop: %v", res)
+	frames, _ := res["frames"].(float64)
+	ms, _ := res["durationMs"].(float64)
+	if res["path"] != want || frames < 10 || ms < 1100 || ms > float64(elapsed.Milliseconds()) || res["width"] != float64(800) || res["height"] != float64(450) {
+		t.Errorf("stop: %v", res)
+	}
+	if cs := tooltest.Marshal(res["chapters"]); !strings.Contains(cs, `"title":"Open the page"`) || !strings.Contains(cs, `"title":"Step two"`) {
+		t.Errorf("chapters: %s", cs)
+	}
+	v := probeVideo(t, want)
+	t.Logf("ffprobe: %+v", v)
+	if !strings.Contains(v.format, "webm") || (v.codec != "vp8" && v.codec != "vp9") || v.frames < 10 {
+		t.Errorf("ffprobe: %+v, want a VP8 or VP9 WebM of at least 10 frames", v)
+	}
+	if d := v.duration * 1000; d < ms-200 || d > ms+200 {
+		t.Errorf("the video lasts %.3fs, the recording %.0fms", v.duration, ms)
+	}
+	if strings.Join(v.chapters, "|") != "Open the page|Step two" {
+		t.Errorf("ffprobe's chapters: %q", v.chapters)
+	}
+	s.MustFailWith("browser_stop_video", `{}`, tool.CodeInvalidArgs, "no video is being recorded")
+	if l := leftovers(); len(l) > 0 {
+		t.Errorf("left after stop: %v", l)
+	}
+
+	// The browser closed while recording: the file is finished, nothing
+	// is left.
+	obj(t, s, "browser_start_video", `{"filename":"closed.webm"}`)
+	time.Sleep(400 * time.Millisecond)
+	s.MustRun("browser_close", `{}`)
+	if l := leftovers(); len(l) > 0 {
+		t.Errorf("left after the browser closed: %v", l)
+	}
+	if v := probeVideo(t, filepath.Join(root, "closed.webm")); v.codec != "vp8" || v.frames < 2 {
+		t.Errorf("the video of a closed browser: %+v", v)
+	}
+	s.MustFailWith("browser_stop_video", `{}`, tool.CodeInvalidArgs, "no video is being recorded")
+}
+
+func TestStartVideoWithoutFFmpeg(t *testing.T) {
+	needVideoTools(t)
+	browser.Configure(true, t.TempDir(), 0)
+	s := tooltest.NewSession(t, Tools())
+	stateRoots(t, s)
+	s.MustRun("browser_launch", `{}`)
+	t.Setenv("PATH", t.TempDir())
+	s.MustFailWith("browser_start_video", `{"filename":"x.webm"}`, tool.CodeToolError, "ffmpeg", "not on PATH", "apt-get install ffmpeg")
+}
