@@ -95,7 +95,12 @@
     // An id before the role alone, as Playwright scores them.
     const id = cssId(el);
     if (id) out.push(['css', cssTok(id)]);
-    if (meaningful(r)) out.push(['role', roleTok(r, '', false)]);
+    if (meaningful(r)) {
+      // A role with no name, told apart by its text (a list item).
+      const t = textOf(el);
+      if (t && !accessibleName(el, false)) out.push(['role', [roleTok(r, '', false), hasTextTok(short(t))]]);
+      out.push(['role', roleTok(r, '', false)]);
+    }
     const nm = el.getAttribute('name');
     if (nm && ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON'].includes(el.tagName)) out.push(['css', cssTok(tag(el) + '[name=' + JSON.stringify(nm) + ']')]);
     if (el.tagName === 'INPUT' && el.getAttribute('type')) out.push(['css', cssTok('input[type=' + JSON.stringify(el.getAttribute('type')) + ']')]);
@@ -142,10 +147,11 @@
     const own = kinds(el);
     const found = [];
     for (const [kind, tok] of own) {
-      const m = matches([tok]);
+      const toks = Array.isArray(tok) ? tok : [tok];
+      const m = matches(toks);
       if (m.includes(el)) {
-        if (m.length === 1) return result(el, kind, [tok]);
-        found.push([kind, tok, m]);
+        if (m.length === 1) return result(el, kind, toks);
+        found.push([kind, toks, m]);
       }
     }
     // Inside an ancestor: the best way to name one first, the nearest
@@ -158,16 +164,16 @@
     outer.sort((x, y) => x.rank - y.rank || x.depth - y.depth);
     for (const { a, scope } of outer) {
       if (!matches(scope).includes(a)) continue;
-      for (const [kind, tok] of found) {
-        const toks = [...scope, tok];
+      for (const [kind, own] of found) {
+        const toks = [...scope, ...own];
         const m = matches(toks);
         if (m.length === 1 && m[0] === el) return result(el, kind + ' in ancestor', toks);
       }
     }
     // The first kind that matches it, narrowed with nth.
     if (found.length) {
-      const [kind, tok, m] = found[0];
-      return result(el, kind + ' nth', [tok, nthTok(m.indexOf(el))]);
+      const [kind, toks, m] = found[0];
+      return result(el, kind + ' nth', [...toks, nthTok(m.indexOf(el))]);
     }
     return { kind: 'none', selector: '', code: '', count: 0, unique: false };
   });

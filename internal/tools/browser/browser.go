@@ -40,7 +40,7 @@ const getTextMax = 20_000
 
 // Tools returns the family.
 func Tools() []tool.Tool {
-	return []tool.Tool{
+	return WithCode([]tool.Tool{
 		launch(), navigate(), click(), typeText(), screenshot(), getText(), wait(), scroll(), pressKey(), closeBrowser(),
 		getElements(), snapshot(), evaluate(), consoleMessages(), networkRequests(), hover(), drag(), selectOption(),
 		fileUpload(), handleDialog(), fillForm(),
@@ -57,10 +57,10 @@ func Tools() []tool.Tool {
 		webStorageList(browser.SessionStorage), webStorageGet(browser.SessionStorage), webStorageSet(browser.SessionStorage), webStorageDelete(browser.SessionStorage), webStorageClear(browser.SessionStorage),
 		checkTool("browser_check", true), checkTool("browser_uncheck", false), pressSequentially(), keyTool("browser_keydown", true), keyTool("browser_keyup", false),
 		mouseButtonTool("browser_mouse_down", true), mouseButtonTool("browser_mouse_up", false), find(),
-		generateLocator(),
+		generateLocator(), exportTest(),
 		startVideo(), videoChapter(), stopVideo(),
 		sessionNew(), sessionSwitch(), sessionList(),
-	}
+	})
 }
 
 func def(name, desc string, sideEffects bool, input *jsonschema.Schema) tool.Def {
@@ -114,6 +114,10 @@ func pageRun[In any](f func(ctx context.Context, p *browser.Page, in In) (any, e
 // located describes where an action happened.
 func located(p *browser.Page, ctx context.Context, sel string, pr *browser.Probe) map[string]any {
 	out := map[string]any{"selector": sel, "matched": pr.Matched, "element": pr.Element}
+	if pr.Locator != nil && pr.Locator.Unique {
+		// A ref or an ambiguous selector: how a test names the element.
+		out["locator"] = pr.Locator.Code
+	}
 	if pr.Matched != sel {
 		out["healed"] = true
 	}
@@ -444,14 +448,19 @@ func wait() tool.Tool {
 			}
 			o := findOpts(in.Timeout, false)
 			o.State = in.State
-			if _, err := p.Find(ctx, in.Selector, o); err != nil {
+			pr, err := p.Find(ctx, in.Selector, o)
+			if err != nil {
 				return nil, err
 			}
 			state := in.State
 			if state == "" {
 				state = "visible"
 			}
-			return map[string]any{"selector": in.Selector, "state": state, "waitedMs": time.Since(t0).Milliseconds()}, nil
+			out := map[string]any{"selector": in.Selector, "state": state, "waitedMs": time.Since(t0).Milliseconds()}
+			if pr.Locator != nil && pr.Locator.Unique && (state == "visible" || state == "attached") {
+				out["locator"] = pr.Locator.Code
+			}
+			return out, nil
 		}),
 	}
 }

@@ -28,8 +28,8 @@ func TestFamily(t *testing.T) {
 	for _, tl := range Tools() {
 		names = append(names, tl.Name)
 	}
-	if len(names) != 70 {
-		t.Errorf("%d tools, want 70", len(names))
+	if len(names) != 71 {
+		t.Errorf("%d tools, want 71", len(names))
 	}
 	tooltest.CheckFamilyIn(t, Tools(), tool.CategoryBrowser, func(n string) string {
 		if strings.HasPrefix(n, "browser_session_") {

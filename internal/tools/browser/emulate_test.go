@@ -54,6 +54,10 @@ func TestEmulateMedia(t *testing.T) {
 	}
 
 	got := obj(t, s, "browser_emulate_media", `{"colorScheme":"dark","media":"print"}`)
+	if got["code"] != "await page.emulateMedia({ colorScheme: 'dark', media: 'print' });" {
+		t.Errorf("emulate_media code: %v", got["code"])
+	}
+	delete(got, "code")
 	if tooltest.Marshal(got) != `{"emulated":{"colorScheme":"dark","contrast":null,"forcedColors":null,"media":"print","reducedMotion":null}}` {
 		t.Errorf("emulate_media answer: %s", tooltest.Marshal(got))
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tools/assert"
+	browsertools "github.com/barrhawk/barrhawk/internal/tools/browser"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -30,7 +31,9 @@ func Tools() []tool.Tool {
 	for i := range asserts {
 		asserts[i].Description += " A failure also saves a PNG of the page (its path in screenshot)."
 	}
-	return append(asserts, audit())
+	// Each answers with its line of Playwright (an expect), recorded on
+	// the session for browser_export_test when it passed.
+	return browsertools.WithCode(append(asserts, audit()))
 }
 
 // defaultTimeout is how long an assertion keeps looking.
