@@ -16,11 +16,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/fspath"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Groups the tools are listed under.

@@ -205,8 +205,8 @@ var generators = map[string]generator{
 	"browser_keyup": func(a codeArgs, _ map[string]any) step {
 		return step{"await page.keyboard.up(" + jsStr(a.str("key")) + ");", true}
 	},
-	"browser_hover": elementStep("hover()"),
-	"browser_check": elementStep("check()"),
+	"browser_hover":   elementStep("hover()"),
+	"browser_check":   elementStep("check()"),
 	"browser_uncheck": elementStep("uncheck()"),
 	"browser_drag": func(a codeArgs, _ map[string]any) step {
 		return step{"await page." + selectorCode(a.str("source")) + ".dragTo(page." + selectorCode(a.str("target")) + ");", true}
@@ -397,9 +397,9 @@ var generators = map[string]generator{
 		}
 		return step{"await page.unrouteAll();", true}
 	},
-	"browser_localstorage_set":   storageSet("localStorage"),
-	"browser_sessionstorage_set": storageSet("sessionStorage"),
-	"browser_localstorage_clear": fixed("await page.evaluate(() => localStorage.clear());"),
+	"browser_localstorage_set":     storageSet("localStorage"),
+	"browser_sessionstorage_set":   storageSet("sessionStorage"),
+	"browser_localstorage_clear":   fixed("await page.evaluate(() => localStorage.clear());"),
 	"browser_sessionstorage_clear": fixed("await page.evaluate(() => sessionStorage.clear());"),
 	"browser_cookie_clear":         fixed("await page.context().clearCookies();"),
 

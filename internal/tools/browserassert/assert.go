@@ -17,12 +17,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tools/assert"
 	browsertools "github.com/barrhawk/barrhawk/internal/tools/browser"
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Tools returns the family.
