@@ -380,8 +380,15 @@ var generators = map[string]generator{
 		if v := a.str("contentType"); v != "" {
 			opts = append(opts, "contentType: "+jsStr(v))
 		}
-		if v, ok := a["headers"]; ok {
-			opts = append(opts, "headers: "+jsValue(v))
+		if hs, ok := a["headers"].([]any); ok && len(hs) > 0 {
+			// "Name: value" lines, as Playwright's object.
+			h := map[string]string{}
+			for _, line := range hs {
+				if k, v, ok := strings.Cut(fmt.Sprint(line), ":"); ok {
+					h[strings.TrimSpace(k)] = strings.TrimSpace(v)
+				}
+			}
+			opts = append(opts, "headers: "+jsonText(h))
 		}
 		if v, ok := a["body"]; ok {
 			if _, isStr := v.(string); !isStr {
