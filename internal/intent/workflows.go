@@ -75,7 +75,7 @@ var domainWords = []struct {
 }
 
 // checkWords make a step a check.
-var checkWords = triggers(`check checks verify assert ensure confirm make+sure expect see sees appear appears shown
+var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
 	healthy`)
 
@@ -203,7 +203,7 @@ var rules = []rule{
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
 	r(web, `say says text read reads <quoted> price label total subtotal amount cost <measure> mention mentions contain contains`, `assert_text`).checks().first("check"),
-	r(web, `check verify assert ensure confirm make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
+	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
 	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path>`, `http_request`).but(`page network mock mocked stub stubbed intercept`),
@@ -212,7 +212,7 @@ var rules = []rule{
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
 	r(api|value, `contain contains include includes mention mentions`, `assert_contains`).checks().first("check"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("check"),
-	r(api, `check verify assert ensure confirm make+sure return returns reject rejects status`, `assert_equals`).checks().first("check"),
+	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status`, `assert_equals`).checks().first("check"),
 
 	// Databases.
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables`, `db_pg_schema`).first("pg"),
@@ -251,15 +251,15 @@ var rules = []rule{
 	r(files, `executable chmod permission permissions`, `fs_chmod`),
 
 	// Checks of data: databases, caches, files.
-	r(value, `check verify assert ensure confirm make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
-	r(pg|sqlite|redis|files, `check verify assert ensure confirm make+sure expect`, `assert_equals`).but(`healthy connection connections connect`).first("check"),
+	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
+	r(pg|sqlite|redis|files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect`).first("check"),
 	r(0, `compare`, `object_diff`).but(`<file> text texts string strings`),
 
 	// Validation against a schema, whatever the data.
 	r(0, `schema`, `assert_json_schema`).with(`validate valid validation conform conforms match matches against`).but(`generate generat example examples fake`).first("check"),
 
 	// Test results and analysis.
-	r(0, `summarize summarise summary pass+rate overview totals`, `report_summary`),
+	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`),
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug`),
 	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group why failure failures`),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests`),
