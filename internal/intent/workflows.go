@@ -186,7 +186,8 @@ var rules = []rule{
 
 	// Observations.
 	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
-	r(web, `pdf <pdf>`, `browser_pdf_save`),
+	r(web, `pdf <pdf>`, `browser_pdf_save`).first("pdf"),
+	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
 	r(web, `text`, `browser_get_text`).with(`read get`),
 	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
