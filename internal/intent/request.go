@@ -69,6 +69,7 @@ var (
 	// regexLike is a regular expression written as one: anchored, or with
 	// a character class and a quantifier.
 	regexLike   = regexp.MustCompile(`^\^\S+|^\S+\$$|\\[dwsDWSb]|\[[^\]]+\][*+?{]|^/\S*[\\\[(].*/[gimsuy]*$`)
+	spawnID     = regexp.MustCompile(`^sp_\w+$`)
 	sizeLike    = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 	measureLike = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
 	relPath     = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
@@ -426,6 +427,9 @@ func markers(tokens []token, i int) []string {
 		if t.method {
 			out = append(out, "<method>")
 		}
+		if spawnID.MatchString(t.text) {
+			out = append(out, "<spawn>") // sp_71: a sub-agent's id
+		}
 		if strings.Contains(t.text, ":") && keyLike.MatchString(t.text) {
 			if strings.ContainsAny(t.text, "*?") {
 				out = append(out, "<keyglob>") // session:*: keys by pattern
@@ -453,6 +457,9 @@ func markers(tokens []token, i int) []string {
 		}
 		if strings.Contains(strings.ToLower(t.text), "schema") {
 			out = append(out, "schema") // user.schema.json names a schema
+		}
+		if lower := strings.ToLower(t.text); strings.HasSuffix(lower, ".md") && strings.Contains(lower, "plan") {
+			out = append(out, "<plan>") // plan.md, docs/TEST_PLAN.md: plan_read's
 		}
 	}
 	return out

@@ -116,7 +116,7 @@ func fits(t *tool.Tool, about domain) bool {
 
 // minSearchScore is the least score a search hit needs to be a step's
 // tool: below it the words matched a tool by chance ("tell me when").
-const minSearchScore = 5.0
+const minSearchScore = 7.0
 
 // minAlsoScore is the least score the search's best needs to join the
 // tools a workflow gave a step: the step's words say that tool outright.

@@ -63,7 +63,7 @@ var domainWords = []struct {
 	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed`)},
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
-	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate`)},
+	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
 	{docker, triggers(`docker container containers dockerfile image+build`)},
 	{compose, triggers(`compose stack`)},
 	{github, triggers(`github <repo> pull+request pr issue issues workflow workflows ci branch branches repo repository merge`)},
@@ -75,7 +75,7 @@ var domainWords = []struct {
 }
 
 // checkWords make a step a check.
-var checkWords = triggers(`check checks verify assert ensure confirm make+sure expect see sees appear appears shown
+var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
 	healthy`)
 
@@ -123,6 +123,7 @@ func (x rule) first(group string) rule { x.group = group; return x }
 
 var rules = []rule{
 	// Set-up.
+	r(0, `<plan>`, `plan_read`),
 	r(web, `trace tracing`, `browser_start_tracing`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`),
 	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
@@ -180,12 +181,13 @@ var rules = []rule{
 	r(web, `back`, `browser_navigate_back`).with(`go navigate`),
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
 	r(web, `new+tab tabs`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
-	r(0, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep`),
+	r(0, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
 
 	// Observations.
 	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
-	r(web, `pdf <pdf>`, `browser_pdf_save`),
+	r(web, `pdf <pdf>`, `browser_pdf_save`).first("pdf"),
+	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
 	r(web, `text`, `browser_get_text`).with(`read get`),
 	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
@@ -202,7 +204,7 @@ var rules = []rule{
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
 	r(web, `say says text read reads <quoted> price label total subtotal amount cost <measure> mention mentions contain contains`, `assert_text`).checks().first("check"),
-	r(web, `check verify assert ensure confirm make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
+	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
 	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path>`, `http_request`).but(`page network mock mocked stub stubbed intercept`),
@@ -211,7 +213,7 @@ var rules = []rule{
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
 	r(api|value, `contain contains include includes mention mentions`, `assert_contains`).checks().first("check"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("check"),
-	r(api, `check verify assert ensure confirm make+sure return returns reject rejects status`, `assert_equals`).checks().first("check"),
+	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status`, `assert_equals`).checks().first("check"),
 
 	// Databases.
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables`, `db_pg_schema`).first("pg"),
@@ -239,7 +241,7 @@ var rules = []rule{
 	r(files, `find search grep mention mentions containing`, `fs_search`),
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
-	r(files, `read open load`, `fs_read`),
+	r(files, `read open load`, `fs_read`).but(`<plan>`),
 	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf> storage+state har video`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
@@ -250,15 +252,15 @@ var rules = []rule{
 	r(files, `executable chmod permission permissions`, `fs_chmod`),
 
 	// Checks of data: databases, caches, files.
-	r(value, `check verify assert ensure confirm make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
-	r(pg|sqlite|redis|files, `check verify assert ensure confirm make+sure expect`, `assert_equals`).but(`healthy connection connections connect`).first("check"),
+	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
+	r(pg|sqlite|redis|files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect`).first("check"),
 	r(0, `compare`, `object_diff`).but(`<file> text texts string strings`),
 
 	// Validation against a schema, whatever the data.
 	r(0, `schema`, `assert_json_schema`).with(`validate valid validation conform conforms match matches against`).but(`generate generat example examples fake`).first("check"),
 
 	// Test results and analysis.
-	r(0, `summarize summarise summary pass+rate overview totals`, `report_summary`),
+	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`),
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug`),
 	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group why failure failures`),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests`),
@@ -277,7 +279,7 @@ var rules = []rule{
 	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
 	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
-	r(job, `pool busy queued how+many`, `pool_status`).first("job"),
+	r(job, `pool busy queued how+many piling piling+up how+s+the queue+status`, `pool_status`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
 	r(job, `status finish finishes finished done state`, `task_status`).with(`job+<number> my+job the+job this+job that+job`).first("job"),
 	r(job, `list newest recent latest all which`, `task_list`).first("job"),
@@ -291,10 +293,11 @@ var rules = []rule{
 	r(compose, `ps status running`, `compose_ps`).first("compose"),
 	r(compose, `up start run bring launch`, `compose_up`).first("compose"),
 	r(docker, `build dockerfile built`, `docker_build`),
-	r(docker, `running list which ps`, `docker_ps`).but(`compose`).first("docker"),
+	r(docker, `=running list which ps`, `docker_ps`).but(`compose`).first("docker"),
 	r(docker, `log logs`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
 	r(docker, `stop`, `docker_stop`).but(`compose`).first("docker"),
+	r(docker, `remove rm delete`, `docker_rm`).but(`compose image images volume volumes network networks`),
 	r(docker, `prune cleanup clean`, `docker_cleanup`).but(`compose`).first("docker"),
 	r(docker, `run start launch spin+up`, `docker_run`).but(`compose`).first("docker"),
 
@@ -308,8 +311,8 @@ var rules = []rule{
 	r(github, `comment`, `gh_issue_comment`).first("gh"),
 	r(github, `flaky flake flakiness intermittent flip flips`, `gh_workflow_runs test_flaky_detect`).first("gh"),
 	r(github, `trigger run start dispatch`, `gh_workflow_run`).with(`workflow ci`).first("gh"),
-	r(github, `run runs pass passed status green`, `gh_workflow_runs`).but(`merge`),
-	r(github, `branch`, `gh_branch_create`).with(`create new cut off`),
+	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge`),
+	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
 	r(github, `changed+between what+changed diff drifted compare`, `gh_diff`).but(`review`),
 	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change set write`),
 	r(github, `update edit change set write fix`, `gh_file_write`).with(`<file>`),
@@ -341,6 +344,9 @@ var rules = []rule{
 	r(squads, `dissolve disband tear`, `squad_dissolve`),
 
 	// Text, templates, the server.
+	r(0, `event events event+log recent+events in+the+last+few`, `events_recent`),
+	r(0, `tool+list my+list in+my+list to+my+list tools+in+my`, `tool_bag`).but(`<plan>`),
+	r(0, `any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool`, `tool_search`),
 	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
 	r(0, `template render`, `template_render`).first("template"),
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
