@@ -53,7 +53,7 @@ var same = []string{
 	"cleanup | clean up",
 	"setup | set up",
 	"check | verify | assert | ensure | confirm | make sure",
-	"delete | remove | rm | erase",
+	"delete | remove | rm | erase | get rid of",
 	"teardown | tear down",
 	"container | ctr",
 	"release | let go of | let go",

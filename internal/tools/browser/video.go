@@ -22,7 +22,7 @@ func startVideo() tool.Tool {
 		Size     *browser.Size `json:"size"`
 		FPS      int           `json:"fps"`
 	}
-	d := def("browser_start_video", "Start recording a video of the active tab from Chromium's screencast; browser_video_chapter marks chapters and browser_stop_video writes the WebM (VP8, encoded by ffmpeg, which must be on PATH). "+
+	d := def("browser_start_video", "Start recording a video of the active tab (its screencast); browser_video_chapter marks chapters and browser_stop_video writes the WebM (VP8, encoded by ffmpeg, which must be on PATH). "+
 		"The frames keep the times the page drew them, so the video plays at real speed. Returns {recording, path, size, fps}.", true,
 		schema.Object(
 			schema.String("filename", "The .webm file to write"+filenameNote+"; default video-<time>.webm"),
