@@ -118,7 +118,7 @@ func lex(text string) []token {
 func pathsNotRepos(tokens []token) []token {
 	github := false
 	for _, t := range tokens {
-		github = github || t.kind == word && githubCues[t.text] || t.kind == link && strings.Contains(t.text, "github.com")
+		github = github || t.kind == word && (githubCues[t.text] || versionTag.MatchString(t.text) || strings.HasPrefix(t.text, "ghp_")) || t.kind == link && strings.Contains(t.text, "github.com")
 	}
 	for i, t := range tokens {
 		if t.kind != repoRef {
@@ -139,8 +139,11 @@ func pathsNotRepos(tokens []token) []token {
 var (
 	closeStem, connectionStem = search.Stem("close"), search.Stem("connection")
 	credentialsBefore         = wordSet(`as with using credentials creds password user`)
-	githubCues                = wordSet(`github gh repo repos repository repositories pr prs pull issue issues branch branches workflow workflows ci actions merge fork commit commits`)
-	projectDirs               = wordSet(`fixtures logs log tests test spec specs src data config configs docs reports report tmp temp build dist out output scripts samples sample
+	githubCues                = wordSet(`github gh repo repos repository repositories pr prs pull issue issues branch branches workflow workflows ci actions merge fork commit commits
+		tag tags protected main master develop labelled labeled label labels`)
+	// versionTag is the first word of a version tag such as v1.4.0.
+	versionTag  = regexp.MustCompile(`^v\d+$`)
+	projectDirs = wordSet(`fixtures logs log tests test spec specs src data config configs docs reports report tmp temp build dist out output scripts samples sample
 		artifacts e2e public assets static lib app apps schemas schema queries sql migrations templates screenshots uploads results coverage
 		backups backup snapshots cmd internal pkg packages services web api seeds mocks golden testdata node_modules`)
 )
@@ -426,6 +429,9 @@ func markers(tokens []token, i int) []string {
 		}
 		if t.method {
 			out = append(out, "<method>")
+		}
+		if strings.HasPrefix(t.text, "ghp_") || strings.HasPrefix(t.text, "github_pat_") {
+			out = append(out, "<ghtoken>") // a GitHub token
 		}
 		if spawnID.MatchString(t.text) {
 			out = append(out, "<spawn>") // sp_71: a sub-agent's id

@@ -66,7 +66,7 @@ var domainWords = []struct {
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
 	{docker, triggers(`docker container containers dockerfile image+build`)},
 	{compose, triggers(`compose stack`)},
-	{github, triggers(`github <repo> pull+request pr issue issues workflow workflows ci branch branches repo repository merge`)},
+	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl>`)},
 	{workers, triggers(`igor igors worker workers`)},
 	{dynamic, triggers(`dynamic+tool dynamic+tools tool+snapshot tool+snapshots`)},
@@ -182,6 +182,7 @@ var rules = []rule{
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
 	r(web, `new+tab tabs`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
 	r(0, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
+	r(0, `give+it give+the let+it settle`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms`),
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
 
 	// Observations.
@@ -249,7 +250,7 @@ var rules = []rule{
 	r(files, `delete remove`, `fs_remove`),
 	r(files, `move rename`, `fs_move`),
 	r(files, `get+rid`, `fs_remove`),
-	r(files, `executable chmod permission permissions`, `fs_chmod`),
+	r(files, `executable chmod permission permissions read+only readonly`, `fs_chmod`),
 
 	// Checks of data: databases, caches, files.
 	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
@@ -270,6 +271,7 @@ var rules = []rule{
 	r(0, `missing gap gaps what+kind`, `test_coverage_gaps`).with(`test tests`),
 	r(0, `regress regression slower baseline`, `performance_regression`).but(`test tests`),
 	r(0, `percentile percentiles median average p95 p99 mean`, `math_stats`),
+	r(value, `sha256 sha1 sha512 md5 hash checksum digest`, `hash_text`),
 
 	// Jobs and sub-agents: the first that applies.
 	r(agent, `cancel stop kill abort`, `spawn_cancel`).first("agent"),
@@ -302,6 +304,8 @@ var rules = []rule{
 	r(docker, `run start launch spin+up`, `docker_run`).but(`compose`).first("docker"),
 
 	// GitHub.
+	r(github, `token <ghtoken> personal+access+token`, `gh_connect`),
+	r(github, `protected default+branch default+one stars visibility`, `gh_repo_info`),
 	r(github, `review`, `gh_diff gh_pr_review`).with(`pull+request pr`),
 	r(github, `merge`, `gh_pr_merge`),
 	r(github, `list show which`, `gh_pr_list`).with(`pull+request pr`).first("gh"),
