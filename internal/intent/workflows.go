@@ -75,7 +75,7 @@ var domainWords = []struct {
 }
 
 // checkWords make a step a check.
-var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect see sees appear appears shown
+var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect should see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
 	healthy`)
 
@@ -128,7 +128,7 @@ var rules = []rule{
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`),
 	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
-	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`validate valid validation against`).first("data"),
+	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`validate validation against`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status>`).first("data"),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect),
@@ -357,6 +357,7 @@ var rules = []rule{
 	r(0, `<regex> regex regexp regular+expression`, `regex_test`).with(`<regex> match matches test`),
 	r(0, `<code>`, `http_status_info`).with(`mean means meaning retry what+is what+does`),
 	r(0, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
+	r(dynamic|value|gateway, `try+it try+out run+it call+it test+it use+it`, `tool_call`),
 	r(0, `tool`, `dynamic_tool_create`).with(`create creat make write build add`).but(`custom+tool new+tool typescript own+tool`),
 
 	// Tear-down.
