@@ -68,7 +68,10 @@ var (
 	fileName  = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace|tpl|tmpl|j2|hbs|mustache)$`)
 	// regexLike is a regular expression written as one: anchored, or with
 	// a character class and a quantifier.
-	regexLike   = regexp.MustCompile(`^\^\S+|^\S+\$$|\\[dwsDWSb]|\[[^\]]+\][*+?{]|^/\S*[\\\[(].*/[gimsuy]*$`)
+	regexLike = regexp.MustCompile(`^\^\S+|^\S+\$$|\\[dwsDWSb]|\[[^\]]+\][*+?{]|^/\S*[\\\[(].*/[gimsuy]*$`)
+	// imageNames are images everyone runs; name:tag of one is an image.
+	imageNames  = wordSet(`postgres redis mysql mariadb mongo nginx node python golang alpine busybox ubuntu debian httpd rabbitmq memcached elasticsearch minio`)
+	imageTag    = regexp.MustCompile(`^(?:\d[\w.-]*|latest|alpine|slim|[\w.-]*-alpine)$`)
 	spawnID     = regexp.MustCompile(`^sp_\w+$`)
 	sizeLike    = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 	measureLike = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
@@ -436,7 +439,9 @@ func markers(tokens []token, i int) []string {
 		if spawnID.MatchString(t.text) {
 			out = append(out, "<spawn>") // sp_71: a sub-agent's id
 		}
-		if strings.Contains(t.text, ":") && keyLike.MatchString(t.text) {
+		if name, tag, ok := strings.Cut(t.text, ":"); ok && imageNames[name] && imageTag.MatchString(tag) {
+			out = append(out, "<image>") // postgres:16, redis:7-alpine: an image, not a key
+		} else if strings.Contains(t.text, ":") && keyLike.MatchString(t.text) {
 			if strings.ContainsAny(t.text, "*?") {
 				out = append(out, "<keyglob>") // session:*: keys by pattern
 			} else {

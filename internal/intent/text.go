@@ -63,6 +63,9 @@ func (a *Analyzer) text(text string) Analysis {
 				about |= req.db
 			}
 		}
+		if req.about&compose != 0 && c.hasAny(serviceWords) {
+			about = about&(owners|report) | compose // a service of the stack
+		}
 		if req.about&agent != 0 && about&agent == 0 {
 			continue // a sub-agent does the rest
 		}
@@ -348,6 +351,9 @@ func clauseOf(clauses []*clause, words string) *clause {
 
 // strongDB name a database; other database words (rows, columns) may be
 // a page's.
+// serviceWords name a compose stack's service, in a request about one.
+var serviceWords = triggers(`service services`)
+
 var strongDB = triggers(`database db table tables sql migration migrations seed`)
 
 var loggingIn = triggers(loginWords)

@@ -64,7 +64,7 @@ var domainWords = []struct {
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
-	{docker, triggers(`docker container containers dockerfile image+build`)},
+	{docker, triggers(`docker container containers dockerfile image+build <image>`)},
 	{compose, triggers(`compose stack`)},
 	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl>`)},
