@@ -335,21 +335,29 @@ func split(tokens []token) []*clause {
 	return out
 }
 
+// maxPhrase is the most words a trigger phrase ("a+b+c") may have.
+const maxPhrase = 5
+
 func newClause(tokens []token) *clause {
 	c := &clause{tokens: tokens, set: map[string]bool{}}
 	var words []string
-	prev := ""
+	// run holds the stems of the words just before, for phrases of up to
+	// maxPhrase words ("make sure", "side by side", "in the last few").
+	var run []string
 	for i, t := range tokens {
 		switch t.kind {
 		case word, number:
 			c.set[t.stem] = true
 			c.set["="+t.text] = true
-			if prev != "" {
-				c.set[prev+" "+t.stem] = true
+			if len(run) == maxPhrase {
+				run = run[1:]
 			}
-			prev = t.stem
+			run = append(run, t.stem)
+			for j := len(run) - 2; j >= 0; j-- {
+				c.set[strings.Join(run[j:], " ")] = true
+			}
 		default:
-			prev = ""
+			run = run[:0]
 			if t.kind != file || !dbFile.MatchString(t.text) {
 				c.set["<"+kindName[t.kind]+">"] = true
 			}

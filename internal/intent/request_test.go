@@ -2,6 +2,7 @@ package intent
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +63,22 @@ func TestPathsNotRepos(t *testing.T) {
 		if got := toks[len(toks)-1].kind; got != want {
 			t.Errorf("%q: last token %s, want %s", text, kindName[got], kindName[want])
 		}
+	}
+}
+
+// A step holds its words' phrases of up to maxPhrase words, so that a
+// trigger such as side+by+side or in+the+last+few can match; a phrase
+// does not run across a URL or a quote.
+func TestPhrasesOfSeveralWords(t *testing.T) {
+	t.Parallel()
+	c := newClause(lex("compare them side by side and check the events in the last few minutes at https://a.test/x now"))
+	for _, p := range []string{"side by side", "in the last few", "the last few minut", "make sure"} {
+		want := p != "make sure"
+		if got := c.has(triggers(strings.ReplaceAll(p, " ", "+"))[0]); got != want {
+			t.Errorf("%q: has %v, want %v", p, got, want)
+		}
+	}
+	if c.has(triggers("minutes+at+now")[0]) {
+		t.Error("a phrase ran across a URL")
 	}
 }
