@@ -372,6 +372,12 @@ func newClause(tokens []token) *clause {
 		}
 	}
 	c.words = strings.Join(words, " ")
+	for i, t := range tokens {
+		if t.kind == word && t.text == "seed" && i+1 < len(tokens) && tokens[i+1].kind == number {
+			delete(c.set, t.stem) // "seed 42": a random seed, not seeding a table
+			c.set["<randomseed>"] = true
+		}
+	}
 	if files := countKind(tokens, file); files >= 2 {
 		c.set["<twofiles>"] = true
 	}

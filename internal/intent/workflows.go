@@ -39,6 +39,10 @@ const (
 	squads
 )
 
+// anyDomain is a rule's domain when it applies to a step about anything,
+// the server's own included.
+const anyDomain = ^domain(0)
+
 // owners take a step whole: a step about a sub-agent, a job, GitHub,
 // containers or the server's own is not also a browser, API or file step
 // because it names a page or a file ("open an issue about the broken
@@ -132,7 +136,8 @@ var rules = []rule{
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status>`).first("data"),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect),
-	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page`),
+	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page have+open already+open open+now currently+open is+open s+open`),
+	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`),
 	r(web, `mobile desktop tablet viewport width widths size siz responsive <size>`, `browser_resize`),
 	// The session's network and media, before the page loads.
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
@@ -157,7 +162,7 @@ var rules = []rule{
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
-	r(web, loginWords+` authenticate`, `browser_navigate browser_type browser_click`).but(`<method> <api> api endpoint`),
+	r(web, loginWords+` authenticate`, `browser_navigate browser_type browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form`),
 	r(web, `sign+up register registration`, `browser_navigate browser_fill_form browser_click`),
 	r(web, `checkout`, `browser_navigate browser_click browser_fill_form`).with(`flow go+through complete`),
 	r(web, `submit submitt`, `browser_fill_form browser_click`).but(`empty blank without`).first("submit"),
@@ -174,13 +179,13 @@ var rules = []rule{
 	r(web, `key+by+key character+by+character one+key+at+a+time type+slowly`, `browser_press_sequentially`),
 	r(0, `hover mouse+over`, `browser_hover`),
 	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
-	r(0, `drag drop`, `browser_drag`).but(`<point>`),
+	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route`),
 	r(web, `scroll`, `browser_scroll`),
 	r(web, `dialog alert confirmation prompt`, `browser_handle_dialog browser_click`),
 	r(web, `reload refresh`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate`),
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
-	r(web, `new+tab tabs`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
+	r(web, `new+tab =tabs open+tabs switch+tab close+tab other+tab first+tab second+tab`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
 	r(0, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
 	r(0, `give+it give+the let+it settle`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms`),
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
@@ -229,7 +234,7 @@ var rules = []rule{
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).first("redis"),
 	r(redis, `set store write flip turn+on turn+off enable disable expire ttl`, `db_redis_set`).first("redis"),
 	r(redis, `=keys pattern`, `db_redis_keys`).first("redis"),
-	r(redis, `delete remove evict`, `db_redis_del`).first("redis"),
+	r(redis, `delete remove evict drop`, `db_redis_del`).first("redis"),
 	r(redis, `read get hold holds value cache compare`, `db_redis_get`).first("redis"),
 	r(redis, `<key>`, `db_redis_get`).first("redis"),
 
@@ -287,7 +292,7 @@ var rules = []rule{
 	r(job, `status finish finishes finished done state`, `task_status`).with(`job+<number> my+job the+job this+job that+job`).first("job"),
 	r(job, `list newest recent latest all which`, `task_list`).first("job"),
 	r(job, `status finish finishes finished done state`, `task_status`).first("job"),
-	r(job, `run submit queue start kick execute build test tests background worktree`, `task_submit task_status`).first("job"),
+	r(job, `run submit queue start kick execute build test tests background worktree`, `task_submit task_status`).but(`lately anything+fail anything+failed`).first("job"),
 
 	// Containers.
 	r(compose, `down tear stop remove`, `compose_down`).first("compose"),
@@ -315,8 +320,9 @@ var rules = []rule{
 	r(github, `open create file report raise`, `gh_pr_create`).with(`pull+request pr`).first("gh"),
 	r(github, `open create file report raise`, `gh_issue_create`).with(`issue`).first("gh"),
 	r(github, `comment`, `gh_issue_comment`).first("gh"),
-	r(github, `flaky flake flakiness intermittent flip flips`, `gh_workflow_runs test_flaky_detect`).first("gh"),
-	r(github, `trigger run start dispatch`, `gh_workflow_run`).with(`workflow ci`).first("gh"),
+	r(github, `flaky flake flakiness intermittent flip flips`, `gh_workflow_runs test_flaky_detect`).but(`<file>`).first("gh"),
+	r(github, `flaky flake flakiness intermittent flip flips`, `test_flaky_detect`).first("gh"),
+	r(github, `trigger =run start dispatch kick`, `gh_workflow_run`).with(`workflow ci`).first("gh"),
 	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
 	r(github, `changed+between what+changed diff drifted compare`, `gh_diff`).but(`review`),
@@ -325,7 +331,7 @@ var rules = []rule{
 
 	// Hosted MCP servers.
 	r(gateway, `discover discovered configured config cursor claude+code vs+code import`, `mcp_discover`),
-	r(gateway, `=host =hosting register add attach plug`, `mcp_register`).but(`unregister`),
+	r(gateway, `=host =hosting register add attach plug`, `mcp_register`).but(`unregister which what are+you right+now already`),
 	r(gateway, `list which+servers what+servers which+hosted`, `mcp_list`).but(`tool tools`),
 	r(gateway, `health healthy alive up dead fail failing failures slow bad`, `mcp_health`).but(`bring+up which+server least+busy`),
 	r(gateway, `tool tools offer offers catalog bring brings provide provides`, `mcp_catalog`).but(`which+server route`),
@@ -352,15 +358,17 @@ var rules = []rule{
 	// Text, templates, the server.
 	r(0, `event events event+log recent+events in+the+last+few`, `events_recent`),
 	r(0, `tool+list my+list in+my+list to+my+list tools+in+my`, `tool_bag`).but(`<plan>`),
-	r(0, `any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool`, `tool_search`),
+	r(0, `some+tool+here tool+here+that any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool`, `tool_search`),
 	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
 	r(0, `template render`, `template_render`).first("template"),
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
 	r(0, `<regex> regex regexp regular+expression`, `regex_test`).with(`<regex> match matches test`),
 	r(0, `<code>`, `http_status_info`).with(`mean means meaning retry what+is what+does`),
-	r(0, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
+	r(anyDomain, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
+	r(anyDomain, `tool`, `dynamic_tool_create`).with(`create creat make write build add`).but(`custom+tool new+tool typescript own+tool tool+list my+list`),
 	r(dynamic|value|gateway, `try+it try+out run+it call+it test+it use+it`, `tool_call`),
-	r(0, `tool`, `dynamic_tool_create`).with(`create creat make write build add`).but(`custom+tool new+tool typescript own+tool`),
+	r(0, `fail+lately failed+lately anything+fail anything+failed events`, `events_recent`),
+	r(0, `code`, `http_status_info`).with(`mean means meaning`),
 
 	// Tear-down.
 	r(web, `trace tracing`, `browser_stop_tracing`),
