@@ -1,7 +1,9 @@
 package main
 
 import (
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,38 +12,117 @@ import (
 	"github.com/barrhawk/barrhawk/internal/docs"
 )
 
-// The README's tool table is generated from the registry; this fails when
-// they disagree. UPDATE_README=1 rewrites it.
-func TestReadmeToolTable(t *testing.T) {
+const repoRoot = "../.."
+
+// The tool reference in docs/tools.md and the families in the README are
+// generated from the registry; this fails when they disagree, and
+// UPDATE_DOCS=1 rewrites them.
+func TestToolsReference(t *testing.T) {
 	t.Setenv("BARRHAWK_TEST_TOOLS", "") // fault tools are never documented
 	d, err := app.NewDoctor(config.Default(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := docs.Table(d.Registry().List())
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	updated, err := docs.Splice(string(readme), want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if updated == string(readme) {
-		return
-	}
-	if os.Getenv("UPDATE_README") == "1" {
-		if err := os.WriteFile("../../README.md", []byte(updated), 0o644); err != nil {
+	tools := d.Registry().List()
+	for _, c := range []struct {
+		file, begin, end, want string
+	}{
+		{"docs/tools.md", docs.ToolsBegin, docs.ToolsEnd, docs.Reference(tools)},
+		{"README.md", docs.SummaryBegin, docs.SummaryEnd, docs.Summary(tools, "docs/tools.md")},
+	} {
+		path := filepath.Join(repoRoot, c.file)
+		text, err := os.ReadFile(path)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return
+		updated, err := docs.Splice(string(text), c.begin, c.end, c.want)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if updated == string(text) {
+			continue
+		}
+		if os.Getenv("UPDATE_DOCS") == "1" {
+			if err := os.WriteFile(path, []byte(updated), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s is out of date with the registry; run: UPDATE_DOCS=1 go test ./cmd/barrhawk -run TestToolsReference", c.file)
 	}
-	t.Errorf("README.md's tool table is out of date; run: UPDATE_README=1 go test ./cmd/barrhawk -run TestReadmeToolTable\nwant:\n%s", want)
+}
+
+// The README leads to the tool reference.
+func TestReadmeLinksToolsReference(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range docs.Links(string(readme)) {
+		if l == "docs/tools.md" {
+			return
+		}
+	}
+	t.Error("README.md has no link to docs/tools.md")
+}
+
+// Every relative link in README.md and docs/*.md names a file that exists,
+// and a #anchor in it a heading of that Markdown file, so that a page moved
+// or a heading renamed fails here rather than for a reader.
+func TestDocLinks(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append([]string{filepath.Join(repoRoot, "README.md")}, pages...)
+	anchors := map[string]map[string]bool{} // by cleaned path
+	anchorsOf := func(path string) map[string]bool {
+		if a, ok := anchors[path]; ok {
+			return a
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		anchors[path] = docs.Anchors(string(text))
+		return anchors[path]
+	}
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := filepath.Rel(repoRoot, page)
+		for _, link := range docs.Links(string(text)) {
+			u, err := url.Parse(link)
+			if err != nil {
+				t.Errorf("%s: link %q: %v", name, link, err)
+				continue
+			}
+			if u.Scheme != "" || u.Host != "" || strings.HasPrefix(link, "/") {
+				continue // not relative
+			}
+			target := filepath.Clean(page)
+			if u.Path != "" {
+				target = filepath.Join(filepath.Dir(page), filepath.FromSlash(u.Path))
+				if _, err := os.Stat(target); err != nil {
+					t.Errorf("%s: link %q: no such file", name, link)
+					continue
+				}
+			}
+			if u.Fragment == "" || !strings.HasSuffix(target, ".md") {
+				continue
+			}
+			if !anchorsOf(target)[u.Fragment] {
+				t.Errorf("%s: link %q: no heading with anchor #%s in %s", name, link, u.Fragment, filepath.ToSlash(u.Path))
+			}
+		}
+	}
 }
 
 // The README documents every configuration environment variable.
 func TestReadmeDocumentsEnvVars(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func toolsCmd() *cobra.Command {
 	var asJSON, asMarkdown bool
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List every tool (--json for the full definitions, --markdown for the README table)",
+		Short: "List every tool (--json for the full definitions, --markdown for the reference in docs/tools.md)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)
@@ -38,7 +38,7 @@ func toolsCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(docs.Definitions(tools))
 			case asMarkdown:
-				_, err := fmt.Fprint(os.Stdout, docs.Table(tools))
+				_, err := fmt.Fprint(os.Stdout, docs.Reference(tools))
 				return err
 			}
 			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
@@ -54,7 +54,7 @@ func toolsCmd() *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print the full definitions as JSON")
-	list.Flags().BoolVar(&asMarkdown, "markdown", false, "print the Markdown table used in the README")
+	list.Flags().BoolVar(&asMarkdown, "markdown", false, "print the tool reference of docs/tools.md (its generated part)")
 	cmd.AddCommand(list)
 	return cmd
 }
