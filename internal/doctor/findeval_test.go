@@ -50,7 +50,7 @@ type intentCase struct {
 // 31, DESIGN.md); raise a floor when the figure it guards rises.
 var (
 	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.87, 0.95}, "test": {0.87, 0.95}}
-	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.78, 0.72}, "test": {0.76, 0.66}}
+	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.81, 0.76}, "test": {0.76, 0.68}}
 )
 
 func loadSplit[T any](t testing.TB, kind, split string) []T {
