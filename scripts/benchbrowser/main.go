@@ -34,9 +34,31 @@
 //     links, buttons and inputs, headings and lists), navigated to before
 //     (untimed); and of a smaller page of the same make (-fit-rows rows)
 //     whose snapshot ours returns whole (ours cuts a snapshot at 96 KB).
+//   - route + navigate (issue 33): browser_route of **/api/price answering
+//     200 with a JSON price of the round (never the server's own), navigate
+//     to a shop page whose script fetches /api/price and writes "Price
+//     [...]" into the page, read it, browser_unroute. Ours reads #price with
+//     browser_get_text (which waits for it); playwright-mcp's navigate
+//     answer links to its snapshot file, read here, and browser_wait_for
+//     {text} is called only when the price is not in it yet.
+//   - storage state save + restore (issue 33): a page sets a cookie and a
+//     localStorage item of the round (untimed); browser_storage_state
+//     {filename: "state.json"}; a page removes both (untimed);
+//     browser_set_storage_state {filename: "state.json"}, navigate to a page
+//     showing the cookie (as the server received it) and the item, read it
+//     (ours: browser_get_text of main; the peer: its snapshot file).
+//   - emulate dark + evaluate (issue 33): on a page whose body is white, or
+//     black under prefers-color-scheme: dark (navigated to before, untimed),
+//     browser_emulate_media {colorScheme: "dark"}, browser_evaluate of the
+//     body's computed background (black), browser_emulate_media
+//     {colorScheme: null}; then, untimed, browser_evaluate again (white).
 //
-// A failed call, an error result or a wrong heading ends the run (exit 1):
-// nothing is skipped. Prints a Markdown table of medians and the ratios
+// Both servers have every workload; playwright-mcp needs --caps=network,storage
+// for browser_route and the storage state tools. An untimed step shows among
+// the steps, marked so, and is left out of the flow's total.
+//
+// A failed call, an error result or a wrong answer (heading, price, cookie,
+// item, colour) ends the run (exit 1): nothing is skipped. Prints a Markdown table of medians and the ratios
 // ours / each peer; -o writes every sample as JSON.
 package main
 
@@ -172,6 +194,68 @@ func bigPage(n int) string {
 	return b.String()
 }
 
+// shopPage fetches /api/price after it loads and writes the price into a
+// new #price paragraph ("Price [9.99]"), or the error ("Price error [...]").
+const shopPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Acme - shop</title></head>
+<body><main><h1>Shop</h1><div id="out"></div></main>
+<script>
+fetch('/api/price').then(r => r.json()).then(j => {
+  const p = document.createElement('p'); p.id = 'price'; p.textContent = 'Price [' + j.price + ']';
+  document.getElementById('out').append(p);
+}).catch(e => {
+  const p = document.createElement('p'); p.id = 'price'; p.textContent = 'Price error [' + e + ']';
+  document.getElementById('out').append(p);
+});
+</script></body></html>`
+
+// realPrice is what /api/price answers when it is not mocked; a mocked
+// price is always another.
+const realPrice = "0.00"
+
+// storeSetPage sets the cookie "token" and the localStorage item "cart" to
+// the values of its query (?token=...&cart=...), from its script.
+const storeSetPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Acme - keep</title></head>
+<body><main><h1>Kept</h1></main>
+<script>
+const q = new URLSearchParams(location.search);
+document.cookie = 'token=' + encodeURIComponent(q.get('token')) + '; path=/; max-age=3600; SameSite=Lax';
+localStorage.setItem('cart', q.get('cart'));
+</script></body></html>`
+
+// storeClearPage removes the cookie and the item.
+const storeClearPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Acme - cleared</title></head>
+<body><main><h1>Cleared</h1></main>
+<script>
+document.cookie = 'token=; path=/; max-age=0';
+localStorage.clear();
+</script></body></html>`
+
+// storeShowPage shows the cookie the request carried (rendered by the
+// server) and the localStorage item (written by its script while the page
+// is parsed, so before the load event): "cookie [...]", "item [...]".
+func storeShowPage(cookie string) string {
+	return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Acme - state</title></head>
+<body><main><h1>State</h1><p id="cookie">cookie [` + html.EscapeString(cookie) + `]</p><p id="item"></p>
+<script>document.getElementById('item').textContent = 'item [' + (localStorage.getItem('cart') ?? 'none') + ']';</script>
+</main></body></html>`
+}
+
+// themePage: a white body, black under prefers-color-scheme: dark.
+const themePage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Acme - theme</title>
+<style>body { background: rgb(255, 255, 255); color: rgb(0, 0, 0) }
+@media (prefers-color-scheme: dark) { body { background: rgb(0, 0, 0); color: rgb(255, 255, 255) } }</style></head>
+<body><main><h1>Theme</h1><p>Light or dark.</p></main></body></html>`
+
+const (
+	lightBackground = "rgb(255, 255, 255)"
+	darkBackground  = "rgb(0, 0, 0)"
+)
+
 func serve(rows, fitRows int) (string, func(), error) {
 	big, fit := bigPage(rows), bigPage(fitRows)
 	mux := http.NewServeMux()
@@ -185,6 +269,22 @@ func serve(rows, fitRows int) (string, func(), error) {
 	mux.HandleFunc("GET /login", page(loginPage))
 	mux.HandleFunc("GET /big", page(big))
 	mux.HandleFunc("GET /fit", page(fit))
+	mux.HandleFunc("GET /shop", page(shopPage))
+	mux.HandleFunc("GET /api/price", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		io.WriteString(w, `{"price":"`+realPrice+`"}`)
+	})
+	mux.HandleFunc("GET /store/set", page(storeSetPage))
+	mux.HandleFunc("GET /store/clear", page(storeClearPage))
+	mux.HandleFunc("GET /store/show", func(w http.ResponseWriter, r *http.Request) {
+		cookie := "none"
+		if c, err := r.Cookie("token"); err == nil {
+			cookie = c.Value
+		}
+		page(storeShowPage(cookie))(w, r)
+	})
+	mux.HandleFunc("GET /theme", page(themePage))
 	mux.HandleFunc("POST /welcome", func(w http.ResponseWriter, r *http.Request) {
 		if err := r.ParseForm(); err != nil || r.PostForm.Get("password") != "hunter2" {
 			http.Error(w, "bad form", http.StatusBadRequest)
@@ -404,9 +504,22 @@ type sample struct {
 }
 
 type stepper struct {
-	c *client
-	s sample
+	c       *client
+	s       sample
+	untimed time.Duration // steps left out of the sample's total
 }
+
+// skip runs an untimed call: it shows among the steps (labelled so) and is
+// subtracted from the total by done.
+func (st *stepper) skip(label, name string, args map[string]any) (string, error) {
+	text, d, err := st.c.call(name, args)
+	st.step(label+" (untimed)", d)
+	st.untimed += d
+	return text, err
+}
+
+// done sets the total: the time since t0 less the untimed steps.
+func (st *stepper) done(t0 time.Time) { st.s.Total = time.Since(t0) - st.untimed }
 
 func (st *stepper) step(label string, d time.Duration) {
 	st.s.Steps = append(st.s.Steps, d)
@@ -583,11 +696,195 @@ func snapshotPage(c *client, rows int, mustBeWhole bool) (sample, error) {
 	return st.s, nil
 }
 
+// oursText reads the text of selector with our browser_get_text.
+func oursText(st *stepper, label, selector string) (string, error) {
+	text, err := st.call(label, "browser_get_text", map[string]any{"selector": selector})
+	if err != nil {
+		return "", err
+	}
+	var r struct{ Text string }
+	if err := json.Unmarshal([]byte(text), &r); err != nil {
+		return "", fmt.Errorf("ours browser_get_text: %v: %.500s", err, text)
+	}
+	return r.Text, nil
+}
+
+// evaluated returns the value a browser_evaluate answered, as JSON: ours
+// answers {"value": ...}; playwright-mcp a Markdown section "### Result"
+// whose first lines are the value.
+func evaluated(c *client, answer string) (json.RawMessage, error) {
+	if c.name == "ours" {
+		var r struct{ Value json.RawMessage }
+		if err := json.Unmarshal([]byte(answer), &r); err != nil || r.Value == nil {
+			return nil, fmt.Errorf("ours browser_evaluate: no value in %.500s", answer)
+		}
+		return r.Value, nil
+	}
+	_, rest, ok := strings.Cut(answer, "### Result\n")
+	if !ok {
+		return nil, fmt.Errorf("%s browser_evaluate: no \"### Result\" in %.500s", c.name, answer)
+	}
+	if i := strings.Index(rest, "\n###"); i >= 0 {
+		rest = rest[:i]
+	}
+	return json.RawMessage(strings.TrimSpace(rest)), nil
+}
+
+// background reads the body's computed background colour with
+// browser_evaluate (run, untimed, by skip when timed is false).
+func background(st *stepper, label string, timed bool) (string, error) {
+	const expr = "getComputedStyle(document.body).backgroundColor"
+	args := map[string]any{"expression": expr}
+	if st.c.name != "ours" {
+		args = map[string]any{"function": "() => " + expr}
+	}
+	call := st.call
+	if !timed {
+		call = st.skip
+	}
+	answer, err := call(label, "browser_evaluate", args)
+	if err != nil {
+		return "", err
+	}
+	raw, err := evaluated(st.c, answer)
+	if err != nil {
+		return "", err
+	}
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", fmt.Errorf("%s browser_evaluate: the value %s is not a string: %v", st.c.name, raw, err)
+	}
+	return v, nil
+}
+
+// pricePara matches the shop page's price paragraph in a snapshot.
+var pricePara = regexp.MustCompile(`Price (?:error )?\[[^\]\n]*\]`)
+
+// routeFlow mocks /api/price (a price of this round, never the real one),
+// navigates to the shop page whose script fetches it, reads the price the
+// page shows and removes the route. Ours reads #price with
+// browser_get_text (which waits for it); the peer reads the snapshot file
+// navigate's answer links to, and calls browser_wait_for {text} only when
+// the price is not in it yet (the fetch still running).
+func routeFlow(c *client, f flow) (sample, error) {
+	st := &stepper{c: c}
+	price := fmt.Sprintf("%d.99", f.round)
+	want := "Price [" + price + "]"
+	t0 := time.Now()
+	if _, err := st.call("route", "browser_route", map[string]any{
+		"pattern": "**/api/price", "status": 200, "contentType": "application/json", "body": `{"price":"` + price + `"}`,
+	}); err != nil {
+		return st.s, err
+	}
+	nav, err := st.call("navigate", "browser_navigate", map[string]any{"url": f.base + "/shop"})
+	if err != nil {
+		return st.s, err
+	}
+	var got string
+	if c.name == "ours" {
+		if got, err = oursText(st, "get_text", "#price"); err != nil {
+			return st.s, err
+		}
+	} else {
+		snap, err := st.snapshotOf(nav, false)
+		if err != nil {
+			return st.s, err
+		}
+		got = pricePara.FindString(snap)
+		if got == "" { // the fetch had not answered when navigate did
+			if _, err := st.call("wait_for", "browser_wait_for", map[string]any{"text": want}); err != nil {
+				return st.s, err
+			}
+			got = want
+		}
+	}
+	if _, err := st.call("unroute", "browser_unroute", map[string]any{"pattern": "**/api/price"}); err != nil {
+		return st.s, err
+	}
+	st.done(t0)
+	if strings.TrimSpace(got) != want {
+		return st.s, fmt.Errorf("%s: the shop page shows %q, want the mocked %q", c.name, got, want)
+	}
+	return st.s, nil
+}
+
+// storageFlow: a page sets the cookie and the item of this round (untimed);
+// the storage state is saved to state.json in the server's directory; a
+// page removes both (untimed); the state is loaded back and a page showing
+// the cookie and the item is navigated to and read (ours: browser_get_text
+// of main; the peer: the snapshot file navigate's answer links to).
+func storageFlow(c *client, f flow) (sample, error) {
+	st := &stepper{c: c}
+	token, cart := fmt.Sprintf("tok-%d", f.round), fmt.Sprintf("cart-%d", f.round)
+	t0 := time.Now()
+	if _, err := st.skip("set", "browser_navigate", map[string]any{"url": f.base + "/store/set?token=" + token + "&cart=" + cart}); err != nil {
+		return st.s, err
+	}
+	if _, err := st.call("save", "browser_storage_state", map[string]any{"filename": "state.json"}); err != nil {
+		return st.s, err
+	}
+	if _, err := st.skip("clear", "browser_navigate", map[string]any{"url": f.base + "/store/clear"}); err != nil {
+		return st.s, err
+	}
+	if _, err := st.call("load", "browser_set_storage_state", map[string]any{"filename": "state.json"}); err != nil {
+		return st.s, err
+	}
+	nav, err := st.call("navigate", "browser_navigate", map[string]any{"url": f.base + "/store/show"})
+	if err != nil {
+		return st.s, err
+	}
+	var got string
+	if c.name == "ours" {
+		got, err = oursText(st, "get_text", "main")
+	} else {
+		got, err = st.snapshotOf(nav, false)
+	}
+	if err != nil {
+		return st.s, err
+	}
+	st.done(t0)
+	for _, want := range []string{"cookie [" + token + "]", "item [" + cart + "]"} {
+		if !strings.Contains(got, want) {
+			return st.s, fmt.Errorf("%s: the restored state's page lacks %q:\n%.2000s", c.name, want, got)
+		}
+	}
+	return st.s, nil
+}
+
+// emulateFlow, on the theme page (navigated to before, untimed): emulate
+// the dark colour scheme, read the body's computed background (black),
+// clear the emulation (colorScheme null); then, untimed, check that the
+// background is white again.
+func emulateFlow(c *client, f flow) (sample, error) {
+	st := &stepper{c: c}
+	t0 := time.Now()
+	if _, err := st.call("dark", "browser_emulate_media", map[string]any{"colorScheme": "dark"}); err != nil {
+		return st.s, err
+	}
+	dark, err := background(st, "evaluate", true)
+	if err != nil {
+		return st.s, err
+	}
+	if _, err := st.call("clear", "browser_emulate_media", map[string]any{"colorScheme": nil}); err != nil {
+		return st.s, err
+	}
+	light, err := background(st, "evaluate", false)
+	if err != nil {
+		return st.s, err
+	}
+	st.done(t0)
+	if dark != darkBackground || light != lightBackground {
+		return st.s, fmt.Errorf("%s: the body's background is %q in dark mode and %q after, want %q and %q", c.name, dark, light, darkBackground, lightBackground)
+	}
+	return st.s, nil
+}
+
 // ---- the run ----
 
 type workload struct {
 	name  string
 	login bool
+	ratio bool                               // a line of its own among the ratios
 	setup func(c *client, base string) error // untimed, before each timed run
 	run   func(c *client, f flow) (sample, error)
 }
@@ -639,6 +936,9 @@ func run(cfg config, specs []spec) error {
 			run: func(c *client, f flow) (sample, error) { return snapshotPage(c, cfg.rows, false) }},
 		{name: fmt.Sprintf("snapshot, %d rows (whole for every server)", cfg.fitRows), setup: nav("/fit"),
 			run: func(c *client, f flow) (sample, error) { return snapshotPage(c, cfg.fitRows, true) }},
+		{name: "route + navigate", ratio: true, run: routeFlow},
+		{name: "storage state save + restore", ratio: true, run: storageFlow},
+		{name: "emulate dark + evaluate", ratio: true, setup: nav("/theme"), run: emulateFlow},
 	}
 	one := func(c *client, w workload, round int) (sample, error) {
 		if w.setup != nil {
@@ -759,6 +1059,11 @@ func report(w io.Writer, workloads []workload, samples map[string]map[string][]s
 		fmt.Fprintf(&b, "login flow, ours / %s, the fastest way of each (%s; %s): %.2f\n", s.name, oh, ph, float64(o)/float64(p))
 		fmt.Fprintf(&b, "login flow, ours (selectors) / %s (refs): %.2f\n", s.name, float64(med["ours"][workloads[0].name])/float64(med[s.name][workloads[1].name]))
 		fmt.Fprintf(&b, "%s, ours / %s: %.2f\n", workloads[3].name, s.name, float64(med["ours"][workloads[3].name])/float64(med[s.name][workloads[3].name]))
+		for _, wl := range workloads {
+			if wl.ratio {
+				fmt.Fprintf(&b, "%s, ours / %s: %.2f\n", wl.name, s.name, float64(med["ours"][wl.name])/float64(med[s.name][wl.name]))
+			}
+		}
 	}
 	fmt.Fprintln(&b, "\nPer step, medians (ms):")
 	for _, wl := range workloads {
