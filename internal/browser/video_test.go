@@ -2,19 +2,17 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/testbin"
 )
 
 // animated is a page that changes on every animation frame: a counter and
@@ -43,72 +41,20 @@ func animatedServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// needFFmpeg fails the test when ffmpeg or ffprobe is missing.
-func needFFmpeg(t *testing.T) {
+// probe reads a video with ffprobe; it must be a WebM.
+func probe(t *testing.T, path string) testbin.Video {
 	t.Helper()
-	for _, bin := range []string{"ffmpeg", "ffprobe"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Fatalf("%s is not on PATH: the video tests need it; scripts/test installs it (apt-get install ffmpeg)", bin)
-		}
+	v := testbin.ProbeVideo(t, path)
+	if !strings.Contains(v.Format, "webm") {
+		t.Errorf("%s is %s, want webm", path, v.Format)
 	}
-}
-
-// probed is what ffprobe says of a video.
-type probed struct {
-	Codec    string
-	Frames   int
-	Duration float64
-	Width    int
-	Height   int
-	Chapters []string
-	Starts   []float64
-}
-
-// probe reads a video with ffprobe.
-func probe(t *testing.T, path string) probed {
-	t.Helper()
-	out, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-show_entries",
-		"format=duration,format_name:stream=codec_name,nb_read_frames,width,height:chapter=start_time:chapter_tags=title", "-show_chapters", "-of", "json", path).Output()
-	if err != nil {
-		t.Fatalf("ffprobe %s: %v", path, err)
-	}
-	var v struct {
-		Streams []struct {
-			CodecName    string `json:"codec_name"`
-			NbReadFrames string `json:"nb_read_frames"`
-			Width        int    `json:"width"`
-			Height       int    `json:"height"`
-		} `json:"streams"`
-		Chapters []struct {
-			StartTime string            `json:"start_time"`
-			Tags      map[string]string `json:"tags"`
-		} `json:"chapters"`
-		Format struct {
-			Duration   string `json:"duration"`
-			FormatName string `json:"format_name"`
-		} `json:"format"`
-	}
-	if err := json.Unmarshal(out, &v); err != nil || len(v.Streams) != 1 {
-		t.Fatalf("ffprobe %s: %s (%v)", path, out, err)
-	}
-	if !strings.Contains(v.Format.FormatName, "webm") {
-		t.Errorf("%s is %s, want webm", path, v.Format.FormatName)
-	}
-	p := probed{Codec: v.Streams[0].CodecName, Width: v.Streams[0].Width, Height: v.Streams[0].Height}
-	p.Frames, _ = strconv.Atoi(v.Streams[0].NbReadFrames)
-	p.Duration, _ = strconv.ParseFloat(v.Format.Duration, 64)
-	for _, c := range v.Chapters {
-		p.Chapters = append(p.Chapters, c.Tags["title"])
-		s, _ := strconv.ParseFloat(c.StartTime, 64)
-		p.Starts = append(p.Starts, s)
-	}
-	return p
+	return v
 }
 
 // videoBrowser launches a browser for a video test.
 func videoBrowser(t *testing.T) (context.Context, *Browser, *Page) {
 	t.Helper()
-	needFFmpeg(t)
+	testbin.NeedFFmpeg(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 	b, err := Launch(ctx, Options{Headless: true})

@@ -85,11 +85,7 @@ func TestIntentAnalysis(t *testing.T) {
 // needs no fs_write.
 func TestIntentBrowserStateAndNetwork(t *testing.T) {
 	t.Parallel()
-	d := newSearchDoctor(t)
-	for _, c := range []struct {
-		q          string
-		want, fail []string
-	}{
+	wantTools(t, newSearchDoctor(t), []toolsCase{
 		{"Mock the orders API to return 503 and check the error banner shows on http://localhost:3000/shop", []string{"browser_route", "browser_navigate", "assert_visible"}, []string{"data_generate", "http_request"}},
 		{"Generate 20 fake users with emails", []string{"data_generate"}, []string{"browser_route"}},
 		{"Go offline on localhost:5173 and check the app shows 'You are offline'", []string{"browser_navigate", "browser_network_state_set", "assert_text"}, nil},
@@ -98,19 +94,7 @@ func TestIntentBrowserStateAndNetwork(t *testing.T) {
 		{"Set localStorage token to abc on localhost:3000 and reload", []string{"browser_localstorage_set", "browser_reload"}, nil},
 		{"Tick the terms checkbox on http://localhost:3000/signup and submit", []string{"browser_check", "browser_click"}, nil},
 		{"Log in on http://localhost:3000 and save the storage state to auth.json", []string{"browser_type", "browser_click", "browser_storage_state"}, []string{"fs_write"}},
-	} {
-		got := d.intent.Text(c.q).SuggestedTools
-		for _, w := range c.want {
-			if !slices.Contains(got, w) {
-				t.Errorf("%q: want %s in %v", c.q, w, got)
-			}
-		}
-		for _, f := range c.fail {
-			if slices.Contains(got, f) {
-				t.Errorf("%q: %s is not asked for: %v", c.q, f, got)
-			}
-		}
-	}
+	})
 }
 
 // What a request's values are says which tool: a point on the page, a
@@ -118,11 +102,7 @@ func TestIntentBrowserStateAndNetwork(t *testing.T) {
 // file, a Redis key or key pattern, a pick out of a list.
 func TestIntentReadsValues(t *testing.T) {
 	t.Parallel()
-	d := newSearchDoctor(t)
-	for _, c := range []struct {
-		q          string
-		want, fail []string
-	}{
+	wantTools(t, newSearchDoctor(t), []toolsCase{
 		{"On localhost:3000/map click at 400,300 and drag from (10,10) to (200,200)", []string{"browser_mouse_click", "browser_mouse_drag"}, []string{"browser_click", "browser_drag"}},
 		{"On http://localhost:3000 check window.__APP_VERSION__ is '2.4.1'", []string{"browser_evaluate", "assert_equals"}, []string{"assert_text"}},
 		{"Does ^[A-Z]{3}-\\d{4}$ match ABC-1234?", []string{"regex_test"}, nil},
@@ -132,7 +112,20 @@ func TestIntentReadsValues(t *testing.T) {
 		{"Clear out every session:* key in local redis", []string{"db_redis_keys", "db_redis_del"}, []string{"db_redis_flush"}},
 		{"Pick 3 random accounts out of alice, bob, carol, dave", []string{"random_choice"}, []string{"data_generate"}},
 		{"Go forward in the browser on localhost:3000 and check the URL", []string{"browser_navigate_forward"}, nil},
-	} {
+	})
+}
+
+// toolsCase is a request, tools its analysis must suggest and tools it
+// must not.
+type toolsCase struct {
+	q          string
+	want, fail []string
+}
+
+// wantTools checks each case's suggested tools.
+func wantTools(t *testing.T, d *Doctor, cases []toolsCase) {
+	t.Helper()
+	for _, c := range cases {
 		got := d.intent.Text(c.q).SuggestedTools
 		for _, w := range c.want {
 			if !slices.Contains(got, w) {

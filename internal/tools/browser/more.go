@@ -614,7 +614,6 @@ func stopTracing() tool.Tool {
 func sessionTool(name, desc string, phrases []string, input func() []schema.Prop, run func(ctx context.Context, b *browser.Browser, in sessionArgs) (any, error)) tool.Tool {
 	d := def(name, desc, true, schema.Object(input()...)).WithPhrases(phrases...)
 	d.Group = SessionGroup
-	d.UsesRoots = name == "browser_session_new" // its storageState file
 	return tool.Tool{Def: d, Run: tool.Typed(func(ctx context.Context, in sessionArgs, call *tool.Call) (any, error) {
 		if name == "browser_session_list" {
 			// Listing starts no browser (seconds) to show it has none.
@@ -650,7 +649,7 @@ type sessionArgs struct {
 }
 
 func sessionNew() tool.Tool {
-	return sessionTool("browser_session_new", "Open an isolated browser session (its own cookies and storage: another user in a multi-user flow) and make it active, "+
+	t := sessionTool("browser_session_new", "Open an isolated browser session (its own cookies and storage: another user in a multi-user flow) and make it active, "+
 		"optionally emulating a device (any name in Playwright's device list, such as \"iPhone 13\"), a viewport, user agent, locale, time zone, geolocation, permissions, colour scheme or offline network, "+
 		"in every tab of it, tabs opened later included, and signed in from a storage state file. Returns {sessions}.",
 		[]string{"second user", "incognito context", "isolated cookies", "multi-user flow", "new browser context", "log in as another user", "separate login",
@@ -704,6 +703,8 @@ func sessionNew() tool.Tool {
 			}
 			return map[string]any{"sessions": b.Sessions(ctx)}, nil
 		})
+	t.UsesRoots = true // its storageState file
+	return t
 }
 
 func sessionSwitch() tool.Tool {

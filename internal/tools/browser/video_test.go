@@ -1,21 +1,19 @@
 package browser
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
@@ -43,54 +41,10 @@ func animatedSite(t *testing.T) *httptest.Server {
 // needVideoTools fails the test when Chromium or ffmpeg is missing.
 func needVideoTools(t *testing.T) {
 	t.Helper()
-	for _, bin := range []string{"ffmpeg", "ffprobe"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Fatalf("%s is not on PATH: the video tests need it; scripts/test installs it (apt-get install ffmpeg)", bin)
-		}
-	}
+	testbin.NeedFFmpeg(t)
 	if _, err := browser.Find(); err != nil {
 		t.Fatalf("no Chromium: %v; scripts/test installs it (apt-get install chromium)", err)
 	}
-}
-
-// videoProbe is what ffprobe says of a video.
-type videoProbe struct {
-	format, codec string
-	frames        int
-	duration      float64
-	chapters      []string
-}
-
-func probeVideo(t *testing.T, path string) videoProbe {
-	t.Helper()
-	out, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-show_entries",
-		"format=duration,format_name:stream=codec_name,nb_read_frames:chapter_tags=title", "-show_chapters", "-of", "json", path).Output()
-	if err != nil {
-		t.Fatalf("ffprobe %s: %v", path, err)
-	}
-	var v struct {
-		Streams []struct {
-			CodecName    string `json:"codec_name"`
-			NbReadFrames string `json:"nb_read_frames"`
-		} `json:"streams"`
-		Chapters []struct {
-			Tags map[string]string `json:"tags"`
-		} `json:"chapters"`
-		Format struct {
-			Duration   string `json:"duration"`
-			FormatName string `json:"format_name"`
-		} `json:"format"`
-	}
-	if err := json.Unmarshal(out, &v); err != nil || len(v.Streams) != 1 {
-		t.Fatalf("ffprobe %s: %s (%v)", path, out, err)
-	}
-	p := videoProbe{format: v.Format.FormatName, codec: v.Streams[0].CodecName}
-	p.frames, _ = strconv.Atoi(v.Streams[0].NbReadFrames)
-	p.duration, _ = strconv.ParseFloat(v.Format.Duration, 64)
-	for _, c := range v.Chapters {
-		p.chapters = append(p.chapters, c.Tags["title"])
-	}
-	return p
 }
 
 // leftovers lists what a recording of this process left: ffmpeg
@@ -152,16 +106,16 @@ func TestVideoTools(t *testing.T) {
 	if cs := tooltest.Marshal(res["chapters"]); !strings.Contains(cs, `"title":"Open the page"`) || !strings.Contains(cs, `"title":"Step two"`) {
 		t.Errorf("chapters: %s", cs)
 	}
-	v := probeVideo(t, want)
+	v := testbin.ProbeVideo(t, want)
 	t.Logf("ffprobe: %+v", v)
-	if !strings.Contains(v.format, "webm") || (v.codec != "vp8" && v.codec != "vp9") || v.frames < 10 {
+	if !strings.Contains(v.Format, "webm") || (v.Codec != "vp8" && v.Codec != "vp9") || v.Frames < 10 {
 		t.Errorf("ffprobe: %+v, want a VP8 or VP9 WebM of at least 10 frames", v)
 	}
-	if d := v.duration * 1000; d < ms-200 || d > ms+200 {
-		t.Errorf("the video lasts %.3fs, the recording %.0fms", v.duration, ms)
+	if d := v.Duration * 1000; d < ms-200 || d > ms+200 {
+		t.Errorf("the video lasts %.3fs, the recording %.0fms", v.Duration, ms)
 	}
-	if strings.Join(v.chapters, "|") != "Open the page|Step two" {
-		t.Errorf("ffprobe's chapters: %q", v.chapters)
+	if strings.Join(v.Chapters, "|") != "Open the page|Step two" {
+		t.Errorf("ffprobe's chapters: %q", v.Chapters)
 	}
 	s.MustFailWith("browser_stop_video", `{}`, tool.CodeInvalidArgs, "no video is being recorded")
 	if l := leftovers(); len(l) > 0 {
@@ -176,7 +130,7 @@ func TestVideoTools(t *testing.T) {
 	if l := leftovers(); len(l) > 0 {
 		t.Errorf("left after the browser closed: %v", l)
 	}
-	if v := probeVideo(t, filepath.Join(root, "closed.webm")); v.codec != "vp8" || v.frames < 2 {
+	if v := testbin.ProbeVideo(t, filepath.Join(root, "closed.webm")); v.Codec != "vp8" || v.Frames < 2 {
 		t.Errorf("the video of a closed browser: %+v", v)
 	}
 	s.MustFailWith("browser_stop_video", `{}`, tool.CodeInvalidArgs, "no video is being recorded")

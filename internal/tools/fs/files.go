@@ -181,27 +181,42 @@ func decodeContent(content, encoding string) ([]byte, error) {
 // writeFile writes data to pl atomically: into a temporary file beside it,
 // then renamed over it, keeping an existing file's mode (perm for a new
 // one). A reader never sees half a file and a failure leaves the old one.
-func writeFile(s *sandbox, op string, pl *place, data []byte, perm iofs.FileMode, createDirs bool) (created bool, err error) {
+// fileTarget checks that pl may be written as a file: not a root nor a
+// directory, its parent directories made first when createDirs is set. It
+// returns the file's info, or nil when there is no file there yet.
+func fileTarget(s *sandbox, op string, pl *place, createDirs bool) (iofs.FileInfo, error) {
 	if pl.rel == "." {
-		return false, tool.Errorf(tool.CodeInvalidArgs, "%s %s: is an allowed root (a directory), not a file", op, pl.abs)
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "%s %s: is an allowed root (a directory), not a file", op, pl.abs)
 	}
 	if createDirs {
 		if dir := filepath.Dir(pl.rel); dir != "." {
 			if err := pl.root.MkdirAll(dir, 0o755); err != nil {
-				return false, s.fail(op, pl, err)
+				return nil, s.fail(op, pl, err)
 			}
 		}
 	}
 	fi, err := pl.root.Stat(pl.rel)
 	switch {
 	case err == nil && fi.IsDir():
-		return false, tool.Errorf(tool.CodeInvalidArgs, "%s %s: is a directory", op, pl.abs)
+		return nil, tool.Errorf(tool.CodeInvalidArgs, "%s %s: is a directory; give a file name inside it", op, pl.abs)
 	case err == nil:
-		perm = fi.Mode().Perm()
+		return fi, nil
 	case errors.Is(err, iofs.ErrNotExist):
-		created = true
+		return nil, nil
 	default:
-		return false, s.fail(op, pl, err)
+		return nil, s.fail(op, pl, err) // a link leading out of the roots, too
+	}
+}
+
+func writeFile(s *sandbox, op string, pl *place, data []byte, perm iofs.FileMode, createDirs bool) (created bool, err error) {
+	fi, err := fileTarget(s, op, pl, createDirs)
+	switch {
+	case err != nil:
+		return false, err
+	case fi != nil:
+		perm = fi.Mode().Perm()
+	default:
+		created = true
 	}
 	tmp := filepath.Join(filepath.Dir(pl.rel), "."+filepath.Base(pl.rel)+".barrhawk-"+rand.Text()[:8])
 	f, err := pl.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)

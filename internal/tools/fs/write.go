@@ -2,11 +2,6 @@ package fs
 
 import (
 	"context"
-	"errors"
-	iofs "io/fs"
-	"path/filepath"
-
-	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
 // WriteFile writes data to the file at p, given in argument arg, the way
@@ -49,20 +44,8 @@ func WritePath(ctx context.Context, arg, p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	op := "argument \"" + arg + "\""
-	if pl.rel == "." {
-		return "", tool.Errorf(tool.CodeInvalidArgs, "%s %s: is an allowed root (a directory), not a file", op, pl.abs)
-	}
-	if dir := filepath.Dir(pl.rel); dir != "." {
-		if err := pl.root.MkdirAll(dir, 0o755); err != nil {
-			return "", s.fail(op, pl, err)
-		}
-	}
-	switch fi, err := pl.root.Stat(pl.rel); {
-	case err == nil && fi.IsDir():
-		return "", tool.Errorf(tool.CodeInvalidArgs, "%s %s: is a directory; give a file name inside it", op, pl.abs)
-	case err != nil && !errors.Is(err, iofs.ErrNotExist):
-		return "", s.fail(op, pl, err) // a link leading out of the roots, too
+	if _, err := fileTarget(s, "argument \""+arg+"\"", pl, true); err != nil {
+		return "", err
 	}
 	return pl.abs, nil
 }
