@@ -38,7 +38,7 @@ func (a *Analyzer) text(text string) Analysis {
 				hits, asked = a.Search(c.words, 3), true
 			}
 			for i := range hits {
-				if fits(hits[i].Tool, about) {
+				if fits(hits[i].Tool, about, req.about) {
 					return &hits[i]
 				}
 			}
@@ -112,8 +112,11 @@ func (a *Analyzer) text(text string) Analysis {
 // browser's. (Other families are not kept apart so: a step's systems are
 // read from its words, and "build ./services/api" is Docker's without
 // saying so.)
-func fits(t *tool.Tool, about domain) bool {
+func fits(t *tool.Tool, about, whole domain) bool {
 	const systems = web | pg | sqlite | redis | db | files | github | docker | compose
+	if t.Category == tool.CategoryDatabase && about&(pg|sqlite|redis|db) == 0 && whole&(pg|sqlite|redis) == 0 {
+		return false
+	}
 	return t.Category != tool.CategoryBrowser || about&systems == 0 || about&web != 0
 }
 
