@@ -205,7 +205,7 @@ func (x *dynamicTools) toolFor(lt wire.LoadedTool) (*tool.Tool, error) {
 	}
 	t := &tool.Tool{
 		Def: tool.Def{
-			Name: lt.Name, Description: desc, Group: DynamicGroup, Category: category,
+			Name: lt.Name, Description: desc, Group: DynamicGroup, Category: category, Phrases: lt.Phrases,
 			Input: in, RequiresWorker: true, Timeout: time.Duration(lt.Timeout) * time.Millisecond,
 		},
 		Run: func(context.Context, *tool.Call) (any, error) {
@@ -325,7 +325,7 @@ func (x *dynamicTools) create(ctx context.Context, in createArgs) (any, error) {
 	}
 	src := dynamic.Method1Source(dynamic.Method1{
 		Name: in.Name, Description: in.Description, Schema: schemaJSON, Code: in.Code,
-		Permissions: in.Permissions, Timeout: time.Duration(in.Timeout) * time.Millisecond,
+		Permissions: in.Permissions, Phrases: in.Phrases, Timeout: time.Duration(in.Timeout) * time.Millisecond,
 	})
 	file := in.Name + ".ts"
 	c, err := dynamic.Compile(file, src)
@@ -366,6 +366,7 @@ type createArgs struct {
 	Schema      json.RawMessage `json:"schema"`
 	Code        string          `json:"code"`
 	Permissions []string        `json:"permissions"`
+	Phrases     []string        `json:"phrases"`
 	Timeout     int64           `json:"timeout"`
 }
 
@@ -411,6 +412,7 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 				schema.String("code", "E.g. \"return { n: args.text.length };\"").Required().Min(1),
 				schema.Array("permissions", "network: ctx.fetch; filesystem: ctx.fs", &jsonschema.Schema{Type: "string", Enum: []any{"network", "filesystem", "browser", "ai"}}),
 				schema.Integer("timeout", "Milliseconds per call (default tools.defaultTimeout)").Min(1).Max(600000),
+				schema.Array("phrases", "Words people use when they want it, for tool_search", &jsonschema.Schema{Type: "string"}),
 			).
 				WithPhrases("write a custom tool", "add my own tool", "define a tool in typescript", "extend barrhawk", "hot-load a new tool", "tool on the fly", "custom plugin", "new tool from code"),
 			Run: tool.Typed(func(ctx context.Context, in createArgs, _ *tool.Call) (any, error) { return x.create(ctx, in) }),

@@ -89,6 +89,8 @@ export interface DynamicTool {
   description: string;
   schema: ToolSchema;
   permissions?: Array<Permission>;
+  /** Words people use when they want this tool ("csv to json", "convert spreadsheet export"), which tool_search and intent analysis index as they do a built-in tool's: at most 32, each at most 100 characters. */
+  phrases?: string[];
   /** Milliseconds a call may run before it is stopped (default: the server's tools.defaultTimeout; at most 600000). */
   timeout?: number;
   /** The result is sent to the client: a string as text, anything else as JSON. */

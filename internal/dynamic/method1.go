@@ -18,6 +18,8 @@ type Method1 struct {
 	// Code is the handler body, with args and ctx in scope.
 	Code        string
 	Permissions []string
+	// Phrases are the words people use when they want the tool.
+	Phrases []string
 	// Timeout is the tool's own timeout; 0 leaves the server's default.
 	Timeout time.Duration
 }
@@ -63,11 +65,11 @@ func Method1Source(m Method1) string {
 	if permissions == nil {
 		permissions = []string{}
 	}
-	perms := make([]string, len(permissions))
-	for i, p := range permissions {
-		perms[i] = jsString(p)
-	}
+	perms := jsStrings(permissions)
 	b.WriteString("  permissions: [" + strings.Join(perms, ", ") + "],\n")
+	if len(m.Phrases) > 0 {
+		b.WriteString("  phrases: [" + strings.Join(jsStrings(m.Phrases), ", ") + "],\n")
+	}
 	if m.Timeout > 0 {
 		b.WriteString("  timeout: " + strconv.FormatInt(m.Timeout.Milliseconds(), 10) + ", // ms\n")
 	}
@@ -98,6 +100,15 @@ func jsString(s string) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// jsStrings writes each of list as a JSON string literal.
+func jsStrings(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = jsString(s)
+	}
+	return out
 }
 
 // prettySchema indents schema as the value of the "schema" property (two

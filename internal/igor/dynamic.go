@@ -70,7 +70,7 @@ func (w *worker) loadDynamic(tools []wire.DynamicTool, describeOnly bool) []wire
 			case byName[meta.Name] != nil:
 				lt.Error = "tool name " + meta.Name + " is defined by another file too"
 			default:
-				lt.Name, lt.Description, lt.Schema, lt.Permissions = meta.Name, meta.Description, meta.Schema, meta.Permissions
+				lt.Name, lt.Description, lt.Schema, lt.Permissions, lt.Phrases = meta.Name, meta.Description, meta.Schema, meta.Permissions, meta.Phrases
 				lt.Timeout = meta.Timeout.Milliseconds()
 				byName[meta.Name] = lm.mod
 			}

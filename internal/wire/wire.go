@@ -122,6 +122,8 @@ type LoadedTool struct {
 	Description string          `json:"description,omitempty"`
 	Schema      json.RawMessage `json:"schema,omitempty"`
 	Permissions []string        `json:"permissions,omitempty"`
+	// Phrases are the words people use when they want the tool.
+	Phrases []string `json:"phrases,omitempty"`
 	// Timeout is the tool's own timeout in milliseconds (0: the default).
 	Timeout int64 `json:"timeout,omitempty"`
 	// Error says why the tool did not load; the other fields are then empty.

@@ -369,3 +369,41 @@ func TestDynamicToolTimeout(t *testing.T) {
 	s.mustFail("slow", map[string]any{}, "TIMEOUT", "within its 200ms timeout")
 	s.mustFail("dynamic_tool_create", map[string]any{"name": "x", "description": "d", "schema": map[string]any{"type": "object"}, "code": "return 1;", "timeout": 0}, "INVALID_ARGS", "timeout")
 }
+
+// TestDynamicToolPhrases: a dynamic tool's phrases are indexed as a
+// built-in tool's are, so tool_search finds it by words its name and
+// description do not hold; a file declaring phrases that are not strings
+// does not load, and says why.
+func TestDynamicToolPhrases(t *testing.T) {
+	t.Parallel()
+	s := start(t, "BARRHAWK_MAX_IGORS=1")
+	s.mustCall("dynamic_tool_create", map[string]any{
+		"name": "ledger_lint", "description": "Check a ledger file",
+		"schema":  map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string", "description": "The ledger"}}},
+		"code":    "return { ok: true };",
+		"phrases": []string{"balance the books", "double-entry bookkeeping mistakes"},
+	})
+	src, err := os.ReadFile(filepath.Join(s.dynDir(), "ledger_lint.ts"))
+	if err != nil || !strings.Contains(string(src), `phrases: ["balance the books", "double-entry bookkeeping mistakes"],`) {
+		t.Fatalf("the tool file lacks its phrases (%v):\n%s", err, src)
+	}
+	for _, q := range []string{"balance the books", "find double-entry bookkeeping mistakes"} {
+		res := s.mustCall("tool_search", map[string]any{"query": q, "limit": 3})["results"].([]any)
+		if len(res) == 0 || res[0].(map[string]any)["name"] != "ledger_lint" {
+			t.Errorf("tool_search %q: want ledger_lint first, got %v", q, res)
+		}
+	}
+	s.mustFail("dynamic_tool_create", map[string]any{
+		"name": "bad_phrases", "description": "d", "schema": map[string]any{"type": "object"}, "code": "return 1;",
+		"phrases": []string{strings.Repeat("x", 101)},
+	}, "INVALID_ARGS", "tool.phrases[0] is 101 characters")
+
+	bad := "export const tool = { name: 'odd_one', description: 'd', phrases: [7], handler() { return 1; } };\n"
+	if err := os.WriteFile(filepath.Join(s.dynDir(), "odd_one.ts"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := s.mustCall("tools_reload", nil)
+	if broken := fmt.Sprint(out["broken"]); !strings.Contains(broken, "tool.phrases[0] must be a string, got a number") {
+		t.Errorf("tools_reload: want odd_one.ts broken by its phrases, got %v", out)
+	}
+}

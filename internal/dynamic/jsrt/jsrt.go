@@ -206,6 +206,36 @@ type Meta struct {
 	// Timeout is the tool's own timeout (tool.timeout, in milliseconds);
 	// 0 means the server's default.
 	Timeout time.Duration
+	// Phrases are the words people use when they want the tool
+	// (tool.phrases), indexed by tool_search as a built-in tool's are.
+	Phrases []string
+}
+
+// MaxPhrases and MaxPhraseLen bound what tool.phrases may hold.
+const (
+	MaxPhrases   = 32
+	MaxPhraseLen = 100
+)
+
+// checkPhrases trims a tool's declared phrases and drops the empty and
+// repeated ones; it says what is wrong when there are too many or one is
+// too long.
+func checkPhrases(list []string) ([]string, string) {
+	var out []string
+	for i, p := range list {
+		p = strings.Join(strings.Fields(p), " ")
+		switch {
+		case p == "" || slices.Contains(out, p):
+			continue
+		case len(p) > MaxPhraseLen:
+			return nil, fmt.Sprintf("tool.phrases[%d] is %d characters; a phrase is a few words of at most %d (say it shorter, or split it)", i, len(p), MaxPhraseLen)
+		}
+		out = append(out, p)
+	}
+	if len(out) > MaxPhrases {
+		return nil, fmt.Sprintf("tool.phrases holds %d phrases; at most %d are indexed (keep the ones people really say)", len(out), MaxPhrases)
+	}
+	return out, ""
 }
 
 // MaxTimeout bounds what a tool may declare as its timeout.
@@ -350,6 +380,7 @@ func (m *Module) Meta() Meta {
 	meta := m.meta
 	meta.Schema = slices.Clone(m.meta.Schema)
 	meta.Permissions = slices.Clone(m.meta.Permissions)
+	meta.Phrases = slices.Clone(m.meta.Phrases)
 	return meta
 }
 

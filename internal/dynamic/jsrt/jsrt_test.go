@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -212,6 +213,10 @@ func TestLoadErrors(t *testing.T) {
 		{"schema type not object", `export const tool = { name: 'x', description: 'd', schema: { type: 'string' }, handler() {} };`, tool.CodeInvalidArgs, []string{`tool.schema.type must be "object"`, `got "string"`}},
 		{"unknown permission", `export const tool = { name: 'x', description: 'd', permissions: ['network', 'root'], handler() {} };`, tool.CodeInvalidArgs, []string{`unknown permission "root"`, `"network", "filesystem", "browser", "ai"`}},
 		{"permissions not array", `export const tool = { name: 'x', description: 'd', permissions: 'network', handler() {} };`, tool.CodeInvalidArgs, []string{"tool.permissions must be an array"}},
+		{"phrases not array", `export const tool = { name: 'x', description: 'd', phrases: 'csv to json', handler() {} };`, tool.CodeInvalidArgs, []string{"tool.phrases must be an array of strings"}},
+		{"phrase not a string", `export const tool = { name: 'x', description: 'd', phrases: ['csv', 3], handler() {} };`, tool.CodeInvalidArgs, []string{"tool.phrases[1] must be a string, got a number"}},
+		{"phrase too long", `export const tool = { name: 'x', description: 'd', phrases: ['ok', 'x'.repeat(101)], handler() {} };`, tool.CodeInvalidArgs, []string{"tool.phrases[1] is 101 characters", "at most 100"}},
+		{"too many phrases", `export const tool = { name: 'x', description: 'd', phrases: Array.from({length: 33}, (_, i) => 'p' + i), handler() {} };`, tool.CodeInvalidArgs, []string{"tool.phrases holds 33 phrases", "at most 32"}},
 		{"top-level throw", "const x = 1;\nthrow new Error('at load');\nexport const tool = { name: 'x', description: 'd', handler() {} };", tool.CodeInvalidArgs, []string{"top-level code failed: Error: at load", "mytool.ts:2:"}},
 		{"imports a module", "import fs from 'fs';\nexport const tool = { name: 'x', description: 'd', handler() { return fs } };", tool.CodeInvalidArgs, []string{"require is not defined", "only `import type`"}},
 		{"top-level infinite loop", "while (true) {}\nexport const tool = { name: 'x', description: 'd', handler() {} };", tool.CodeTimeout, []string{"mytool.ts: top-level code did not finish within 2s"}},
@@ -261,6 +266,19 @@ func TestMetaDefaults(t *testing.T) {
 	}
 	if p := m.Permissions(); !p.Network || !p.AI || p.Filesystem || p.Browser {
 		t.Errorf("Permissions() = %+v", p)
+	}
+}
+
+// A tool's phrases are kept tidied: spaces folded, empty and repeated
+// ones dropped, the order kept.
+func TestMetaPhrases(t *testing.T) {
+	t.Parallel()
+	m := mustLoad(t, `export const tool = { name: 'csv_to_json', description: 'd', phrases: ['  spreadsheet   export to json ', '', 'csv rows as objects', 'spreadsheet export to json'], handler() {} };`, Options{})
+	if got := m.Meta().Phrases; !slices.Equal(got, []string{"spreadsheet export to json", "csv rows as objects"}) {
+		t.Errorf("phrases = %q", got)
+	}
+	if got := mustLoad(t, `export const tool = { name: 'x', description: 'd', handler() {} };`, Options{}).Meta().Phrases; got != nil {
+		t.Errorf("no phrases declared: %q", got)
 	}
 }
 

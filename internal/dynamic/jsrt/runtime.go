@@ -461,23 +461,10 @@ func (m *Module) validate(rt *jsRuntime, toolObj *goja.Object) (err error) {
 			m.meta.Timeout = time.Duration(ms) * time.Millisecond
 		}
 
-		perms := toolObj.Get("permissions")
-		var list []string
-		if perms != nil && !goja.IsUndefined(perms) && !goja.IsNull(perms) {
-			po, ok := perms.(*goja.Object)
-			if !ok || po.ClassName() != "Array" {
-				err = fail("tool.permissions must be an array of strings (%s), got %s", strings.Join(quoteAll(validPermissions), ", "), describeType(perms))
-				return
-			}
-			n := int(po.Get("length").ToInteger())
-			for i := 0; i < n; i++ {
-				p := po.Get(fmt.Sprint(i))
-				if !isString(p) {
-					err = fail("tool.permissions[%d] must be a string, got %s", i, describeType(p))
-					return
-				}
-				list = append(list, p.String())
-			}
+		list, lerr := stringArray(toolObj, "permissions", strings.Join(quoteAll(validPermissions), ", "))
+		if lerr != "" {
+			err = fail("%s", lerr)
+			return
 		}
 		p, perr := ParsePermissions(list)
 		if perr != nil {
@@ -486,10 +473,43 @@ func (m *Module) validate(rt *jsRuntime, toolObj *goja.Object) (err error) {
 		}
 		m.perms = p
 		m.meta.Permissions = p.List()
+
+		phrases, lerr := stringArray(toolObj, "phrases", "the words people use when they want the tool")
+		if lerr != "" {
+			err = fail("%s", lerr)
+			return
+		}
+		if m.meta.Phrases, lerr = checkPhrases(phrases); lerr != "" {
+			err = fail("%s", lerr)
+			return
+		}
 	}); ex != nil {
 		return fail("reading the tool object failed: %s", stripPC(ex.Error()))
 	}
 	return err
+}
+
+// stringArray reads the optional array of strings tool.<key> (nil when
+// absent); what says what the strings are, for the error.
+func stringArray(toolObj *goja.Object, key, what string) ([]string, string) {
+	v := toolObj.Get(key)
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil, ""
+	}
+	o, ok := v.(*goja.Object)
+	if !ok || o.ClassName() != "Array" {
+		return nil, fmt.Sprintf("tool.%s must be an array of strings (%s), got %s", key, what, describeType(v))
+	}
+	n := int(o.Get("length").ToInteger())
+	list := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		e := o.Get(fmt.Sprint(i))
+		if !isString(e) {
+			return nil, fmt.Sprintf("tool.%s[%d] must be a string, got %s", key, i, describeType(e))
+		}
+		list = append(list, e.String())
+	}
+	return list, ""
 }
 
 func isString(v goja.Value) bool {
