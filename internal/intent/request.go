@@ -77,6 +77,7 @@ var (
 	measureLike = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
 	relPath     = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike     = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
+	imageRef    = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
 	repoName    = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
 
@@ -167,6 +168,8 @@ func lexChunk(out []token, chunk string) []token {
 		out = append(out, token{kind: link, text: body})
 	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"):
 		out = append(out, token{kind: file, text: body})
+	case imageRef.MatchString(lower):
+		out = appendWord(out, body) // acme/api:pr-482: an image, marked so
 	case repoName.MatchString(body):
 		out = append(out, token{kind: repoRef, text: body})
 	case len(body) > 1 && body[0] == '/':
@@ -277,7 +280,7 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 	remove start stop build trigger merge review push zip unzip extract back restore watch render record collect measure
 	summarize summarise group tell let have add search tear cancel download set store restart reload resize switch close
 	connect query update which what why how where did does is are give copy move rename archive chmod chown mkdir
-	decode encode parse validate diff approve draw publish import register unregister snapshot kill dissolve spread rank
+	decode encode parse validate diff approve draw publish import register unregister snapshot kill dissolve spread rank curl
 	apply turn grab throw reproduce bring spin kick try replace export deploy dump convert transform dedupe filter sleep
 	pause forget put use`)
 
@@ -453,7 +456,7 @@ func markers(tokens []token, i int) []string {
 		if spawnID.MatchString(t.text) {
 			out = append(out, "<spawn>") // sp_71: a sub-agent's id
 		}
-		if name, tag, ok := strings.Cut(t.text, ":"); ok && imageNames[name] && imageTag.MatchString(tag) {
+		if name, tag, ok := strings.Cut(t.text, ":"); ok && (imageNames[name] && imageTag.MatchString(tag) || imageRef.MatchString(t.text)) {
 			out = append(out, "<image>") // postgres:16, redis:7-alpine: an image, not a key
 		} else if strings.Contains(t.text, ":") && keyLike.MatchString(t.text) {
 			if strings.ContainsAny(t.text, "*?") {
@@ -483,12 +486,21 @@ func markers(tokens []token, i int) []string {
 		if strings.Contains(strings.ToLower(t.text), "schema") {
 			out = append(out, "schema") // user.schema.json names a schema
 		}
+		if lower := strings.ToLower(t.text); composeFile.MatchString(lower) {
+			out = append(out, search.Stem("compose")) // docker-compose.test.yml names a stack
+		} else if strings.HasSuffix(lower, "dockerfile") {
+			out = append(out, search.Stem("dockerfile"))
+		}
 		if lower := strings.ToLower(t.text); strings.HasSuffix(lower, ".md") && strings.Contains(lower, "plan") {
 			out = append(out, "<plan>") // plan.md, docs/TEST_PLAN.md: plan_read's
 		}
 	}
 	return out
 }
+
+// composeFile is a Compose file's name: compose.yaml,
+// docker-compose.test.yml, e2e/compose.ci.yaml.
+var composeFile = regexp.MustCompile(`(^|/)(docker-)?compose[\w.-]*\.ya?ml$`)
 
 // boundWords bound a value when an amount follows: "under 500 ms", "at
 // most 3", "more than 30 days".

@@ -63,7 +63,7 @@ func (a *Analyzer) text(text string) Analysis {
 				about |= req.db
 			}
 		}
-		if req.about&compose != 0 && c.hasAny(serviceWords) {
+		if req.about&compose != 0 && (c.hasAny(serviceWords) || c.hasAny(readyWords) && about&(pg|redis) != 0) {
 			about = about&(owners|report) | compose // a service of the stack
 		}
 		if req.about&agent != 0 && about&agent == 0 {
@@ -356,6 +356,10 @@ func clauseOf(clauses []*clause, words string) *clause {
 // a page's.
 // serviceWords name a compose stack's service, in a request about one.
 var serviceWords = triggers(`service services`)
+
+// readyWords ask whether a stack's database is up yet ("wait till
+// postgres is healthy").
+var readyWords = triggers(`healthy ready up+yet accepting`)
 
 var strongDB = triggers(`database db table tables sql migration migrations seed`)
 

@@ -59,7 +59,7 @@ var domainWords = []struct {
 		log+in sign+in sign+up login logout checkbox heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
 		offline dark+mode dark+theme storage+state new+session browser+session`)},
-	{api, triggers(`api endpoint endpoints rest graphql response respond responds <method> <status> return returns status+code
+	{api, triggers(`api endpoint endpoints rest graphql curl wget response respond responds <method> <status> return returns status+code
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
 	{sqlite, triggers(`sqlite sqlite3 <dbfile>`)},
@@ -215,7 +215,7 @@ var rules = []rule{
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
-	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path>`, `http_request`).but(`page network mock mocked stub stubbed intercept`),
+	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept`),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
 	r(api, `schema`, `fs_read`).with(`<file>`),
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
@@ -300,13 +300,15 @@ var rules = []rule{
 	r(compose, `down tear stop remove`, `compose_down`).first("compose"),
 	r(compose, `log logs`, `compose_logs`).first("compose"),
 	r(compose, `exec shell`, `compose_exec`).first("compose"),
-	r(compose, `ps status running`, `compose_ps`).first("compose"),
+	r(compose, `run execute`, `compose_exec`).with(`inside service`).but(`up bring start launch =running`).first("compose"),
+	r(compose, `ps status running healthy ready`, `compose_ps`).first("compose"),
 	r(compose, `up start run bring launch`, `compose_up`).first("compose"),
 	r(docker, `build dockerfile built`, `docker_build`),
 	r(docker, `died crashed crash exited dead why`, `docker_inspect docker_logs`).but(`compose`).first("docker"),
 	r(docker, `=running list which ps`, `docker_ps`).but(`compose`).first("docker"),
 	r(docker, `log logs`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
+	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running`).but(`compose`).first("docker"),
 	r(docker, `stop`, `docker_stop`).but(`compose`).first("docker"),
 	r(docker, `remove rm delete`, `docker_rm`).but(`compose image images volume volumes network networks`),
 	r(docker, `prune cleanup clean`, `docker_cleanup`).but(`compose`).first("docker"),
