@@ -473,6 +473,8 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<repo>")
 		case strings.HasSuffix(strings.TrimRight(t.text, "/"), "/mcp"), strings.HasSuffix(t.text, "/sse"):
 			out = append(out, "<mcpurl>")
+		case t.kind == link && dbPorts[portOf(t.text)] != "":
+			out = append(out, search.Stem(dbPorts[portOf(t.text)])) // localhost:6379 is Redis, not a page
 		case t.kind == link:
 			out = append(out, "<page>")
 		}
@@ -550,6 +552,25 @@ func hostOf(s string) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// dbPorts are the ports databases listen on by default: a link to one
+// (localhost:5432) names the database, not a page.
+var dbPorts = map[string]string{"5432": "postgres", "6379": "redis"}
+
+// portOf is a link's port ("" when it gives none).
+func portOf(s string) string {
+	s = strings.ToLower(s)
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		s = rest
+	}
+	if i := strings.IndexAny(s, "/?#"); i >= 0 {
+		s = s[:i]
+	}
+	if _, port, ok := strings.Cut(s, ":"); ok {
+		return port
+	}
+	return ""
 }
 
 var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct", script: "js", pattern: "regex"}
