@@ -148,15 +148,16 @@ func TestDocLinks(t *testing.T) {
 	}
 }
 
-// The README documents every configuration environment variable.
-func TestReadmeDocumentsEnvVars(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+// The configuration page documents every configuration environment
+// variable.
+func TestDocsDocumentEnvVars(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(repoRoot, "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range config.EnvVars {
-		if !strings.Contains(string(readme), "`"+e.Name+"`") {
-			t.Errorf("README does not document %s", e.Name)
+		if !strings.Contains(string(page), "`"+e.Name+"`") {
+			t.Errorf("docs/configuration.md does not document %s", e.Name)
 		}
 	}
 }
