@@ -28,6 +28,29 @@ func docPages(t *testing.T) []string {
 	return append([]string{filepath.Join(repoRoot, "README.md")}, pages...)
 }
 
+// pageBlock is a code block of a page, named relative to the repository.
+type pageBlock struct {
+	page string
+	docs.Block
+}
+
+// docBlocks returns the code blocks of README.md and docs/.
+func docBlocks(t *testing.T) []pageBlock {
+	t.Helper()
+	var out []pageBlock
+	for _, page := range docPages(t) {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := filepath.Rel(repoRoot, page)
+		for _, b := range docs.CodeBlocks(string(text)) {
+			out = append(out, pageBlock{name, b})
+		}
+	}
+	return out
+}
+
 // isShell reports whether a code block's language is a shell's.
 func isShell(lang string) bool {
 	switch lang {
@@ -86,58 +109,52 @@ func checkCLI(args []string) error {
 }
 
 // The code examples of the README and docs/ are real: a json block is one
-// or more JSON values, a yaml block loads as a barrhawk.yaml, and every barrhawk (or scripts/run) command line of a
-// shell block names a real command with real flags, and every scripts/
-// command exists.
+// or more JSON values, a yaml block loads as a barrhawk.yaml, every
+// barrhawk (or scripts/run) command line of a shell block names a real
+// command with real flags, and every scripts/ command exists.
 func TestDocExamples(t *testing.T) {
 	jsonBlocks, yamlBlocks, commands := 0, 0, 0
-	for _, page := range docPages(t) {
-		text, err := os.ReadFile(page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name, _ := filepath.Rel(repoRoot, page)
-		for _, b := range docs.CodeBlocks(string(text)) {
-			switch {
-			case b.Lang == "json":
-				jsonBlocks++
-				dec := json.NewDecoder(strings.NewReader(b.Text))
-				for n := 0; ; n++ {
-					var v any
-					err := dec.Decode(&v)
-					if err == io.EOF && n > 0 {
-						break
-					}
-					if err != nil {
-						t.Errorf("%s:%d: json block does not parse: %v", name, b.Line, err)
-						break
+	for _, b := range docBlocks(t) {
+		name := b.page
+		switch {
+		case b.Lang == "json":
+			jsonBlocks++
+			dec := json.NewDecoder(strings.NewReader(b.Text))
+			for n := 0; ; n++ {
+				var v any
+				err := dec.Decode(&v)
+				if err == io.EOF && n > 0 {
+					break
+				}
+				if err != nil {
+					t.Errorf("%s:%d: json block does not parse: %v", name, b.Line, err)
+					break
+				}
+			}
+		case b.Lang == "yaml":
+			// Every YAML example is (a part of) a barrhawk.yaml: it loads.
+			yamlBlocks++
+			file := filepath.Join(t.TempDir(), config.FileName)
+			if err := os.WriteFile(file, []byte(b.Text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := config.Load(file, nil); err != nil {
+				t.Errorf("%s:%d: yaml block is not a barrhawk.yaml: %v", name, b.Line, err)
+			}
+		case isShell(b.Lang):
+			for _, words := range docs.ShellCommands(shellText(b.Text)) {
+				if strings.HasPrefix(words[0], "scripts/") {
+					if _, err := os.Stat(filepath.Join(repoRoot, words[0])); err != nil {
+						t.Errorf("%s:%d: %s: no such script", name, b.Line, words[0])
 					}
 				}
-			case b.Lang == "yaml":
-				// Every YAML example is (a part of) a barrhawk.yaml: it loads.
-				yamlBlocks++
-				file := filepath.Join(t.TempDir(), config.FileName)
-				if err := os.WriteFile(file, []byte(b.Text), 0o600); err != nil {
-					t.Fatal(err)
+				args, ok := barrhawkArgs(words)
+				if !ok {
+					continue
 				}
-				if _, err := config.Load(file, nil); err != nil {
-					t.Errorf("%s:%d: yaml block is not a barrhawk.yaml: %v", name, b.Line, err)
-				}
-			case isShell(b.Lang):
-				for _, words := range docs.ShellCommands(shellText(b.Text)) {
-					if strings.HasPrefix(words[0], "scripts/") {
-						if _, err := os.Stat(filepath.Join(repoRoot, words[0])); err != nil {
-							t.Errorf("%s:%d: %s: no such script", name, b.Line, words[0])
-						}
-					}
-					args, ok := barrhawkArgs(words)
-					if !ok {
-						continue
-					}
-					commands++
-					if err := checkCLI(args); err != nil {
-						t.Errorf("%s:%d: barrhawk %s: %v", name, b.Line, strings.Join(args, " "), err)
-					}
+				commands++
+				if err := checkCLI(args); err != nil {
+					t.Errorf("%s:%d: barrhawk %s: %v", name, b.Line, strings.Join(args, " "), err)
 				}
 			}
 		}
@@ -186,38 +203,32 @@ func TestDocCallExamples(t *testing.T) {
 	}
 	home := t.TempDir()
 	ran := 0
-	for _, page := range docPages(t) {
-		text, err := os.ReadFile(page)
-		if err != nil {
-			t.Fatal(err)
+	for _, b := range docBlocks(t) {
+		name := b.page
+		if !isShell(b.Lang) {
+			continue
 		}
-		name, _ := filepath.Rel(repoRoot, page)
-		for _, b := range docs.CodeBlocks(string(text)) {
-			if !isShell(b.Lang) {
+		for _, tr := range docs.Transcripts(b.Text) {
+			cmds := docs.ShellCommands(tr.Command)
+			if tr.Output == "" || len(cmds) != 1 {
 				continue
 			}
-			for _, tr := range docs.Transcripts(b.Text) {
-				cmds := docs.ShellCommands(tr.Command)
-				if tr.Output == "" || len(cmds) != 1 {
-					continue
-				}
-				args, ok := barrhawkArgs(cmds[0])
-				if !ok || len(args) < 2 || args[0] != "call" {
-					t.Errorf("%s:%d: %q shows an answer but is not a barrhawk call: only those are checked", name, b.Line, tr.Command)
-					continue
-				}
-				ran++
-				cmd := exec.Command(bin, args...)
-				cmd.Dir = home
-				cmd.Env = append(os.Environ(), "BARRHAWK_HOME="+home, "BARRHAWK_CONFIG=")
-				out, err := cmd.CombinedOutput()
-				var ee *exec.ExitError
-				if err != nil && !errors.As(err, &ee) {
-					t.Fatal(err)
-				}
-				if got := strings.TrimSpace(string(out)); got != tr.Output {
-					t.Errorf("%s:%d: %s\nanswers:\n%s\nthe page shows:\n%s", name, b.Line, tr.Command, got, tr.Output)
-				}
+			args, ok := barrhawkArgs(cmds[0])
+			if !ok || len(args) < 2 || args[0] != "call" {
+				t.Errorf("%s:%d: %q shows an answer but is not a barrhawk call: only those are checked", name, b.Line, tr.Command)
+				continue
+			}
+			ran++
+			cmd := exec.Command(bin, args...)
+			cmd.Dir = home
+			cmd.Env = append(os.Environ(), "BARRHAWK_HOME="+home, "BARRHAWK_CONFIG=")
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if err != nil && !errors.As(err, &ee) {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(string(out)); got != tr.Output {
+				t.Errorf("%s:%d: %s\nanswers:\n%s\nthe page shows:\n%s", name, b.Line, tr.Command, got, tr.Output)
 			}
 		}
 	}

@@ -21,7 +21,7 @@ func CodeBlocks(markdown string) []Block {
 	for i, line := range strings.Split(markdown, "\n") {
 		t := strings.TrimSpace(line)
 		if cur != nil {
-			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+			if closesFence(t, fence) {
 				cur.Text = strings.Join(body, "\n")
 				out = append(out, *cur)
 				cur, body = nil, nil
@@ -35,14 +35,8 @@ func CodeBlocks(markdown string) []Block {
 			body = append(body, line[n:])
 			continue
 		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			for _, r := range t[3:] {
-				if r != rune(fence[0]) {
-					break
-				}
-				fence += string(r)
-			}
+		if f, ok := opensFence(t); ok {
+			fence = f
 			lang, _, _ := strings.Cut(strings.TrimSpace(t[len(fence):]), " ")
 			indent = len(line) - len(strings.TrimLeft(line, " "))
 			cur = &Block{Lang: lang, Line: i + 1}
