@@ -30,26 +30,54 @@ func TestToolsReference(t *testing.T) {
 		{"docs/tools.md", docs.ToolsBegin, docs.ToolsEnd, docs.Reference(tools)},
 		{"README.md", docs.SummaryBegin, docs.SummaryEnd, docs.Summary(tools, "docs/tools.md")},
 	} {
-		path := filepath.Join(repoRoot, c.file)
-		text, err := os.ReadFile(path)
-		if err != nil {
+		checkGenerated(t, c.file, c.begin, c.end, c.want, "TestToolsReference")
+	}
+}
+
+// The configuration reference in docs/configuration.md is generated from
+// the config package's own definitions (its structs' koanf keys and doc
+// comments, config.Default and config.EnvVars); this fails when they
+// disagree, and UPDATE_DOCS=1 rewrites it.
+func TestConfigReference(t *testing.T) {
+	def := config.Default()
+	env := make([]docs.EnvVar, len(config.EnvVars))
+	for i, e := range config.EnvVars {
+		env[i] = docs.EnvVar{Name: e.Name, Key: e.Key, Doc: e.Doc}
+	}
+	want, err := docs.ConfigReference(filepath.Join(repoRoot, "internal", "config"), def, docs.ConfigOptions{
+		Home:    def.Home,
+		Machine: map[string]string{"igors.maxWorkers": "the number of CPU cores"},
+		Env:     env,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGenerated(t, "docs/configuration.md", docs.ConfigBegin, docs.ConfigEnd, want, "TestConfigReference")
+}
+
+// checkGenerated fails when the part of file between begin and end is not
+// want, or rewrites it with UPDATE_DOCS=1.
+func checkGenerated(t *testing.T, file, begin, end, want, test string) {
+	t.Helper()
+	path := filepath.Join(repoRoot, file)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated, err := docs.Splice(string(text), begin, end, want)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if updated == string(text) {
+		return
+	}
+	if os.Getenv("UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(path, []byte(updated), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		updated, err := docs.Splice(string(text), c.begin, c.end, c.want)
-		if err != nil {
-			t.Fatalf("%s: %v", c.file, err)
-		}
-		if updated == string(text) {
-			continue
-		}
-		if os.Getenv("UPDATE_DOCS") == "1" {
-			if err := os.WriteFile(path, []byte(updated), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		t.Errorf("%s is out of date with the registry; run: UPDATE_DOCS=1 go test ./cmd/barrhawk -run TestToolsReference", c.file)
+		return
 	}
+	t.Errorf("%s is out of date with the code; run: UPDATE_DOCS=1 go test ./cmd/barrhawk -run %s", file, test)
 }
 
 // The README leads to the tool reference.
@@ -120,15 +148,16 @@ func TestDocLinks(t *testing.T) {
 	}
 }
 
-// The README documents every configuration environment variable.
-func TestReadmeDocumentsEnvVars(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+// The configuration page documents every configuration environment
+// variable.
+func TestDocsDocumentEnvVars(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(repoRoot, "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range config.EnvVars {
-		if !strings.Contains(string(readme), "`"+e.Name+"`") {
-			t.Errorf("README does not document %s", e.Name)
+		if !strings.Contains(string(page), "`"+e.Name+"`") {
+			t.Errorf("docs/configuration.md does not document %s", e.Name)
 		}
 	}
 }

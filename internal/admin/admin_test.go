@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 

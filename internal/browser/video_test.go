@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/proc"
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 )
 
 // animated is a page that changes on every animation frame: a counter and

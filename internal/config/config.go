@@ -30,11 +30,20 @@ const FileName = "barrhawk.yaml"
 
 // Config is the whole configuration.
 type Config struct {
+	// Igors configures the Igor pool: the worker processes that run the
+	// tools, how many, how a call picks one, and when one is replaced.
 	Igors Igors `koanf:"igors"`
+	// Tools configures tool calls (timeouts, result bounds, what
+	// tools/list shows, the allowed roots) and dynamic tools.
 	Tools Tools `koanf:"tools"`
-	Log   Log   `koanf:"log"`
+	// Log configures logging. Logs go to stderr, never stdout.
+	Log Log `koanf:"log"`
+	// Admin configures the Beta HTTP admin API (serve --admin ADDR).
 	Admin Admin `koanf:"admin"`
-	MCP   MCP   `koanf:"mcp"`
+	// MCP configures the MCP protocol layer of the front, on every
+	// transport: message size, and the token and sessions of streamable
+	// HTTP.
+	MCP MCP `koanf:"mcp"`
 	// Intent configures intent analysis (doctor-spec.md).
 	Intent Intent `koanf:"intent"`
 	// Events configures the front's event bus (events_recent, log
@@ -66,7 +75,7 @@ type Igors struct {
 	// MaxWorkers caps the number of Igors. Default: the number of CPU cores.
 	MaxWorkers int `koanf:"maxWorkers"`
 	// Strategy picks the Igor for a call: "round-robin" (default) spreads
-	// calls over up to MaxWorkers Igors; "single" sends every call to one;
+	// calls over up to MaxWorkers Igors (quick tools keep to one); "single" sends every call to one;
 	// "specialized" gives each domain (browser, database, filesystem,
 	// github, docker) Igors of its own that load only its tools, so a
 	// browser call goes to the Igor holding the browser; "swarm" keeps
@@ -100,8 +109,9 @@ type Igors struct {
 	// StopGrace is how long a tool may run past its timeout before its Igor
 	// asks to be replaced. Default 1s.
 	StopGrace time.Duration `koanf:"stopGrace"`
-	// ToolBag lists the glob patterns of the tools each Igor loads
-	// (default: all).
+	// ToolBag lists the glob patterns of the tools each Igor process loads,
+	// such as ["browser_*"]; empty: all. It is not what tools/list shows:
+	// that is tools.listProfile.
 	ToolBag []string `koanf:"toolBag"`
 	// MemoryLimit bounds each Igor's memory, in bytes or with a unit
 	// ("512MiB"); a tool that goes over it costs its Igor, and its call
@@ -150,7 +160,8 @@ type Tools struct {
 	RecoveryWindow  time.Duration `koanf:"recoveryWindow"`
 	// ListProfile is what tools/list shows a new session (its list bag,
 	// not the Igor tool bag igors.toolBag): a profile of Profiles or the
-	// built-in ones (core, qa, data, text, browser), or "all". Every tool
+	// built-in ones (core, qa, data, text, browser, database, files), or
+	// "all". Every tool
 	// stays callable whatever is listed. Default "core"; serve --all-tools
 	// sets "all".
 	ListProfile string `koanf:"listProfile"`
@@ -159,7 +170,8 @@ type Tools struct {
 	// ("category:meta").
 	Profiles map[string][]string `koanf:"profiles"`
 	// Roots are directories the tools that read the machine's files
-	// (plan_read) may read, besides the working directory and the roots
+	// (plan_read, the fs_* tools, db_sqlite_open, the report readers) may
+	// use, besides the working directory and the roots
 	// the MCP client declares. Default none.
 	Roots []string `koanf:"roots"`
 	// MaxResultBytes cuts a result larger than this, in bytes or with a
@@ -178,7 +190,7 @@ type Tools struct {
 type Events struct {
 	// Tasks emits task:started and task:completed for every call, for a
 	// dashboard that follows each call; task:queued and task:failed are
-	// always emitted. Off by default: at thousands of calls a second they
+	// always emitted, as are swarm:* and igor:*. Off by default: at thousands of calls a second they
 	// would crowd out everything else in events_recent. Default false;
 	// on while the dashboard is served.
 	Tasks bool `koanf:"tasks"`
@@ -263,15 +275,16 @@ type Spawn struct {
 	// GitHubAPI is the REST API for pull requests, when it is not
 	// github.api's. Empty: github.api (GITHUB_API_URL, api.github.com).
 	GitHubAPI string `koanf:"githubApi"`
-	// SecretsDir holds secrets as files named after them. Default
-	// <home>/secrets.
+	// SecretsDir holds secrets as files named after them (secrets are also
+	// found in the environment and the config). Default <home>/secrets.
 	SecretsDir string `koanf:"secretsDir"`
 }
 
 // Admin configures the Beta HTTP admin API (serve --admin ADDR).
 type Admin struct {
 	// Token is the bearer token every request must carry (env
-	// BARRHAWK_ADMIN_TOKEN). Required to serve the admin API.
+	// BARRHAWK_ADMIN_TOKEN). Empty: one is generated for the run and
+	// logged.
 	Token string `koanf:"token"`
 }
 
@@ -290,11 +303,11 @@ type Dashboard struct {
 	Record bool `koanf:"record"`
 	// DB is the record's SQLite file. Default <home>/record.db.
 	DB string `koanf:"db"`
-	// Retention is how long calls and runs are kept. Default 720h (30
-	// days).
+	// Retention is how long calls and runs are kept, applied every
+	// minute. Default 720h (30 days); 0: for ever.
 	Retention time.Duration `koanf:"retention"`
 	// MaxCalls bounds the calls kept (the oldest go first), held within
-	// seconds at any rate. Default 200000.
+	// seconds at any rate. Default 200000; 0: no bound.
 	MaxCalls int `koanf:"maxCalls"`
 	// MaxBytes bounds the record's file, in bytes or with a unit
 	// ("256MiB"): past it the oldest calls go first, whatever MaxCalls
@@ -338,7 +351,8 @@ type Log struct {
 	Level string `koanf:"level"`
 	// Format is text (default) or json.
 	Format string `koanf:"format"`
-	// File, if set, also writes logs to this file, rotated at 10 MB.
+	// File, if set, also writes logs to this file, rotated at 10 MB, 3
+	// old files kept.
 	File string `koanf:"file"`
 }
 

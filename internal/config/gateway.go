@@ -48,12 +48,21 @@ type Gateway struct {
 type GatewayServer struct {
 	// Type is stdio (the default when command is set) or http (streamable
 	// HTTP, the default when url is set).
-	Type    string            `koanf:"type"`
-	Command string            `koanf:"command"`
-	Args    []string          `koanf:"args"`
-	Env     map[string]string `koanf:"env"`
-	Cwd     string            `koanf:"cwd"`
-	URL     string            `koanf:"url"`
+	Type string `koanf:"type"`
+	// Command starts a stdio server (npx, a path), with Args.
+	Command string `koanf:"command"`
+	// Args are the arguments of Command.
+	Args []string `koanf:"args"`
+	// Env adds variables to the few a stdio server gets from BarrHawk's
+	// environment (HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, TMPDIR);
+	// its values are masked wherever BarrHawk shows them.
+	Env map[string]string `koanf:"env"`
+	// Cwd is the working directory of a stdio server.
+	Cwd string `koanf:"cwd"`
+	// URL is the MCP endpoint of an http server (streamable HTTP).
+	URL string `koanf:"url"`
+	// Headers are sent with every request to an http server (a bearer
+	// token, say); their values are masked wherever BarrHawk shows them.
 	Headers map[string]string `koanf:"headers"`
 	// AutoStart starts it with the front and keeps it running; otherwise
 	// it starts on its first call and stops when idle.

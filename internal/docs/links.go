@@ -77,22 +77,37 @@ func prose(markdown string) []string {
 	for _, line := range strings.Split(markdown, "\n") {
 		t := strings.TrimSpace(line)
 		if fence != "" {
-			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+			if closesFence(t, fence) {
 				fence = ""
 			}
 			continue
 		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			for _, r := range t[3:] {
-				if r != rune(fence[0]) {
-					break
-				}
-				fence += string(r)
-			}
+		if f, ok := opensFence(t); ok {
+			fence = f
 			continue
 		}
 		out = append(out, line)
 	}
 	return out
+}
+
+// opensFence reports whether a trimmed line opens a fenced code block, and
+// its fence (``` or ~~~, or longer).
+func opensFence(t string) (string, bool) {
+	if !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
+		return "", false
+	}
+	fence := t[:3]
+	for _, r := range t[3:] {
+		if r != rune(fence[0]) {
+			break
+		}
+		fence += string(r)
+	}
+	return fence, true
+}
+
+// closesFence reports whether a trimmed line closes the block fence opened.
+func closesFence(t, fence string) bool {
+	return strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == ""
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/proc"
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/wire"
 )

@@ -17,8 +17,8 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/doctor"
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/schema"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 

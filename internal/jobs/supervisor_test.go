@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
 )
 
 // waitFor polls cond until it holds; the deadline only bounds a failure.

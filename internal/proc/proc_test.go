@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
 )
 
 func TestMain(m *testing.M) {

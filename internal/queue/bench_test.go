@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/jobs"
-	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testsrv"
 )
 
 // BenchmarkSubmitToRunning: from Submit to the worker starting the job, on

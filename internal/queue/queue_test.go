@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/jobs"
-	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testsrv"
 )
 
 func gitRepo(t testing.TB) string {

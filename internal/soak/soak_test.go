@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 )
 
 // bin is the barrhawk binary built for this test run.

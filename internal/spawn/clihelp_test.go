@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 )
 
 // help runs `cli --help` with a HOME of its own and returns what it printed.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/githubfake"
+	"github.com/barrhawk/barrhawk/internal/testsupport/githubfake"
 )
 
 func gitC(t *testing.T, dir string, args ...string) string {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testsrv"
 	"github.com/jackc/pgx/v5"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

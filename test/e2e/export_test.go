@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 )
 
 // TestExportTestTodoMVC drives TodoMVC through the MCP tools (add three

@@ -18,8 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/proc"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
 )
 
 // Faults on purpose: each one costs the call, never the front, and the next

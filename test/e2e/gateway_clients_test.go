@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 )
 
 // Claude Code itself (the real CLI from the npm registry; no model is

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/proc"
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/githubfake"
+	"github.com/barrhawk/barrhawk/internal/testsupport/githubfake"
 )
 
 // TestGitHubFlow: the GitHub tools as a new user meets them, against the

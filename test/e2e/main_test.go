@@ -19,9 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/proc"
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 )
 
 // bin is the barrhawk binary built for this test run.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
 )
 
 // fakeClaude is the stand-in CLI that prints Claude Code's stream-json.

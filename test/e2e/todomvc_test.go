@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 )
 
 // TestTodoMVCWithPlaywrightSelectors drives TodoMVC, a real application

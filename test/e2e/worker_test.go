@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/jobs"
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/queue"
-	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testsrv"
 )
 
 // workerHome is a user's home for the worker and task commands: its own

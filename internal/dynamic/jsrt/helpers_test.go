@@ -12,7 +12,7 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 )
 
 // Counts are a run's tests by outcome, as the runner counted them.

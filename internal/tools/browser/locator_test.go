@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )

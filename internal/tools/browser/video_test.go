@@ -13,7 +13,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/proc"
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testsrv"
 )
 
 // The package's servers: one PostgreSQL cluster and one redis-server for

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testsrv"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testsrv"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 	"github.com/redis/go-redis/v9"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/githubfake"
+	"github.com/barrhawk/barrhawk/internal/testsupport/githubfake"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )

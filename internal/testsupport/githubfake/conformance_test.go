@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/testbin"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 )
 
 // exchange is one recorded request and answer of @octokit/fixtures.

@@ -15,8 +15,8 @@ func AgentCLI(t testing.TB, name string) string {
 	t.Helper()
 	dir := os.Getenv("BARRHAWK_AGENT_CLIS")
 	if dir == "" {
-		_, file, _, _ := runtime.Caller(0) // internal/testbin/agentcli.go
-		dir = filepath.Join(filepath.Dir(file), "..", "..", ".cache", "agent-clis", "node_modules", ".bin")
+		_, file, _, _ := runtime.Caller(0) // internal/testsupport/testbin/agentcli.go
+		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", ".cache", "agent-clis", "node_modules", ".bin")
 	}
 	p := filepath.Join(dir, name)
 	if _, err := os.Stat(p); err != nil {

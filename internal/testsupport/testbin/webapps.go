@@ -47,8 +47,8 @@ func npmDir(t testing.TB, env, cache, what string, want []string) string {
 	t.Helper()
 	dir := os.Getenv(env)
 	if dir == "" {
-		_, file, _, _ := runtime.Caller(0) // internal/testbin/webapps.go
-		dir = filepath.Join(filepath.Dir(file), "..", "..", ".cache", cache, "node_modules")
+		_, file, _, _ := runtime.Caller(0) // internal/testsupport/testbin/webapps.go
+		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", ".cache", cache, "node_modules")
 	}
 	for _, w := range want {
 		if _, err := os.Stat(filepath.Join(dir, w)); err != nil {
