@@ -211,7 +211,8 @@ var rules = []rule{
 	r(web, `url redirect redirected end+up land+on lands+on taken+to <path>`, `assert_url`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
-	r(web, `say says text read reads <quoted> price label total subtotal amount cost <measure> mention mentions contain contains`, `assert_text`).checks().first("check"),
+	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains`, `assert_text`).checks().first("check"),
+	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed`).checks().first("check"),
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
