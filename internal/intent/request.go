@@ -1,6 +1,7 @@
 package intent
 
 import (
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -487,6 +488,12 @@ func markers(tokens []token, i int) []string {
 		}
 		if strings.Contains(strings.ToLower(t.text), "schema") {
 			out = append(out, "schema") // user.schema.json names a schema
+		}
+		if lower := strings.ToLower(t.text); strings.Contains(lower, ".tpl") || strings.Contains(lower, ".tmpl") {
+			out = append(out, search.Stem("template")) // report.tpl.html is a template
+		}
+		if !strings.Contains(path.Base(t.text), ".") {
+			out = append(out, "<dir>") // fixtures/uploads: a folder
 		}
 		if lower := strings.ToLower(t.text); composeFile.MatchString(lower) {
 			out = append(out, search.Stem("compose")) // docker-compose.test.yml names a stack
