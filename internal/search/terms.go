@@ -207,7 +207,11 @@ var (
 	regexValue   = regexp.MustCompile(`^\^\S*\$$|\\[dwsb]`)
 	dateValue    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2})?)?z?$`)
 	versionValue = regexp.MustCompile(`^v\d+(?:\.\d+)+$|^\d+\.\d+\.\d+$`)
-	quotedValue  = regexp.MustCompile("(?:^|[\\s(\\[])(?:'[^']+'|\"[^\"]+\"|`[^`]+`|‘[^’]+’|“[^”]+”)(?:$|[\\s.,;:?!)\\]])")
+	// A bound on an amount with its unit: "under 800 ms", "at or under
+	// 500ms", "between 0 and 10 %" (a count of things, "between 1 and 24
+	// cards", is assert_count's).
+	boundValue  = regexp.MustCompile(`(?i)\b(?:under|below|above|over|within|between|exceed(?:s|ing)?|at\s+(?:or\s+(?:under|below|above|over)\s+|most\s+|least\s+)|(?:no|not|less|more|fewer|greater|lower|higher)\s+than)\s*[$€£]?\d[\d.,]*(?:\s*(?:and|-|to)\s*[$€£]?\d[\d.,]*)?\s*(?:ms|s|secs?|seconds?|minutes?|mins?|%|percent|[kmg]i?b|px|€|\$|usd|eur)\b`)
+	quotedValue = regexp.MustCompile("(?:^|[\\s(\\[])(?:'[^']+'|\"[^\"]+\"|`[^`]+`|‘[^’]+’|“[^”]+”)(?:$|[\\s.,;:?!)\\]])")
 )
 
 // plainWord: letters, digits, apostrophes and inner hyphens only, no value.
@@ -264,6 +268,9 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		if sqlValue.MatchString(query) {
 			kinds = append(kinds, "sql")
 		}
+	}
+	if boundValue.MatchString(query) {
+		kinds = append(kinds, Stem("range")) // under 800 ms, at least 3: a value's range
 	}
 	query = quotedValue.ReplaceAllString(query, " ")
 	for _, f := range strings.Fields(query) {
@@ -382,11 +389,20 @@ var (
 	leadSkip = wordSet(`please pls can could would will we you i to want need let lets let's us now ok okay so just also then first quickly go ahead kindly`)
 )
 
+// makeLeads make a thing when an article follows: "open a pull request"
+// creates one where "open pull requests" are a state; articles are those
+// articles.
+var (
+	makeLeads = wordSet(`open file raise log`)
+	articles  = wordSet(`a an new another`)
+)
+
 // leadTerms are the terms of the verb query begins with, by weight: the
 // verb's own term 1, its related words weightNear; nil when it begins
 // with no verb this way (a question, a noun).
 func leadTerms(query string) map[string]float64 {
-	for _, f := range strings.Fields(strings.ToLower(query)) {
+	fields := strings.Fields(strings.ToLower(query))
+	for i, f := range fields {
 		w := strings.Trim(f, `,.;:?!"'()`)
 		if leadSkip[w] {
 			continue
@@ -394,7 +410,15 @@ func leadTerms(query string) map[string]float64 {
 		if askWords[w] || w == "" {
 			return nil
 		}
+		if makeLeads[w] && i+1 < len(fields) && articles[fields[i+1]] {
+			w = "create" // "open a pull request", "file an issue": make one
+		}
 		ts := Terms(w)
+		if len(ts) == 1 && i+1 < len(fields) {
+			if two := Terms(w + " " + strings.Trim(fields[i+1], `,.;:?!"'()`)); len(two) == 1 {
+				ts = two // "back up", "tear down": one verb of two words
+			}
+		}
 		if len(ts) != 1 {
 			return nil
 		}

@@ -677,7 +677,7 @@ func logsTool() tool.Tool {
 				schema.String("until", `Only logs before then: a duration or a timestamp`),
 				schema.Boolean("timestamps", "Prefix each line with its timestamp").Default(false),
 				schema.Integer("maxBytes", "Bound of the text answered").Default(defaultOutputBytes).Min(1000).Max(maxOutputBytes))).
-			WithPhrases("one container's logs", "container output", "why did container crash", "docker logs --tail", "container stdout stderr", "tail container logs", "container error output"),
+			WithPhrases("one container's logs", "container output", "why did container crash", "docker logs --tail", "container stdout stderr", "tail container logs", "container error output", "what did it print", "output before it exited"),
 		Run: tool.Typed(func(ctx context.Context, in logsIn, call *tool.Call) (any, error) {
 			tail, err := tailArg(in.Tail)
 			if err != nil {

@@ -93,7 +93,7 @@ func issueCreateTool() tool.Tool {
 				schema.Array("labels", "Labels to set (they must exist in the repository, or GitHub creates them if the token may)", schema.StringItems()),
 				schema.Array("assignees", "Logins to assign", schema.StringItems()),
 			)).
-			WithPhrases("file a bug", "report bug", "new issue", "log a defect", "open ticket", "bug report", "issue with a stack trace", "file an issue on github"),
+			WithPhrases("file a bug", "report bug", "new issue", "log a defect", "open ticket", "bug report", "issue with a stack trace", "file an issue on github", "an issue titled"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			req := &github.IssueRequest{Title: github.Ptr(in.Title)}
 			if in.Body != "" {

@@ -100,7 +100,7 @@ func prCreateTool() tool.Tool {
 				schema.String("base", "The branch to merge into").Required(),
 				schema.Boolean("draft", "Open it as a draft"),
 			)).
-			WithPhrases("open a PR", "send a PR", "submit changes for review", "draft PR", "propose merge", "raise pull request", "PR from my branch"),
+			WithPhrases("open a PR", "send a PR", "submit changes for review", "draft PR", "propose merge", "raise pull request", "PR from my branch", "a PR titled"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			pr, existing, err := c.OpenPR(ctx, in.Owner, in.Repo, &github.NewPullRequest{Title: github.Ptr(in.Title), Body: github.Ptr(in.Body), Head: github.Ptr(in.Head), Base: github.Ptr(in.Base), Draft: github.Ptr(in.Draft)})
 			if err != nil {
