@@ -4,22 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
-
-func openTemp(t testing.TB) *Store {
-	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "record.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
 func kinds(name string) string {
 	switch {
