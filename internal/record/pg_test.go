@@ -67,8 +67,17 @@ func pgURL(t testing.TB) string {
 // new PostgreSQL database, so that the same tests run on both.
 func openTemp(t testing.TB) *Store {
 	t.Helper()
-	dsn := filepath.Join(t.TempDir(), "record.db")
 	if strings.HasPrefix(t.Name(), "TestOnPostgres/") {
+		return openOn(t, "postgres")
+	}
+	return openOn(t, "sqlite")
+}
+
+// openOn opens a new record on db, "sqlite" or "postgres".
+func openOn(t testing.TB, db string) *Store {
+	t.Helper()
+	dsn := filepath.Join(t.TempDir(), "record.db")
+	if db == "postgres" {
 		dsn = pgURL(t)
 	}
 	s, err := Open(dsn)

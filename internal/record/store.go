@@ -294,10 +294,16 @@ func insertCalls(ctx context.Context, tx *tx, calls []*CallDetail) error {
 			st.Close()
 		}
 	}()
-	args := make([]any, 0, callsPerInsert*callCols)
-	ids := make([]*int64, 0, callsPerInsert)
+	per := callsPerInsert
+	if tx.d.numbered {
+		// Over a network each statement is a round trip: fewer, larger
+		// ones (PostgreSQL takes 65,535 parameters to a statement).
+		per = 8 * callsPerInsert
+	}
+	args := make([]any, 0, per*callCols)
+	ids := make([]*int64, 0, per)
 	for len(calls) > 0 {
-		chunk := calls[:min(len(calls), callsPerInsert)]
+		chunk := calls[:min(len(calls), per)]
 		calls = calls[len(chunk):]
 		sh := shape{rows: len(chunk), plain: !slices.ContainsFunc(chunk, func(c *CallDetail) bool { return !plainCall(c) })}
 		st := stmts[sh]
