@@ -14,6 +14,7 @@ func loadConfig(cmd *cobra.Command) (config.Config, error) {
 		"max-igors":    "igors.maxWorkers",
 		"strategy":     "igors.strategy",
 		"tool-timeout": "tools.defaultTimeout",
+		"record-db":    "dashboard.db",
 	} {
 		if f := fs.Lookup(flag); f != nil && f.Changed {
 			set[key] = f.Value.String()

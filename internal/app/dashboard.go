@@ -57,8 +57,10 @@ func openRecord(cfg config.Config) openedRecord {
 
 // startRecord starts recording the front's calls and the queue's jobs in
 // the record opening; the returned function flushes and closes it. With
-// the record off, or its file unusable, it returns a zero recording: the
-// server runs without one, saying why.
+// the record off, or its file unusable (or dashboard.db malformed), it
+// returns a zero recording: the server runs without one, saying why. A
+// postgres:// record that does not answer yet is not an error: recording
+// starts paused and resumes when the database answers.
 func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d *doctor.Doctor, qs *queue.Service, srv *front.Server, log *slog.Logger) (recording, func()) {
 	if opening == nil {
 		return recording{}, func() {}
@@ -75,13 +77,16 @@ func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d
 		return ""
 	},
 		Bounds: record.Bounds{MaxCalls: cfg.Dashboard.MaxCalls, MaxBytes: cfg.Dashboard.MaxBytes},
-		// A full disk pauses recording with one event (and its log
-		// line); calls go on being answered.
+		// A full disk, or a shared record's database away, pauses
+		// recording with one event and one log line; calls go on being
+		// answered, and wait in a bounded buffer.
 		Paused: func(err error, lost int) {
 			if err != nil {
+				log.Warn("recording paused: calls are still answered and wait in a bounded buffer (GET /api/overview shows it)", "err", err)
 				d.Events().Emit(doctor.Event{Type: doctor.EventRecordPaused, Reason: err.Error()})
 				return
 			}
+			log.Info("recording resumed", "dropped", lost)
 			d.Events().Emit(doctor.Event{Type: doctor.EventRecordResumed, Reason: fmt.Sprintf("%d calls were not recorded meanwhile", lost)})
 		},
 	})
@@ -98,7 +103,8 @@ func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d
 		t := time.NewTicker(pruneEvery)
 		defer t.Stop()
 		for {
-			if err := store.Prune(rctx, cfg.Dashboard.Retention, cfg.Dashboard.MaxCalls); err != nil && rctx.Err() == nil {
+			// While recording is paused the recorder has said why.
+			if err := store.Prune(rctx, cfg.Dashboard.Retention, cfg.Dashboard.MaxCalls); err != nil && rctx.Err() == nil && !rec.Status().Paused {
 				log.Warn("pruning the record", "err", err)
 			}
 			select {

@@ -258,13 +258,13 @@ func openPostgres(dsn string) (*sql.DB, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, fmt.Errorf("record: dashboard.db is not a valid postgres:// URL (%s); write postgres://user:password@host:5432/dbname", redact.URLs(err.Error()))
+		return nil, fmt.Errorf("record: the record's database URL (dashboard.db) is not a valid postgres:// URL (%s); write postgres://user:password@host:5432/dbname", redact.URLs(err.Error()))
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("record: dashboard.db %s names no host; write postgres://user:password@host:5432/dbname", redact.URLs(dsn))
+		return nil, fmt.Errorf("record: the record's database URL (dashboard.db) %s names no host; write postgres://user:password@host:5432/dbname", redact.URLs(dsn))
 	}
 	if _, err := pgconn.ParseConfig(dsn); err != nil {
-		return nil, fmt.Errorf("record: dashboard.db %s: %s; write postgres://user:password@host:5432/dbname", redact.URLs(dsn), redact.URLs(err.Error()))
+		return nil, fmt.Errorf("record: the record's database URL (dashboard.db) %s: %s; write postgres://user:password@host:5432/dbname", redact.URLs(dsn), redact.URLs(err.Error()))
 	}
 	sdb, err := sql.Open("pgx", dsn)
 	if err != nil {
