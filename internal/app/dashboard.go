@@ -78,15 +78,14 @@ func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d
 	},
 		Bounds: record.Bounds{MaxCalls: cfg.Dashboard.MaxCalls, MaxBytes: cfg.Dashboard.MaxBytes},
 		// A full disk, or a shared record's database away, pauses
-		// recording with one event and one log line; calls go on being
-		// answered, and wait in a bounded buffer.
+		// recording with one event (and its log line); calls go on
+		// being answered, and wait in a bounded buffer (the dashboard's
+		// GET /api/overview shows it).
 		Paused: func(err error, lost int) {
 			if err != nil {
-				log.Warn("recording paused: calls are still answered and wait in a bounded buffer (GET /api/overview shows it)", "err", err)
 				d.Events().Emit(doctor.Event{Type: doctor.EventRecordPaused, Reason: err.Error()})
 				return
 			}
-			log.Info("recording resumed", "dropped", lost)
 			d.Events().Emit(doctor.Event{Type: doctor.EventRecordResumed, Reason: fmt.Sprintf("%d calls were not recorded meanwhile", lost)})
 		},
 	})
