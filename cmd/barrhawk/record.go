@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -72,17 +72,19 @@ It prints each run's id and counts. A file that cannot be read or is not a repor
 					if errors.Is(err, record.ErrNotReady) || cmd.Context().Err() != nil {
 						return err
 					}
-					fmt.Fprintln(os.Stderr, "barrhawk record import:", err)
+					fmt.Fprintln(cmd.ErrOrStderr(), "barrhawk record import:", err)
 					bad = append(bad, f)
 					continue
 				}
 				done = append(done, imp)
 				if !asJSON {
-					fmt.Println(importLine(imp))
+					fmt.Fprintln(cmd.OutOrStdout(), importLine(imp))
 				}
 			}
 			if asJSON {
-				if err := printJSON(map[string]any{"runs": done, "failed": bad}); err != nil {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(map[string]any{"runs": done, "failed": bad}); err != nil {
 					return err
 				}
 			}
