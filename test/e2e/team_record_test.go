@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrhawk/barrhawk/internal/browser"
 	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/record"
 	"github.com/barrhawk/barrhawk/internal/testsrv"
@@ -161,6 +163,10 @@ func TestTeamRecordOnPostgres(t *testing.T) {
 		t.Errorf("test_flaky_detect fromRecord on the second server: %v, want cart > totals", flaky)
 	}
 
+	// The second's pages: every run with its origin, and the test across
+	// machines and commits as an inline SVG chart, in a real Chromium.
+	teamPages(t, dashboardURL(t, b), base)
+
 	// PostgreSQL stops while calls come in.
 	for i := range 50 {
 		a.mustCall("hash_text", map[string]any{"text": fmt.Sprint("before-", i)})
@@ -206,7 +212,7 @@ func TestTeamRecordOnPostgres(t *testing.T) {
 	if after < before+100 {
 		t.Errorf("%d calls recorded after the restart, want the %d before and the 100 made while the database was down", after, before)
 	}
-	out, _ = a.call("events_recent", map[string]any{})
+	out, _ = a.call("events_recent", map[string]any{"types": []string{"record:*"}})
 	if !strings.Contains(out, "record:paused") || !strings.Contains(out, "record:resumed") || !strings.Contains(out, "0 calls were not recorded") {
 		t.Errorf("the first server's events: want record:paused, then record:resumed with none lost:\n%s", out)
 	}
@@ -214,5 +220,46 @@ func TestTeamRecordOnPostgres(t *testing.T) {
 		if strings.Contains(text, testsrv.Password) {
 			t.Errorf("the %s shows the database's password", name)
 		}
+	}
+}
+
+// teamPages opens the dashboard at open (its URL with the token) and
+// checks the runs page shows each run's origin and the history of
+// "cart > totals" draws its results by machine and commit.
+func teamPages(t *testing.T, open, base string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	br, err := browser.Launch(ctx, browser.Options{Headless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer br.Close()
+	p, err := br.Active()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Navigate(ctx, open); err != nil {
+		t.Fatal(err)
+	}
+	wait := func(sel string) {
+		t.Helper()
+		if _, err := p.Find(ctx, sel, browser.FindOptions{Timeout: 10 * time.Second, State: "attached"}); err != nil {
+			text, _ := p.Evaluate(ctx, "document.body.innerText.slice(0, 3000)", nil)
+			t.Fatalf("the dashboard shows no %s: %v\npage text: %s", sel, err, text)
+		}
+	}
+	if _, err := p.Navigate(ctx, base+"/#/runs"); err != nil {
+		t.Fatal(err)
+	}
+	wait(`#runs-table td.origin-cell .branch:text("main")`)
+	wait(`#runs-table td.origin-cell .branch:text("feature-x")`)
+	if _, err := p.Navigate(ctx, base+"/#/tests/"+url.PathEscape("cart > totals")); err != nil {
+		t.Fatal(err)
+	}
+	wait(`#chart-origins svg rect.cell.fail`)
+	n, err := p.Evaluate(ctx, `document.querySelectorAll('#chart-origins rect.cell').length`, nil)
+	if err != nil || string(n) != "3" {
+		t.Errorf("the chart across machines and commits has %v squares (%v), want the 3 imported results", n, err)
 	}
 }
