@@ -1,8 +1,9 @@
 package main
 
 import (
-	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/spf13/cobra"
+
+	"github.com/barrhawk/barrhawk/internal/config"
 )
 
 // loadConfig reads the configuration, with the flags the user set on top.

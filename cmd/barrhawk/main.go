@@ -7,8 +7,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/barrhawk/barrhawk/internal/browser"
 	"os"
+
+	"github.com/barrhawk/barrhawk/internal/browser"
 
 	"github.com/spf13/cobra"
 )

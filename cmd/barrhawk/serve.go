@@ -1,8 +1,9 @@
 package main
 
 import (
-	"github.com/barrhawk/barrhawk/internal/app"
 	"github.com/spf13/cobra"
+
+	"github.com/barrhawk/barrhawk/internal/app"
 )
 
 func serveCmd() *cobra.Command {
