@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/config"
-	"github.com/barrhawk/barrhawk/internal/doctor"
 	"github.com/barrhawk/barrhawk/internal/record"
 )
 
@@ -80,28 +77,13 @@ func TestRunsByOrigin(t *testing.T) {
 // record's reads answer 503.
 func TestRecordAway(t *testing.T) {
 	const pw = "hidden-pw"
-	cfg := config.Default()
-	cfg.Home = t.TempDir()
-	cfg.Tools.EnableDynamic = false
-	d, err := doctor.New(doctor.Options{Config: cfg, IgorCommand: []string{"false"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	store, err := record.Open("postgres://team:" + pw + "@127.0.0.1:1/record?sslmode=disable&connect_timeout=2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	rec := record.NewRecorder(store, record.RecorderOptions{})
-	rec.Call(record.Entry{Start: time.Now(), Tool: "hash_text", Args: json.RawMessage(`{}`), Value: json.RawMessage(`{}`)})
-	rec.Flush(context.Background())
-	s, err := New(Options{Doctor: d, Recorder: rec, Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	f := &fixture{srv: srv, rec: rec}
+	f := fixtureOn(t, store)
+	f.rec.Call(record.Entry{Start: time.Now(), Tool: "hash_text", Args: json.RawMessage(`{}`), Value: json.RawMessage(`{}`)})
+	f.rec.Flush(context.Background())
 	auth := []string{"Authorization", "Bearer " + token}
 	resp, body := f.do(t, "GET", "/api/overview", nil, auth...)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"paused":true`) || !strings.Contains(body, `"pending":1`) || !strings.Contains(body, `"recordError"`) || strings.Contains(body, pw) {

@@ -230,15 +230,7 @@ func teamPages(t *testing.T, open, base string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	br, err := browser.Launch(ctx, browser.Options{Headless: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close()
-	p, err := br.Active()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := headlessPage(ctx, t)
 	if _, err := p.Navigate(ctx, open); err != nil {
 		t.Fatal(err)
 	}
