@@ -261,7 +261,13 @@ func (r *Recorder) Flush(ctx context.Context) {
 			tests = append(tests, t)
 		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	// A database over the network may hang: bound the write. SQLite's
+	// busy timeout bounds its own waits, and a deadline would cost a
+	// goroutine per statement in its driver (8-10 % of the flusher).
+	wctx, cancel := ctx, context.CancelFunc(func() {})
+	if r.store.db.d.numbered {
+		wctx, cancel = context.WithTimeout(ctx, writeTimeout)
+	}
 	err := r.write(wctx, calls, func(tx *tx) error {
 		for _, key := range keys {
 			st := bySession[key]
