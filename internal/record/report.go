@@ -25,7 +25,8 @@ type Imported struct {
 	// RunID is the report's run in the record.
 	RunID int64 `json:"runId"`
 	// Key is the run's key: "report:" and a hash of the file's path, size
-	// and modification time.
+	// and modification time (and, in a PostgreSQL record that machines
+	// share, the host's name).
 	Key string `json:"key"`
 	// New is false when the same file (same path, size and modification
 	// time) was recorded before, by this call or an earlier one.
@@ -113,6 +114,11 @@ func importReport(ctx context.Context, s *Store, rep *testreport.Report) (Import
 		return Imported{}, fmt.Errorf("record: import %s: %w", rep.Name, err)
 	}
 	key := ReportKey(rep.Name, fi.Size(), fi.ModTime())
+	if s.Dialect() == "postgres" {
+		// A shared record: the same path on two machines (a CI
+		// workspace) is two files.
+		key = ReportKey(s.origin.Host+":"+rep.Name, fi.Size(), fi.ModTime())
+	}
 	imp := Imported{Path: rep.Name, Key: key, Tests: len(rep.Results)}
 	// Most reads are of a file recorded before: look before converting.
 	err = s.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE key = ?`, key).Scan(&imp.RunID)
