@@ -255,3 +255,35 @@ func teamPages(t *testing.T, open, base string) {
 		t.Errorf("the chart across machines and commits has %v squares (%v), want the 3 imported results", n, err)
 	}
 }
+
+// A server whose shared record cannot be reached starts and answers
+// calls: recording is paused (one record:paused event) and says why
+// without the password. One whose dashboard.db URL is malformed starts
+// too, with the record off and a warning saying what to write.
+func TestRecordOnBadPostgresURL(t *testing.T) {
+	t.Parallel()
+	const pw = "n0t-in-any-log"
+	away := startWith(t, nil, "dashboard:\n  db: postgres://team:"+pw+"@127.0.0.1:1/record?sslmode=disable&connect_timeout=2\n")
+	for i := range 20 {
+		away.mustCall("hash_text", map[string]any{"text": fmt.Sprint(i)})
+	}
+	var out string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if out, _ = away.call("events_recent", map[string]any{"types": []string{"record:*"}}); strings.Contains(out, "record:paused") {
+			break
+		}
+	}
+	if strings.Count(out, "record:paused") != 1 || !strings.Contains(out, "127.0.0.1:1") {
+		t.Errorf("events with the record's database away: %s, want one record:paused naming the address", out)
+	}
+	malformed := startWith(t, nil, "dashboard:\n  db: postgres://team:"+pw+"@db.example:port/record\n")
+	malformed.mustCall("hash_text", map[string]any{"text": "still answered"})
+	if log := malformed.stderr.String(); !strings.Contains(log, "record of calls and test runs is off") || !strings.Contains(log, "postgres://user:password@host:5432/dbname") {
+		t.Errorf("serve with a malformed dashboard.db logs:\n%s\nwant the record off, saying what to write", log)
+	}
+	for name, s := range map[string]*server{"away": away, "malformed": malformed} {
+		if strings.Contains(s.stderr.String()+out, pw) {
+			t.Errorf("the %s server shows the password", name)
+		}
+	}
+}
