@@ -109,6 +109,7 @@ func TestOnPostgres(t *testing.T) {
 		"RunsFilteredByOrigin":            TestRunsFilteredByOrigin,
 		"FlipAcrossMachinesInOneCommit":   TestFlipAcrossMachinesInOneCommit,
 		"SessionRunsOfTwoServersAreApart": TestSessionRunsOfTwoServersAreApart,
+		"BucketsAndEvidence":              TestBucketsAndEvidence,
 	} {
 		t.Run(name, test)
 	}
@@ -462,5 +463,46 @@ func TestDetectOrigin(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
 		}
+	}
+}
+
+// The charts' buckets count calls and errors per slice, and a test's
+// evidence is found by its id with its run's source.
+func TestBucketsAndEvidence(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	r := NewRecorder(s, RecorderOptions{KindOf: kinds})
+	now := time.Now().Truncate(time.Minute)
+	for i, ok := range []bool{true, true, false, true} {
+		e := Entry{Start: now.Add(time.Duration(i) * time.Second), Duration: time.Duration(i+1) * time.Millisecond, Tool: "hash_text", Args: json.RawMessage(`{}`), Value: json.RawMessage(`{}`)}
+		if !ok {
+			e.Value, e.Code, e.Message = nil, "TIMEOUT", "slow"
+		}
+		r.Call(e)
+	}
+	r.Call(Entry{Start: now.Add(5 * time.Second), Tool: "assert_text", Args: json.RawMessage(`{"selector":"h1","expected":"Hi"}`),
+		Value: json.RawMessage(`{"passed":false,"screenshot":"/tmp/shots/a.png"}`)})
+	r.Flush(ctx)
+	bs, err := s.Buckets(ctx, now.Add(-time.Minute), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 || bs[0].Calls != 5 || bs[0].Errors != 1 || !bs[0].Time.Equal(now) {
+		t.Errorf("buckets: %+v, want one of 5 calls, 1 error, at %v", bs, now)
+	}
+	runs, _, err := s.Runs(ctx, RunSession, 0, 0)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs: %+v %v", runs, err)
+	}
+	_, tests, err := s.Run(ctx, runs[0].ID)
+	if err != nil || len(tests) != 1 || len(tests[0].Evidence) != 1 {
+		t.Fatalf("tests: %+v %v", tests, err)
+	}
+	ev, _, err := s.Evidence(ctx, tests[0].Evidence[0].ID)
+	if err != nil || ev.Path != "/tmp/shots/a.png" || ev.MIMEType != "image/png" {
+		t.Errorf("evidence: %+v %v", ev, err)
+	}
+	if _, _, err := s.Evidence(ctx, 1<<40); !errors.Is(err, ErrNotFound) {
+		t.Errorf("evidence of an unknown id: %v, want ErrNotFound", err)
 	}
 }
