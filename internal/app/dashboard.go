@@ -90,6 +90,7 @@ func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d
 		},
 	})
 	srv.Record(rec)
+	d.ReportRecording(func() any { return rec.Status() })
 	// Everything that writes to the store stops before it closes: serve's
 	// context ends only at the end, and the store closes with the function
 	// returned here, on every way out of Serve.

@@ -201,6 +201,10 @@ func TestTeamRecordOnPostgres(t *testing.T) {
 	if !ov.Record.Paused || ov.Record.Error == "" || ov.RecordError == "" || strings.Contains(ov.Record.Error+ov.RecordError+ov.Record.Path, testsrv.Password) {
 		t.Errorf("the first's overview with the database down: %+v, want recording paused, why, and the record's error, no password", ov)
 	}
+	var ws struct{ Recording record.RecordStatus }
+	if out, _ := a.call("worker_status", map[string]any{}); json.Unmarshal([]byte(out), &ws) != nil || !ws.Recording.Paused || ws.Recording.Database != "postgres" || strings.Contains(out, testsrv.Password) {
+		t.Errorf("worker_status with the database down: %s, want recording paused on postgres, no password", out)
+	}
 	if err := pg.Start(); err != nil {
 		t.Fatal(err)
 	}
