@@ -1,8 +1,9 @@
 package main
 
 import (
-	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/spf13/cobra"
+
+	"github.com/barrhawk/barrhawk/internal/config"
 )
 
 // loadConfig reads the configuration, with the flags the user set on top.
@@ -14,6 +15,7 @@ func loadConfig(cmd *cobra.Command) (config.Config, error) {
 		"max-igors":    "igors.maxWorkers",
 		"strategy":     "igors.strategy",
 		"tool-timeout": "tools.defaultTimeout",
+		"record-db":    "dashboard.db",
 	} {
 		if f := fs.Lookup(flag); f != nil && f.Changed {
 			set[key] = f.Value.String()

@@ -7,8 +7,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/barrhawk/barrhawk/internal/browser"
 	"os"
+
+	"github.com/barrhawk/barrhawk/internal/browser"
 
 	"github.com/spf13/cobra"
 )
@@ -37,6 +38,6 @@ func rootCmd() *cobra.Command {
 	root.PersistentFlags().Int("max-igors", 0, "maximum Igor worker processes (default: CPU cores)")
 	root.PersistentFlags().String("strategy", "", "dispatch strategy: round-robin, single, specialized, swarm or squad")
 	root.PersistentFlags().Duration("tool-timeout", 0, "default tool timeout (default 30s)")
-	root.AddCommand(serveCmd(), igorCmd(), toolsCmd(), callCmd(), spawnCmd(), taskCmd(), workerCmd(), versionCmd())
+	root.AddCommand(serveCmd(), igorCmd(), toolsCmd(), callCmd(), spawnCmd(), taskCmd(), workerCmd(), recordCmd(), versionCmd())
 	return root
 }

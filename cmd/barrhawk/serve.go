@@ -1,8 +1,9 @@
 package main
 
 import (
-	"github.com/barrhawk/barrhawk/internal/app"
 	"github.com/spf13/cobra"
+
+	"github.com/barrhawk/barrhawk/internal/app"
 )
 
 func serveCmd() *cobra.Command {
@@ -32,6 +33,7 @@ until SIGINT or SIGTERM. Logs go to stderr, never stdout.`,
 	cmd.Flags().StringVar(&opts.Admin, "admin", "", "serve the HTTP admin API (GET /health, GET /tools, POST /call, POST /reload, DELETE /tools/NAME, POST /shutdown) on this loopback address; token from admin.token or BARRHAWK_ADMIN_TOKEN")
 	cmd.Flags().BoolVar(&opts.AdminAllowRemote, "admin-allow-remote", false, "allow --admin on a non-loopback address")
 	cmd.Flags().StringVar(&opts.Dashboard, "dashboard", "", "serve the web dashboard (Igors, calls, tools, jobs, test runs, live) on this loopback address, such as 127.0.0.1:8766; the URL that opens it, token included, is printed on stderr")
+	cmd.Flags().String("record-db", "", "the record of calls and test runs (dashboard.db): an SQLite file, or a postgres:// URL a team's servers and CI share")
 	cmd.Flags().BoolVar(&opts.DashboardAllowRemote, "dashboard-allow-remote", false, "allow --dashboard on a non-loopback address")
 	cmd.Flags().StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the front to this file (for docs/PERFORMANCE.md work)")
 	_ = cmd.Flags().MarkHidden("cpuprofile")

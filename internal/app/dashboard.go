@@ -57,8 +57,10 @@ func openRecord(cfg config.Config) openedRecord {
 
 // startRecord starts recording the front's calls and the queue's jobs in
 // the record opening; the returned function flushes and closes it. With
-// the record off, or its file unusable, it returns a zero recording: the
-// server runs without one, saying why.
+// the record off, or its file unusable (or dashboard.db malformed), it
+// returns a zero recording: the server runs without one, saying why. A
+// postgres:// record that does not answer yet is not an error: recording
+// starts paused and resumes when the database answers.
 func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d *doctor.Doctor, qs *queue.Service, srv *front.Server, log *slog.Logger) (recording, func()) {
 	if opening == nil {
 		return recording{}, func() {}
@@ -75,8 +77,10 @@ func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d
 		return ""
 	},
 		Bounds: record.Bounds{MaxCalls: cfg.Dashboard.MaxCalls, MaxBytes: cfg.Dashboard.MaxBytes},
-		// A full disk pauses recording with one event (and its log
-		// line); calls go on being answered.
+		// A full disk, or a shared record's database away, pauses
+		// recording with one event (and its log line); calls go on
+		// being answered, and wait in a bounded buffer (the dashboard's
+		// GET /api/overview shows it).
 		Paused: func(err error, lost int) {
 			if err != nil {
 				d.Events().Emit(doctor.Event{Type: doctor.EventRecordPaused, Reason: err.Error()})
@@ -86,6 +90,7 @@ func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d
 		},
 	})
 	srv.Record(rec)
+	d.ReportRecording(func() any { return rec.Status() })
 	// Everything that writes to the store stops before it closes: serve's
 	// context ends only at the end, and the store closes with the function
 	// returned here, on every way out of Serve.
@@ -98,7 +103,8 @@ func startRecord(ctx context.Context, cfg config.Config, opening openedRecord, d
 		t := time.NewTicker(pruneEvery)
 		defer t.Stop()
 		for {
-			if err := store.Prune(rctx, cfg.Dashboard.Retention, cfg.Dashboard.MaxCalls); err != nil && rctx.Err() == nil {
+			// While recording is paused the recorder has said why.
+			if err := store.Prune(rctx, cfg.Dashboard.Retention, cfg.Dashboard.MaxCalls); err != nil && rctx.Err() == nil && !rec.Status().Paused {
 				log.Warn("pruning the record", "err", err)
 			}
 			select {

@@ -301,7 +301,10 @@ type Dashboard struct {
 	// reports the tools read, finished jobs) in DB, whether or not the
 	// dashboard is served. Default true.
 	Record bool `koanf:"record"`
-	// DB is the record's SQLite file. Default <home>/record.db.
+	// DB is the record: an SQLite file, or a postgres:// URL of a
+	// database that servers on several machines and CI share. The
+	// tables are made and migrated by the server. Default
+	// <home>/record.db.
 	DB string `koanf:"db"`
 	// Retention is how long calls and runs are kept, applied every
 	// minute. Default 720h (30 days); 0: for ever.
@@ -705,6 +708,10 @@ func (c *Config) Validate() error {
 	}
 	if c.Dashboard.MaxCalls < 0 {
 		bad("dashboard.maxCalls", "%d must not be negative (0 keeps every call)", c.Dashboard.MaxCalls)
+	}
+	if db := c.Dashboard.DB; strings.Contains(db, "://") && !strings.HasPrefix(db, "postgres://") && !strings.HasPrefix(db, "postgresql://") {
+		// The value is not echoed: a URL may hold a password.
+		bad("dashboard.db", "a URL of scheme %q is not a database the record can use; give an SQLite file path or postgres://user:password@host:5432/dbname", db[:strings.Index(db, "://")])
 	}
 	if c.Dashboard.MaxBytes != 0 && c.Dashboard.MaxBytes < 1<<20 {
 		bad("dashboard.maxBytes", "%d bytes is too small; use at least 1MiB, or 0 for no bound", c.Dashboard.MaxBytes)

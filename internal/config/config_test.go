@@ -129,3 +129,24 @@ func TestHomeMovesEveryStatePath(t *testing.T) {
 		t.Errorf("an explicit workers.db: %q, spawn.dir %q, %v", cfg.Workers.DB, cfg.Spawn.Dir, err)
 	}
 }
+
+// dashboard.db takes a postgres:// URL and keeps it when the home moves;
+// a URL of another scheme is refused without its password shown.
+func TestDashboardDBURL(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("BARRHAWK_CONFIG", "")
+	t.Setenv("BARRHAWK_HOME", t.TempDir())
+	url := "postgres://team:pw-hidden@db.example:5432/record"
+	if err := os.WriteFile(FileName, []byte("dashboard:\n  db: "+url+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load("", nil)
+	if err != nil || cfg.Dashboard.DB != url {
+		t.Fatalf("dashboard.db from the file: %q %v", cfg.Dashboard.DB, err)
+	}
+	_, err = Load("", map[string]any{"dashboard.db": "mysql://team:pw-hidden@db.example/record"})
+	if err == nil || !strings.Contains(err.Error(), "dashboard.db") || !strings.Contains(err.Error(), "postgres://") || strings.Contains(err.Error(), "pw-hidden") {
+		t.Errorf("a mysql:// dashboard.db: %v, want an error naming the key and what to write, without the password", err)
+	}
+}

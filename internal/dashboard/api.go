@@ -58,6 +58,10 @@ func fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, record.ErrNotFound):
 		status = http.StatusNotFound
+	case errors.Is(err, record.ErrNotReady):
+		// The shared record's database is away: recording is paused
+		// (GET /api/overview says so), the rest of the page works.
+		status = http.StatusServiceUnavailable
 	case errors.As(err, &bad):
 		status = http.StatusBadRequest
 	}
@@ -113,22 +117,27 @@ func (s *Server) recent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"events": s.o.Doctor.Events().Recent(int(n))})
 }
 
+// overview answers the front's health, the record's counts and last run,
+// and how recording goes (record: paused, pending, dropped). With the
+// record's database away it still answers, with recordError saying why.
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
+	out := map[string]any{"health": s.o.Doctor.Health(), "record": s.o.Recorder.Status()}
 	calls, errs, err := s.store().CallCount(r.Context())
-	if err != nil {
-		fail(w, err)
-		return
+	var runs []record.Run
+	if err == nil {
+		runs, _, err = s.store().Runs(r.Context(), "", 0, 1)
 	}
-	runs, _, err := s.store().Runs(r.Context(), "", 0, 1)
 	if err != nil {
-		fail(w, err)
+		out["recordError"] = err.Error()
+		writeJSON(w, http.StatusOK, out)
 		return
 	}
 	var lastRun any
 	if len(runs) > 0 {
 		lastRun = runs[0]
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"health": s.o.Doctor.Health(), "calls": calls, "errors": errs, "lastRun": lastRun})
+	out["calls"], out["errors"], out["lastRun"] = calls, errs, lastRun
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) igors(w http.ResponseWriter, _ *http.Request) {
@@ -337,7 +346,9 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	runs, next, err := s.store().Runs(r.Context(), r.URL.Query().Get("kind"), before, limit)
+	q := r.URL.Query()
+	runs, next, err := s.store().FindRuns(r.Context(), record.RunFilter{Kind: q.Get("kind"), Host: q.Get("host"), Branch: q.Get("branch"), Commit: q.Get("commit"),
+		Before: before, Limit: limit})
 	if err != nil {
 		fail(w, err)
 		return

@@ -29,14 +29,20 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	store, err := record.Open(filepath.Join(t.TempDir(), "record.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fixtureOn(t, store)
+}
+
+// fixtureOn is a dashboard on the record store, closed when the test ends.
+func fixtureOn(t *testing.T, store *record.Store) *fixture {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Home = t.TempDir()
 	cfg.Tools.EnableDynamic = false
 	d, err := doctor.New(doctor.Options{Config: cfg, IgorCommand: []string{"false"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := record.Open(filepath.Join(cfg.Home, "record.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,6 +65,9 @@ type Doctor struct {
 	// httpSessions reports the front's HTTP sessions for worker_status;
 	// nil when it serves none (ReportHTTPSessions).
 	httpSessions atomic.Pointer[func() HTTPSessions]
+	// recording reports how recording goes (ReportRecording); nil with
+	// the record off.
+	recording atomic.Pointer[func() any]
 }
 
 // OnToolsChanged registers fn to hear of tools added (or replaced) and

@@ -123,6 +123,11 @@ type HTTPSessions struct {
 // calls it when it serves MCP over HTTP.
 func (d *Doctor) ReportHTTPSessions(fn func() HTTPSessions) { d.httpSessions.Store(&fn) }
 
+// ReportRecording makes worker_status show, as "recording", what fn
+// reports: how recording the calls goes (record.RecordStatus: paused,
+// why, calls waiting, dropped). serve calls it when the record is on.
+func (d *Doctor) ReportRecording(fn func() any) { d.recording.Store(&fn) }
+
 // Status is what worker_status answers.
 func (d *Doctor) Status() map[string]any {
 	pool := d.pool.Status()
@@ -147,6 +152,9 @@ func (d *Doctor) Status() map[string]any {
 	}
 	if fn := d.httpSessions.Load(); fn != nil {
 		st["httpSessions"] = (*fn)()
+	}
+	if fn := d.recording.Load(); fn != nil {
+		st["recording"] = (*fn)()
 	}
 	if d.gateway != nil {
 		var ups []map[string]any

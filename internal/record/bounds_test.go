@@ -151,12 +151,19 @@ func fullDisk(t *testing.T, dir string) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &was); err != nil {
 		t.Fatal(err)
 	}
-	r.pausedAt = time.Time{} // the next flush tries again, without waiting retryEvery
-	callsOf(r, 10, 1<<10, 10)
-	if len(notices) != 2 || notices[1].err != nil || notices[1].lost != 3000 {
-		t.Fatalf("notices after: %+v, want a resume that lost 3000 calls", notices)
+	if st := r.Status(); !st.Paused || st.Pending != 3000 || !strings.Contains(st.Error, "full") && st.Error == "" {
+		t.Errorf("status while paused: %+v, want paused with the 3000 calls held", st)
 	}
-	if n, _, err := s.CallCount(context.Background()); err != nil || n != 110 {
-		t.Errorf("%d calls recorded (%v), want the 100 before and the 10 after", n, err)
+	r.mu.Lock()
+	r.pausedAt = time.Time{} // the next flush tries again, without waiting RetryEvery
+	r.mu.Unlock()
+	callsOf(r, 10, 1<<10, 10)
+	if len(notices) != 2 || notices[1].err != nil || notices[1].lost != 0 {
+		t.Fatalf("notices after: %+v, want a resume that lost none", notices)
+	}
+	// The calls of the pause waited in the buffer (12 MB, within
+	// MaxPendingBytes) and were written when the disk had room again.
+	if n, _, err := s.CallCount(context.Background()); err != nil || n != 3110 {
+		t.Errorf("%d calls recorded (%v), want the 100 before, the 3000 held during the pause and the 10 after", n, err)
 	}
 }

@@ -17,8 +17,8 @@ import (
 const MaxHistoryPoints = 100_000
 
 // Histories returns the history of each test whose name matches pattern
-// (an SQLite GLOB: * any text, ? one character, [abc] a class; case
-// matters), from its results since since: the latest perTest of them
+// (a GLOB: * any text, ? one character, [abc] a class; case matters; on
+// PostgreSQL too), from its results since since: the latest perTest of them
 // (1 to HistoryLimit; 0 or less gives HistoryLimit), oldest first, the
 // tests ordered by name. Past MaxHistoryPoints results it fails, asking
 // for a narrower pattern or a later since.
@@ -26,7 +26,7 @@ func (s *Store) Histories(ctx context.Context, namePattern string, since time.Ti
 	if namePattern == "" {
 		namePattern = "*"
 	}
-	hs, err := s.histories(ctx, "name GLOB ?", namePattern, since, perTest)
+	hs, err := s.histories(ctx, s.db.d.glob("t.name"), s.db.d.globArg(namePattern), since, perTest)
 	if err != nil {
 		return nil, fmt.Errorf("record: histories of %q: %w", namePattern, err)
 	}
@@ -39,11 +39,11 @@ func (s *Store) histories(ctx context.Context, cond string, arg any, since time.
 	if perTest <= 0 || perTest > HistoryLimit {
 		perTest = HistoryLimit
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT name, time, run_id, id, status, duration_ms FROM (
-		SELECT name, time, run_id, id, status, duration_ms,
-			row_number() OVER (PARTITION BY name ORDER BY time DESC, id DESC) AS n
-		FROM tests WHERE `+cond+` AND time >= ?)
-	WHERE n <= ? ORDER BY name, time, id`, arg, micros(since), perTest)
+	rows, err := s.db.QueryContext(ctx, `SELECT h.name, h.time, h.run_id, h.id, h.status, h.duration_ms, h.run_name, h.host, h.ci, h.branch, h.commit_sha, h.build_url FROM (
+		SELECT t.name, t.time, t.run_id, t.id, t.status, t.duration_ms, r.name AS run_name, r.host, r.ci, r.branch, r.commit_sha, r.build_url,
+			row_number() OVER (PARTITION BY t.name ORDER BY t.time DESC, t.id DESC) AS n
+		FROM tests t JOIN runs r ON r.id = t.run_id WHERE `+cond+` AND t.time >= ?) AS h
+	WHERE h.n <= ? ORDER BY h.name, h.time, h.id`, arg, micros(since), perTest)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,8 @@ func (s *Store) histories(ctx context.Context, cond string, arg any, since time.
 		var name string
 		var p Point
 		var tm int64
-		if err := rows.Scan(&name, &tm, &p.RunID, &p.TestID, &p.Status, &p.DurationMs); err != nil {
+		o := &p.Origin
+		if err := rows.Scan(&name, &tm, &p.RunID, &p.TestID, &p.Status, &p.DurationMs, &p.RunName, &o.Host, &o.CI, &o.Branch, &o.Commit, &o.BuildURL); err != nil {
 			return nil, err
 		}
 		if points++; points > MaxHistoryPoints {
@@ -93,8 +94,8 @@ func (s *Store) RunInfo(ctx context.Context, id int64) (*Run, error) {
 // of those before the run before in that order. ErrNotFound when there is
 // none.
 func (s *Store) LatestRunWith(ctx context.Context, pattern string, before int64) (*Run, error) {
-	q := `SELECT ` + runCols + ` FROM runs r WHERE EXISTS (SELECT 1 FROM tests t WHERE t.run_id = r.id AND t.name GLOB ?)`
-	args := []any{pattern}
+	q := `SELECT ` + runCols + ` FROM runs r WHERE EXISTS (SELECT 1 FROM tests t WHERE t.run_id = r.id AND ` + s.db.d.glob("t.name") + `)`
+	args := []any{s.db.d.globArg(pattern)}
 	if before != 0 {
 		b, err := s.RunInfo(ctx, before)
 		if err != nil {
@@ -117,7 +118,7 @@ func (s *Store) LatestRunWith(ctx context.Context, pattern string, before int64)
 // RunTests returns the tests of run id whose names match pattern (a
 // GLOB), in the order they were recorded.
 func (s *Store) RunTests(ctx context.Context, id int64, pattern string) ([]Test, error) {
-	tests, err := s.tests(ctx, `WHERE run_id = ? AND name GLOB ? ORDER BY id`, id, pattern)
+	tests, err := s.tests(ctx, `WHERE run_id = ? AND `+s.db.d.glob("name")+` ORDER BY id`, id, s.db.d.globArg(pattern))
 	if err != nil {
 		return nil, fmt.Errorf("record: tests of run %d: %w", id, err)
 	}

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -21,8 +22,16 @@ const FlushEvery = 200 * time.Millisecond
 
 // MaxPending bounds the calls waiting for the next flush; past it a call
 // is counted as dropped rather than held (the front must not grow without
-// bound when the disk stalls).
+// bound when the disk stalls or the database is away).
 const MaxPending = 1 << 16
+
+// MaxPendingBytes bounds the arguments and results of the calls waiting
+// for the next flush, as MaxPending bounds their number.
+const MaxPendingBytes = 64 << 20
+
+// writeTimeout bounds one flush's write: a database that hangs pauses
+// recording as one that refuses does.
+const writeTimeout = 10 * time.Second
 
 // Entry is one finished tools/call as the front hands it over: nothing is
 // copied or encoded on the call's path, the flusher does that.
@@ -55,10 +64,21 @@ type Recorder struct {
 	red    *redact.Redactor
 	start  time.Time
 
-	mu      sync.Mutex
-	pending []Entry
-	spare   []Entry
-	dropped int
+	mu           sync.Mutex
+	pending      []Entry
+	pendingBytes int64
+	spare        []Entry
+	dropped      int // by Call, since the last flush
+	droppedTotal int64
+	// paused: the last write failed (a full disk, a database away);
+	// calls wait in pending until a write succeeds again, and lost
+	// counts those dropped meanwhile. Under mu.
+	paused      bool
+	pausedAt    time.Time // the last failed try
+	pausedSince time.Time
+	pauseErr    string
+	lost        int
+	retryEvery  time.Duration
 
 	subMu sync.Mutex
 	subs  map[int]func(Live)
@@ -73,11 +93,6 @@ type Recorder struct {
 	// size was last read.
 	written int64
 	sized   time.Time
-	// paused: the last write failed (a full disk, a file that cannot be
-	// written); calls are counted as lost until a write succeeds again.
-	paused   bool
-	pausedAt time.Time
-	lost     int
 }
 
 // Bounds are what the record keeps at most, held after each flush.
@@ -93,8 +108,9 @@ type Bounds struct {
 // its arguments and result.
 const callRowBytes = 100
 
-// retryEvery is how often a paused recorder tries to write again.
-const retryEvery = 5 * time.Second
+// RetryEvery is how often a paused recorder tries to write again, by
+// default.
+const RetryEvery = 5 * time.Second
 
 // slack is how far past MaxCalls the calls may go before the oldest are
 // deleted: deletes come in runs, not one per flush.
@@ -111,8 +127,11 @@ type RecorderOptions struct {
 	Bounds Bounds
 	// Paused is told when recording pauses because the record cannot be
 	// written (err says why) and when it resumes (err nil, lost the calls
-	// not recorded meanwhile). When nil, the recorder logs both.
+	// dropped meanwhile). When nil, the recorder logs both.
 	Paused func(err error, lost int)
+	// RetryEvery is how often a paused recorder tries again. Default
+	// RetryEvery.
+	RetryEvery time.Duration
 }
 
 // NewRecorder returns a recorder writing to s. Run its Run.
@@ -124,14 +143,14 @@ func NewRecorder(s *Store, o RecorderOptions) *Recorder {
 		o.KindOf = func(string) string { return "" }
 	}
 	r := &Recorder{store: s, log: o.Log, kindOf: o.KindOf, red: o.Redact, start: time.Now(),
-		subs: map[int]func(Live){}, runs: map[string]*Run{}, bounds: o.Bounds, notify: o.Paused}
+		subs: map[int]func(Live){}, runs: map[string]*Run{}, bounds: o.Bounds, notify: o.Paused, retryEvery: cmp.Or(o.RetryEvery, RetryEvery)}
 	if r.notify == nil {
 		r.notify = func(err error, lost int) {
 			if err != nil {
-				r.log.Warn("record: recording paused, calls are still answered", "err", err)
+				r.log.Warn("record: recording paused, calls are still answered and wait in a bounded buffer", "err", err)
 				return
 			}
-			r.log.Info("record: recording resumed", "lost", lost)
+			r.log.Info("record: recording resumed", "dropped", lost)
 		}
 	}
 	return r
@@ -144,8 +163,9 @@ func (r *Recorder) Store() *Store { return r.store }
 // nothing else: no allocation in the steady state, no system call.
 func (r *Recorder) Call(e Entry) {
 	r.mu.Lock()
-	if len(r.pending) < MaxPending {
+	if b := entryBytes(&e); len(r.pending) < MaxPending && r.pendingBytes+b <= MaxPendingBytes {
 		r.pending = append(r.pending, e)
+		r.pendingBytes += b
 	} else {
 		r.dropped++
 	}
@@ -190,22 +210,28 @@ func (r *Recorder) Run(ctx context.Context) {
 	}
 }
 
-// Flush writes the buffered calls now.
+// Flush writes the buffered calls now. When the write fails (a full disk,
+// a database that does not answer) recording pauses: the calls stay in
+// the buffer, which keeps to MaxPending calls and MaxPendingBytes (past
+// them the oldest are dropped and counted), and the write is tried again
+// every RetryEvery; the first write that succeeds resumes it.
 func (r *Recorder) Flush(ctx context.Context) {
 	r.mu.Lock()
-	batch, dropped := r.pending, r.dropped
-	r.pending, r.spare, r.dropped = r.spare[:0], nil, 0
+	if r.paused && time.Since(r.pausedAt) < r.retryEvery {
+		r.mu.Unlock()
+		return
+	}
+	batch, dropped, paused := r.pending, r.dropped, r.paused
+	r.pending, r.spare, r.dropped, r.pendingBytes = r.spare[:0], nil, 0, 0
+	r.droppedTotal += int64(dropped)
+	if paused {
+		r.lost += dropped
+	}
 	r.mu.Unlock()
-	if dropped > 0 {
+	if dropped > 0 && !paused {
 		r.log.Warn("record: calls dropped, the database is behind", "dropped", dropped)
 	}
 	if len(batch) == 0 {
-		r.giveBack(batch)
-		return
-	}
-	if r.paused && time.Since(r.pausedAt) < retryEvery {
-		r.lost += len(batch)
-		clear(batch)
 		r.giveBack(batch)
 		return
 	}
@@ -224,7 +250,7 @@ func (r *Recorder) Flush(ctx context.Context) {
 		calls[i] = c
 		if kind := r.kindOf(e.Tool); kind != "" {
 			t := testOf(e, kind, r.red)
-			key := "session:" + r.start.UTC().Format("20060102T150405.000000") + ":" + e.Session
+			key := "session:" + r.start.UTC().Format("20060102T150405.000000") + ":" + r.store.origin.Host + ":" + e.Session
 			st := bySession[key]
 			if st == nil {
 				st = &sessionTests{run: r.sessionRun(key, e)}
@@ -234,42 +260,62 @@ func (r *Recorder) Flush(ctx context.Context) {
 			st.tests, st.calls = append(st.tests, t), append(st.calls, i)
 			tests = append(tests, t)
 		}
-		batch[i] = Entry{} // the result may be large: let it go now
 	}
-	r.giveBack(batch)
-	if err := r.write(ctx, calls, func(tx *sql.Tx) error {
+	// A database over the network may hang: bound the write. SQLite's
+	// busy timeout bounds its own waits, and a deadline would cost a
+	// goroutine per statement in its driver (8-10 % of the flusher).
+	wctx, cancel := ctx, context.CancelFunc(func() {})
+	if r.store.db.d.numbered {
+		wctx, cancel = context.WithTimeout(ctx, writeTimeout)
+	}
+	err := r.write(wctx, calls, func(tx *tx) error {
 		for _, key := range keys {
 			st := bySession[key]
 			for j, t := range st.tests {
 				t.CallID = calls[st.calls[j]].ID
 			}
-			if err := insertTests(ctx, tx, key, st.run, st.tests); err != nil {
+			runID, _, err := runKey(wctx, tx, key, st.run)
+			if err != nil {
+				return err
+			}
+			if err := insertTests(wctx, tx, runID, st.run, st.tests); err != nil {
 				return err
 			}
 		}
 		return nil
-	}); err != nil {
+	})
+	cancel()
+	if err != nil {
+		r.hold(batch)
 		if ctx.Err() != nil {
 			return // serve is ending
 		}
-		r.lost += len(calls)
-		if !r.paused {
-			r.paused = true
-			r.notify(fmt.Errorf("record: writing %d calls to %s: %w", len(calls), r.store.path, err), 0)
+		r.mu.Lock()
+		first := !r.paused
+		r.paused, r.pausedAt = true, time.Now()
+		if first {
+			r.pausedSince, r.pauseErr = r.pausedAt, redactErr(err).Error()
 		}
-		r.pausedAt = time.Now()
+		r.mu.Unlock()
+		if first {
+			r.notify(fmt.Errorf("record: writing %d calls to %s: %w", len(calls), r.store.path, redactErr(err)), 0)
+		}
 		return
 	}
-	if r.paused {
-		r.paused = false
-		r.notify(nil, r.lost)
-		r.lost = 0
+	clear(batch) // the results may be large: let them go now
+	r.giveBack(batch)
+	r.mu.Lock()
+	resumed, lost := r.paused, r.lost
+	r.paused, r.pauseErr, r.lost = false, "", 0
+	r.mu.Unlock()
+	if resumed {
+		r.notify(nil, lost)
 	}
 	for _, c := range calls {
 		r.written += int64(len(c.FullArgs) + len(c.Result) + callRowBytes)
 	}
-	if err := r.bound(ctx, calls[len(calls)-1].ID); err != nil && ctx.Err() == nil {
-		r.log.Warn("record: keeping to dashboard.maxCalls and maxBytes", "err", err)
+	if err := r.bound(ctx, slices.MaxFunc(calls, func(a, b *CallDetail) int { return cmp.Compare(a.ID, b.ID) }).ID); err != nil && ctx.Err() == nil {
+		r.log.Warn("record: keeping to dashboard.maxCalls and maxBytes", "err", redactErr(err))
 	}
 	for _, c := range calls {
 		r.publish(Live{Kind: "call", Data: &c.Call})
@@ -277,6 +323,64 @@ func (r *Recorder) Flush(ctx context.Context) {
 	for _, t := range tests {
 		r.publish(Live{Kind: "test", Data: t})
 	}
+}
+
+// hold puts a batch that could not be written back in front of the calls
+// that came meanwhile, keeping to MaxPending and MaxPendingBytes: past
+// them the oldest calls are dropped, and counted as lost.
+func (r *Recorder) hold(batch []Entry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	came := r.pending
+	all := append(batch, came...)
+	var bytes int64
+	from := len(all)
+	for from > 0 && len(all)-from < MaxPending {
+		b := entryBytes(&all[from-1])
+		if bytes+b > MaxPendingBytes {
+			break
+		}
+		bytes += b
+		from--
+	}
+	if from > 0 {
+		r.lost += from
+		r.droppedTotal += int64(from)
+		clear(all[:from])
+	}
+	r.pending, r.pendingBytes = all[from:], bytes
+	if cap(came) > 0 { // copied into all: its array is the next spare
+		clear(came)
+		r.spare = came[:0]
+	}
+}
+
+// entryBytes is about what an entry holds in memory beyond its fields.
+func entryBytes(e *Entry) int64 { return int64(len(e.Args) + len(e.Value) + len(e.Message)) }
+
+// RecordStatus is how recording goes.
+type RecordStatus struct {
+	// Database is "sqlite" or "postgres"; Path the file or the URL,
+	// password masked.
+	Database string `json:"database"`
+	Path     string `json:"path"`
+	// Paused says the last write failed, since PausedSince, for Error;
+	// calls wait in the buffer meanwhile.
+	Paused      bool      `json:"paused"`
+	PausedSince time.Time `json:"pausedSince,omitzero"`
+	Error       string    `json:"error,omitempty"`
+	// Pending is the calls waiting in the buffer, Dropped those dropped
+	// since the server started (a full buffer).
+	Pending int   `json:"pending"`
+	Dropped int64 `json:"dropped"`
+}
+
+// Status is how recording goes now.
+func (r *Recorder) Status() RecordStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return RecordStatus{Database: r.store.Dialect(), Path: r.store.path, Paused: r.paused, PausedSince: r.pausedSince, Error: r.pauseErr,
+		Pending: len(r.pending), Dropped: r.droppedTotal + int64(r.dropped)}
 }
 
 // bound deletes the oldest calls past MaxCalls, and past MaxBytes, after
@@ -334,7 +438,7 @@ func (r *Recorder) giveBack(batch []Entry) {
 }
 
 // write inserts the calls and runs more in one transaction.
-func (r *Recorder) write(ctx context.Context, calls []*CallDetail, more func(*sql.Tx) error) error {
+func (r *Recorder) write(ctx context.Context, calls []*CallDetail, more func(*tx) error) error {
 	tx, err := r.store.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -359,7 +463,7 @@ func (r *Recorder) sessionRun(key string, e *Entry) *Run {
 		who = "stdio"
 	}
 	run := &Run{Kind: RunSession, Name: fmt.Sprintf("MCP session %s (server started %s)", who, r.start.Format("2006-01-02 15:04:05")),
-		Session: e.Session, Started: e.Start, Ended: e.Start}
+		Session: e.Session, Started: e.Start, Ended: e.Start, Origin: r.store.origin}
 	r.runs[key] = run
 	return run
 }

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -24,7 +25,8 @@ type Imported struct {
 	// RunID is the report's run in the record.
 	RunID int64 `json:"runId"`
 	// Key is the run's key: "report:" and a hash of the file's path, size
-	// and modification time.
+	// and modification time (and, in a PostgreSQL record that machines
+	// share, the host's name).
 	Key string `json:"key"`
 	// New is false when the same file (same path, size and modification
 	// time) was recorded before, by this call or an earlier one.
@@ -112,6 +114,11 @@ func importReport(ctx context.Context, s *Store, rep *testreport.Report) (Import
 		return Imported{}, fmt.Errorf("record: import %s: %w", rep.Name, err)
 	}
 	key := ReportKey(rep.Name, fi.Size(), fi.ModTime())
+	if s.Dialect() == "postgres" {
+		// A shared record: the same path on two machines (a CI
+		// workspace) is two files.
+		key = ReportKey(s.origin.Host+":"+rep.Name, fi.Size(), fi.ModTime())
+	}
 	imp := Imported{Path: rep.Name, Key: key, Tests: len(rep.Results)}
 	// Most reads are of a file recorded before: look before converting.
 	err = s.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE key = ?`, key).Scan(&imp.RunID)
@@ -239,4 +246,81 @@ func reportEvidence(a testreport.Attachment, dir string) (Evidence, bool) {
 		e.Kind = "screenshot"
 	}
 	return e, true
+}
+
+// FileImport says how ImportFile records a report file.
+type FileImport struct {
+	// Name is the run's name (default: the file's base name and format).
+	Name string
+	// Origin is laid over the store's (Origin.With): a branch or commit
+	// given on the command line wins over what the CI says.
+	Origin Origin
+}
+
+// FileImported is what ImportFile recorded.
+type FileImported struct {
+	Imported
+	Format  testreport.Format `json:"format"`
+	Passed  int               `json:"passed"`
+	Failed  int               `json:"failed"`
+	Skipped int               `json:"skipped"`
+	Origin  Origin            `json:"origin"`
+}
+
+// ImportFile records the report in the file at path (JUnit XML, TAP, go
+// test -json, Playwright or Jest JSON, told apart by its content) as one
+// run of kind RunReport, keyed by the SHA-256 of its content: the same
+// file imported again, from any machine, is the same run (New false). A
+// file that cannot be read or is not a report is an error naming the
+// file, and the line for a report that does not parse.
+func ImportFile(ctx context.Context, s *Store, path string, o FileImport) (FileImported, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return FileImported{}, fmt.Errorf("%s: %w", path, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return FileImported{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return FileImported{}, fmt.Errorf("%s is not a regular file; give a report file (JUnit XML, TAP, go test -json, Playwright or Jest JSON)", path)
+	}
+	if fi.Size() > testreport.MaxFileBytes {
+		return FileImported{}, fmt.Errorf("%s: %d bytes, over the %d a report may have (testreport.MaxFileBytes)", path, fi.Size(), int64(testreport.MaxFileBytes))
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return FileImported{}, fmt.Errorf("%s: %w", path, err)
+	}
+	rep, err := testreport.Parse(ctx, bytes.NewReader(data), abs, "")
+	if err != nil {
+		return FileImported{}, err // a ParseError names the file and the line
+	}
+	sum := sha256.Sum256(data)
+	key := "import:" + hex.EncodeToString(sum[:])
+	run, tests := reportRun(rep, fi.ModTime())
+	if o.Name != "" {
+		run.Name = o.Name
+	}
+	run.Origin = s.origin.With(o.Origin)
+	out := FileImported{Imported: Imported{Path: abs, Key: key, Tests: len(tests)}, Format: rep.Format, Origin: run.Origin}
+	if out.RunID, out.New, err = s.ImportRun(ctx, key, run, tests); err != nil {
+		return FileImported{}, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, t := range tests {
+		switch t.Status {
+		case StatusFailed:
+			out.Failed++
+		case StatusSkipped:
+			out.Skipped++
+		default:
+			out.Passed++
+		}
+	}
+	if !out.New { // as it was recorded the first time
+		if r, err := s.RunInfo(ctx, out.RunID); err == nil {
+			out.Origin = r.Origin
+		}
+	}
+	return out, nil
 }

@@ -2,13 +2,15 @@
 // tools/call (what was called, how long it took, how it ended) and every
 // test result (assertions, browser assertions, accessibility audits, the
 // test cases of the reports the tools read, finished jobs), grouped into
-// runs, with their evidence, in one SQLite file under the state directory.
+// runs, with their evidence, in one SQLite file under the state directory
+// or, for a team sharing one record, in a PostgreSQL database.
 //
 // The front records a call with [Recorder.Call], which only appends to a
 // buffer; a flusher writes the buffer in one transaction a few times a
 // second and tells the live subscribers (the dashboard's event stream).
 // Igors open the same file ([Open]) to import the reports they read and to
-// read a test's history: SQLite's WAL lets the processes share it.
+// read a test's history: SQLite's WAL lets the processes share it, and
+// PostgreSQL lets several servers on several machines share one record.
 package record
 
 import (
@@ -23,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"github.com/barrhawk/barrhawk/internal/redact"
 )
 
 // DefaultPath is the record's file under the state directory.
@@ -31,79 +33,50 @@ func DefaultPath(home string) string { return filepath.Join(home, "record.db") }
 
 // Store is the record's database.
 type Store struct {
-	db   *sql.DB
-	path string
+	db   db
+	path string // the file, or the URL with its password masked
+	// origin is where the runs recorded through this store come from,
+	// unless a run says otherwise.
+	origin Origin
 }
 
-const schemaSQL = `
-CREATE TABLE IF NOT EXISTS calls (
-	id INTEGER PRIMARY KEY,
-	time INTEGER NOT NULL,
-	session TEXT NOT NULL DEFAULT '',
-	tool TEXT NOT NULL,
-	args TEXT NOT NULL DEFAULT '',
-	duration_us INTEGER NOT NULL,
-	ok INTEGER NOT NULL,
-	code TEXT NOT NULL DEFAULT '',
-	message TEXT NOT NULL DEFAULT '',
-	igor TEXT NOT NULL DEFAULT '',
-	result_bytes INTEGER NOT NULL DEFAULT 0,
-	full_args TEXT NOT NULL DEFAULT '',
-	result TEXT NOT NULL DEFAULT '',
-	truncated INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS calls_tool ON calls (tool, id);
-CREATE TABLE IF NOT EXISTS runs (
-	id INTEGER PRIMARY KEY,
-	key TEXT NOT NULL UNIQUE,
-	kind TEXT NOT NULL,
-	name TEXT NOT NULL,
-	session TEXT NOT NULL DEFAULT '',
-	started INTEGER NOT NULL,
-	ended INTEGER NOT NULL,
-	passed INTEGER NOT NULL DEFAULT 0,
-	failed INTEGER NOT NULL DEFAULT 0,
-	skipped INTEGER NOT NULL DEFAULT 0,
-	source TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS runs_kind ON runs (kind, id);
-CREATE INDEX IF NOT EXISTS runs_ended ON runs (ended);
-CREATE TABLE IF NOT EXISTS tests (
-	id INTEGER PRIMARY KEY,
-	run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-	name TEXT NOT NULL,
-	suite TEXT NOT NULL DEFAULT '',
-	kind TEXT NOT NULL,
-	tool TEXT NOT NULL DEFAULT '',
-	time INTEGER NOT NULL,
-	session TEXT NOT NULL DEFAULT '',
-	status TEXT NOT NULL,
-	duration_ms REAL NOT NULL DEFAULT 0,
-	message TEXT NOT NULL DEFAULT '',
-	expected TEXT NOT NULL DEFAULT '',
-	actual TEXT NOT NULL DEFAULT '',
-	output TEXT NOT NULL DEFAULT '',
-	call_id INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS tests_run ON tests (run_id, id);
-CREATE INDEX IF NOT EXISTS tests_name ON tests (name, time);
-CREATE TABLE IF NOT EXISTS evidence (
-	id INTEGER PRIMARY KEY,
-	test_id INTEGER NOT NULL REFERENCES tests (id) ON DELETE CASCADE,
-	kind TEXT NOT NULL,
-	name TEXT NOT NULL DEFAULT '',
-	path TEXT NOT NULL,
-	mime TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS evidence_test ON evidence (test_id);
-`
-
-// Open opens (and makes, if need be) the record at path.
-func Open(path string) (*Store, error) {
-	if path == "" {
-		return nil, errors.New("record: no database file given")
+// Open opens (and makes, if need be) the record at dsn: an SQLite file,
+// or a postgres:// URL. Its tables are made or migrated to SchemaVersion
+// on first use; on SQLite that is done here, so that a file that cannot
+// be written is an error now, while a PostgreSQL database that does not
+// answer yet is tried again at each use (the reads and writes fail with
+// ErrNotReady meanwhile): call Ready to know. The runs recorded through
+// it get DetectOrigin's origin (SetOrigin changes it).
+func Open(dsn string) (*Store, error) {
+	s, err := open(dsn)
+	if err != nil {
+		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	s.origin = DetectOrigin(os.Getenv)
+	if s.db.d.name == "sqlite" {
+		if err := s.Ready(context.Background()); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func open(dsn string) (*Store, error) {
+	if dsn == "" {
+		return nil, errors.New("record: no database given; give dashboard.db an SQLite file or a postgres:// URL")
+	}
+	if IsPostgresURL(dsn) {
+		sdb, err := openPostgres(dsn)
+		if err != nil {
+			return nil, err
+		}
+		return newStore(sdb, pgDialect, redact.URLs(dsn)), nil
+	}
+	if strings.Contains(dsn, "://") {
+		return nil, fmt.Errorf("record: dashboard.db %q is neither a file nor a postgres:// URL; give an SQLite file path or postgres://user:password@host:5432/dbname", redact.URLs(dsn))
+	}
+	if err := os.MkdirAll(filepath.Dir(dsn), 0o755); err != nil {
 		return nil, fmt.Errorf("record: the database's directory: %w", err)
 	}
 	v := url.Values{}
@@ -112,19 +85,50 @@ func Open(path string) (*Store, error) {
 	v.Add("_pragma", "busy_timeout(10000)")
 	v.Add("_pragma", "synchronous(NORMAL)")
 	v.Add("_pragma", "foreign_keys(ON)")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+v.Encode())
+	// Every transaction of the record writes: take the write lock at
+	// BEGIN, so that two processes never both hold a read lock waiting
+	// to write (which SQLite ends with SQLITE_BUSY, busy timeout or not).
+	v.Add("_txlock", "immediate")
+	sdb, err := sql.Open("sqlite", "file:"+dsn+"?"+v.Encode())
 	if err != nil {
-		return nil, fmt.Errorf("record: open %s: %w", path, err)
+		return nil, fmt.Errorf("record: open %s: %w", dsn, err)
 	}
-	db.SetMaxOpenConns(4)
-	if _, err := db.Exec(schemaSQL); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("record: make the tables in %s: %w", path, err)
-	}
-	return &Store{db: db, path: path}, nil
+	sdb.SetMaxOpenConns(4)
+	return newStore(sdb, sqliteDialect, dsn), nil
 }
 
-// Path is the database's file.
+func newStore(sdb *sql.DB, d *dialect, path string) *Store {
+	s := &Store{path: path}
+	s.db = db{DB: sdb, d: d, schema: &tables{run: func(ctx context.Context) error {
+		if err := migrate(ctx, sdb, d); err != nil {
+			return fmt.Errorf("make the tables in %s: %w", path, redactErr(err))
+		}
+		return nil
+	}}}
+	return s
+}
+
+// Ready makes or migrates the tables if that is not done yet: nil once
+// they are, else an error (ErrNotReady) saying why, the URL's password
+// masked.
+func (s *Store) Ready(ctx context.Context) error {
+	if err := s.db.ready(ctx); err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	return nil
+}
+
+// Dialect is "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.db.d.name }
+
+// SetOrigin sets where the runs recorded through s come from, unless a
+// run says otherwise. Call it before the store is used.
+func (s *Store) SetOrigin(o Origin) { s.origin = o }
+
+// Origin is where the runs recorded through s come from.
+func (s *Store) Origin() Origin { return s.origin }
+
+// Path is the database's file, or its URL with the password masked.
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
@@ -159,11 +163,11 @@ func (s *Store) Calls(ctx context.Context, f CallFilter) ([]Call, int64, error) 
 	var where []string
 	var args []any
 	if f.Tool != "" {
-		var exact int
+		var exact bool
 		if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM calls WHERE tool = ?)`, f.Tool).Scan(&exact); err != nil {
 			return nil, 0, fmt.Errorf("record: calls: %w", err)
 		}
-		if exact == 1 {
+		if exact {
 			where, args = append(where, "tool = ?"), append(args, f.Tool)
 		} else {
 			where, args = append(where, "tool LIKE ? ESCAPE '\\'"), append(args, "%"+likeEscape(f.Tool)+"%")
@@ -172,7 +176,7 @@ func (s *Store) Calls(ctx context.Context, f CallFilter) ([]Call, int64, error) 
 	switch f.Outcome {
 	case "":
 	case "ok", "error":
-		where, args = append(where, "ok = ?"), append(args, f.Outcome == "ok")
+		where, args = append(where, "ok = ?"), append(args, boolInt(f.Outcome == "ok"))
 	default:
 		return nil, 0, fmt.Errorf("record: outcome %q: give ok, error or nothing", f.Outcome)
 	}
@@ -212,6 +216,15 @@ func (s *Store) Calls(ctx context.Context, f CallFilter) ([]Call, int64, error) 
 	return out, next, nil
 }
 
+// boolInt is b as the record stores it: 1 or 0 (an INTEGER column on
+// both databases).
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
@@ -225,7 +238,7 @@ func outcome(ok bool) string {
 
 // CallCount is how many calls the record holds, and how many failed.
 func (s *Store) CallCount(ctx context.Context) (calls, errs int, err error) {
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(ok = 0), 0) FROM calls`).Scan(&calls, &errs); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE ok = 0) FROM calls`).Scan(&calls, &errs); err != nil {
 		return 0, 0, fmt.Errorf("record: count calls: %w", err)
 	}
 	return calls, errs, nil
@@ -269,9 +282,8 @@ func plainCall(c *CallDetail) bool {
 }
 
 // insertCalls writes calls (their IDs set here) in tx, many to a
-// statement. In one transaction the rows of a statement get consecutive
-// ids, ending at the last insert id.
-func insertCalls(ctx context.Context, tx *sql.Tx, calls []*CallDetail) error {
+// statement.
+func insertCalls(ctx context.Context, tx *tx, calls []*CallDetail) error {
 	type shape struct {
 		rows  int
 		plain bool
@@ -282,9 +294,16 @@ func insertCalls(ctx context.Context, tx *sql.Tx, calls []*CallDetail) error {
 			st.Close()
 		}
 	}()
-	args := make([]any, 0, callsPerInsert*callCols)
+	per := callsPerInsert
+	if tx.d.numbered {
+		// Over a network each statement is a round trip: fewer, larger
+		// ones (PostgreSQL takes 65,535 parameters to a statement).
+		per = 8 * callsPerInsert
+	}
+	args := make([]any, 0, per*callCols)
+	ids := make([]*int64, 0, per)
 	for len(calls) > 0 {
-		chunk := calls[:min(len(calls), callsPerInsert)]
+		chunk := calls[:min(len(calls), per)]
 		calls = calls[len(chunk):]
 		sh := shape{rows: len(chunk), plain: !slices.ContainsFunc(chunk, func(c *CallDetail) bool { return !plainCall(c) })}
 		st := stmts[sh]
@@ -296,13 +315,14 @@ func insertCalls(ctx context.Context, tx *sql.Tx, calls []*CallDetail) error {
 					strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, 1, ?, ?, ?), ", len(chunk)), ", ")
 			}
 			var err error
-			if st, err = tx.PrepareContext(ctx, q); err != nil {
+			if st, err = tx.PrepareContext(ctx, tx.d.returningID(q)); err != nil {
 				return err
 			}
 			stmts[sh] = st
 		}
-		args = args[:0]
+		args, ids = args[:0], ids[:0]
 		for _, c := range chunk {
+			ids = append(ids, &c.ID)
 			if sh.plain {
 				args = append(args, micros(c.Time), c.Session, c.Tool, c.Args, c.DurationUs, c.Igor, c.ResultBytes, c.Result)
 				continue
@@ -311,25 +331,19 @@ func insertCalls(ctx context.Context, tx *sql.Tx, calls []*CallDetail) error {
 			if full == c.Args {
 				full = "" // kept once: Call reads Args for it
 			}
-			args = append(args, micros(c.Time), c.Session, c.Tool, c.Args, c.DurationUs, c.Outcome == "ok", c.Code, c.Message, c.Igor, c.ResultBytes, full, c.Result, c.Truncated)
+			args = append(args, micros(c.Time), c.Session, c.Tool, c.Args, c.DurationUs, boolInt(c.Outcome == "ok"), c.Code, c.Message, c.Igor, c.ResultBytes, full, c.Result, boolInt(c.Truncated))
 		}
-		res, err := st.ExecContext(ctx, args...)
-		if err != nil {
+		if err := tx.d.insertIDs(ctx, st, ids, args...); err != nil {
 			return err
-		}
-		last, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		for i, c := range chunk {
-			c.ID = last - int64(len(chunk)-1-i)
 		}
 	}
 	return nil
 }
 
-// runKey finds or makes the run of key, returning its id.
-func runKey(ctx context.Context, tx *sql.Tx, key string, r *Run) (id int64, made bool, err error) {
+// runKey finds or makes the run of key, returning its id and whether it
+// was made here. Servers making the same key at once make one run: the
+// later insert finds the key taken and reads the run made.
+func runKey(ctx context.Context, tx *tx, key string, r *Run) (id int64, made bool, err error) {
 	err = tx.QueryRowContext(ctx, `SELECT id FROM runs WHERE key = ?`, key).Scan(&id)
 	if err == nil {
 		return id, false, nil
@@ -337,28 +351,25 @@ func runKey(ctx context.Context, tx *sql.Tx, key string, r *Run) (id int64, made
 	if !errors.Is(err, sql.ErrNoRows) {
 		return 0, false, err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO runs (key, kind, name, session, started, ended, source) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		key, r.Kind, r.Name, r.Session, micros(r.Started), micros(r.Ended), r.Source)
-	if err != nil {
-		return 0, false, err
+	o := r.Origin
+	id, err = tx.insertID(ctx, `INSERT INTO runs (key, kind, name, session, started, ended, source, host, dir, ci, branch, commit_sha, build_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+		key, r.Kind, r.Name, r.Session, micros(r.Started), micros(r.Ended), r.Source, o.Host, o.Dir, o.CI, o.Branch, o.Commit, o.BuildURL)
+	if errors.Is(err, sql.ErrNoRows) { // another server made it meanwhile
+		err = tx.QueryRowContext(ctx, `SELECT id FROM runs WHERE key = ?`, key).Scan(&id)
+		return id, false, err
 	}
-	id, err = res.LastInsertId()
-	return id, true, err
+	return id, err == nil, err
 }
 
-// insertTests writes tests into the run of key (made from run if new) and
+// insertTests writes tests into the run runID (recorded from run) and
 // updates its counts and end; the tests' IDs and RunIDs are set here.
-func insertTests(ctx context.Context, tx *sql.Tx, key string, run *Run, tests []*Test) error {
-	runID, _, err := runKey(ctx, tx, key, run)
-	if err != nil {
-		return err
-	}
-	st, err := tx.PrepareContext(ctx, `INSERT INTO tests (run_id, name, suite, kind, tool, time, session, status, duration_ms, message, expected, actual, output, call_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+func insertTests(ctx context.Context, tx *tx, runID int64, run *Run, tests []*Test) error {
+	st, err := tx.PrepareContext(ctx, tx.d.returningID(`INSERT INTO tests (run_id, name, suite, kind, tool, time, session, status, duration_ms, message, expected, actual, output, call_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	ev, err := tx.PrepareContext(ctx, `INSERT INTO evidence (test_id, kind, name, path, mime) VALUES (?, ?, ?, ?, ?)`)
+	ev, err := tx.PrepareContext(ctx, tx.d.returningID(`INSERT INTO evidence (test_id, kind, name, path, mime) VALUES (?, ?, ?, ?, ?)`))
 	if err != nil {
 		return err
 	}
@@ -367,20 +378,12 @@ func insertTests(ctx context.Context, tx *sql.Tx, key string, run *Run, tests []
 	start, end := run.Started, run.Ended
 	for _, t := range tests {
 		t.RunID = runID
-		res, err := st.ExecContext(ctx, runID, t.Name, t.Suite, t.Kind, t.Tool, micros(t.Time), t.Session, t.Status, t.DurationMs, t.Message, string(t.Expected), string(t.Actual), t.Output, t.CallID)
-		if err != nil {
-			return err
-		}
-		if t.ID, err = res.LastInsertId(); err != nil {
+		if err := tx.d.insertIDs(ctx, st, []*int64{&t.ID}, runID, t.Name, t.Suite, t.Kind, t.Tool, micros(t.Time), t.Session, t.Status, t.DurationMs, t.Message, string(t.Expected), string(t.Actual), t.Output, t.CallID); err != nil {
 			return err
 		}
 		for i := range t.Evidence {
 			e := &t.Evidence[i]
-			res, err := ev.ExecContext(ctx, t.ID, e.Kind, e.Name, e.Path, e.MIMEType)
-			if err != nil {
-				return err
-			}
-			if e.ID, err = res.LastInsertId(); err != nil {
+			if err := tx.d.insertIDs(ctx, ev, []*int64{&e.ID}, t.ID, e.Kind, e.Name, e.Path, e.MIMEType); err != nil {
 				return err
 			}
 		}
@@ -399,39 +402,39 @@ func insertTests(ctx context.Context, tx *sql.Tx, key string, run *Run, tests []
 			start = t.Time
 		}
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE runs SET passed = passed + ?, failed = failed + ?, skipped = skipped + ?, started = min(started, ?), ended = max(ended, ?) WHERE id = ?`,
-		passed, failed, skipped, micros(start), micros(end), runID)
+	s, e := micros(start), micros(end)
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET passed = passed + ?, failed = failed + ?, skipped = skipped + ?,
+		started = CASE WHEN started < ? THEN started ELSE ? END, ended = CASE WHEN ended > ? THEN ended ELSE ? END WHERE id = ?`,
+		passed, failed, skipped, s, s, e, e, runID)
 	return err
 }
 
 // ImportRun records a whole run (a report, a job) under key, once: a key
 // already recorded is left as it is and reported with done false. It
-// returns the run's id.
+// returns the run's id. A run without an origin gets the store's.
 func (s *Store) ImportRun(ctx context.Context, key string, run Run, tests []*Test) (id int64, done bool, err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	if run.Origin == (Origin{}) {
+		run.Origin = s.origin
+	}
+	t, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, false, fmt.Errorf("record: import %s: %w", key, err)
 	}
-	defer tx.Rollback()
-	var have int64
-	err = tx.QueryRowContext(ctx, `SELECT id FROM runs WHERE key = ?`, key).Scan(&have)
-	if err == nil {
-		return have, false, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
+	defer t.Rollback()
+	id, made, err := runKey(ctx, t, key, &run)
+	if err != nil {
 		return 0, false, fmt.Errorf("record: import %s: %w", key, err)
 	}
-	if err := insertTests(ctx, tx, key, &run, tests); err != nil {
+	if !made {
+		return id, false, nil
+	}
+	if err := insertTests(ctx, t, id, &run, tests); err != nil {
 		return 0, false, fmt.Errorf("record: import %s: %w", key, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := t.Commit(); err != nil {
 		return 0, false, fmt.Errorf("record: import %s: %w", key, err)
 	}
-	if len(tests) > 0 {
-		return tests[0].RunID, true, nil
-	}
-	err = s.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE key = ?`, key).Scan(&id)
-	return id, true, err
+	return id, true, nil
 }
 
 // Has reports whether a run of key is recorded.
@@ -443,22 +446,61 @@ func (s *Store) Has(ctx context.Context, key string) (bool, error) {
 	return n > 0, nil
 }
 
-const runCols = `id, kind, name, session, started, ended, passed, failed, skipped, source`
+const runCols = `id, kind, name, session, started, ended, passed, failed, skipped, source, host, dir, ci, branch, commit_sha, build_url`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	var st, en int64
-	err := sc.Scan(&r.ID, &r.Kind, &r.Name, &r.Session, &st, &en, &r.Passed, &r.Failed, &r.Skipped, &r.Source)
+	o := &r.Origin
+	err := sc.Scan(&r.ID, &r.Kind, &r.Name, &r.Session, &st, &en, &r.Passed, &r.Failed, &r.Skipped, &r.Source, &o.Host, &o.Dir, &o.CI, &o.Branch, &o.Commit, &o.BuildURL)
 	r.Started, r.Ended = fromMicros(st), fromMicros(en)
 	return r, err
+}
+
+// RunFilter selects runs: each field given must match exactly (Commit
+// also as a prefix of at least 7 characters, as git abbreviates it);
+// Before pages (ids below it).
+type RunFilter struct {
+	Kind   string
+	Host   string
+	Branch string
+	Commit string
+	Before int64
+	Limit  int
 }
 
 // Runs returns a page of runs (of kind, if given), newest first, and the id
 // to ask before for the next page (0 when there is none).
 func (s *Store) Runs(ctx context.Context, kind string, before int64, limit int) ([]Run, int64, error) {
-	limit = pageLimit(limit)
-	q := `SELECT ` + runCols + ` FROM runs WHERE (? = '' OR kind = ?) AND (? = 0 OR id < ?) ORDER BY id DESC LIMIT ?`
-	rows, err := s.db.QueryContext(ctx, q, kind, kind, before, before, limit+1)
+	return s.FindRuns(ctx, RunFilter{Kind: kind, Before: before, Limit: limit})
+}
+
+// FindRuns returns a page of the runs f selects, newest first, and the id
+// to ask Before for the next page (0 when there is none).
+func (s *Store) FindRuns(ctx context.Context, f RunFilter) ([]Run, int64, error) {
+	limit := pageLimit(f.Limit)
+	var where []string
+	var args []any
+	for _, c := range []struct{ col, v string }{{"kind", f.Kind}, {"host", f.Host}, {"branch", f.Branch}} {
+		if c.v != "" {
+			where, args = append(where, c.col+" = ?"), append(args, c.v)
+		}
+	}
+	switch {
+	case f.Commit == "":
+	case len(f.Commit) >= 7 && len(f.Commit) < 40:
+		where, args = append(where, "commit_sha LIKE ? ESCAPE '\\'"), append(args, likeEscape(f.Commit)+"%")
+	default:
+		where, args = append(where, "commit_sha = ?"), append(args, f.Commit)
+	}
+	if f.Before > 0 {
+		where, args = append(where, "id < ?"), append(args, f.Before)
+	}
+	q := `SELECT ` + runCols + ` FROM runs`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY id DESC LIMIT ?`, append(args, limit+1)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("record: runs: %w", err)
 	}
@@ -549,7 +591,7 @@ const HistoryLimit = 1000
 
 // History returns the latest results of the test named name, oldest first.
 func (s *Store) History(ctx context.Context, name string) (*History, error) {
-	hs, err := s.histories(ctx, "name = ?", name, time.Time{}, HistoryLimit)
+	hs, err := s.histories(ctx, "t.name = ?", name, time.Time{}, HistoryLimit)
 	if err != nil {
 		return nil, fmt.Errorf("record: history of %q: %w", name, err)
 	}
@@ -720,11 +762,24 @@ func (s *Store) DeleteCallsThrough(ctx context.Context, last int64) error {
 	return nil
 }
 
-// Size is what the record's file holds: the bytes of its pages in use
-// (freed pages are not counted: new rows reuse them). Its write-ahead log
-// is bounded apart: checkpoints empty it, and journal_size_limit (8 MiB)
-// truncates it after.
+// Size is what the record holds: on SQLite the bytes of its file's pages
+// in use (freed pages are not counted: new rows reuse them; its
+// write-ahead log is bounded apart: checkpoints empty it, and
+// journal_size_limit (8 MiB) truncates it after). On PostgreSQL it is the
+// record's tables and indexes times the share of their rows that are live
+// (from the statistics, which lag by a second or so): the space of
+// deleted rows is reused by new ones after autovacuum, as SQLite's free
+// pages are.
 func (s *Store) Size(ctx context.Context) (int64, error) {
+	if s.db.d.name == "postgres" {
+		var size float64
+		if err := s.db.QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(relid)::float8 *
+			CASE WHEN n_live_tup + n_dead_tup = 0 THEN 1 ELSE n_live_tup::float8 / (n_live_tup + n_dead_tup) END), 0)
+			FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname IN ('calls', 'runs', 'tests', 'evidence')`).Scan(&size); err != nil {
+			return 0, fmt.Errorf("record: the tables' size: %w", err)
+		}
+		return int64(size), nil
+	}
 	var pages, free, size int64
 	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count), (SELECT freelist_count FROM pragma_freelist_count), (SELECT page_size FROM pragma_page_size)`).Scan(&pages, &free, &size); err != nil {
 		return 0, fmt.Errorf("record: the file's size: %w", err)
@@ -736,8 +791,12 @@ func (s *Store) Size(ctx context.Context) (int64, error) {
 // than half the file (a bound was lowered, a backlog pruned): the file
 // shrinks to what it keeps. Fewer are left for new rows to reuse, which
 // costs nothing on each write (incremental auto-vacuum would, on every
-// one).
+// one). On PostgreSQL autovacuum keeps the space for new rows; a VACUUM
+// FULL would lock the tables a whole team writes to, so none is run.
 func (s *Store) giveBackPages(ctx context.Context) error {
+	if s.db.d.name == "postgres" {
+		return nil
+	}
 	var pages, free int64
 	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count), (SELECT freelist_count FROM pragma_freelist_count)`).Scan(&pages, &free); err != nil {
 		return fmt.Errorf("record: free pages: %w", err)

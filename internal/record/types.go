@@ -62,6 +62,8 @@ type Run struct {
 	Skipped int       `json:"skipped"`
 	// Source is where a report came from (its path) or the job's id.
 	Source string `json:"source,omitempty"`
+	// Origin is the machine, directory and CI build it was recorded on.
+	Origin
 }
 
 // Test statuses.
@@ -127,6 +129,10 @@ type Point struct {
 	TestID     int64     `json:"testId"`
 	Status     string    `json:"status"`
 	DurationMs float64   `json:"durationMs"`
+	// RunName is its run's name; Origin where the run was recorded (Dir
+	// left out).
+	RunName string `json:"runName,omitempty"`
+	Origin
 }
 
 // History is the results of one test name over time, newest last.

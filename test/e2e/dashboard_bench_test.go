@@ -64,15 +64,7 @@ func BenchmarkDashboardLoad100k(b *testing.B) {
 	base, token := "http://"+u.Host, u.Query().Get("token")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	br, err := browser.Launch(ctx, browser.Options{Headless: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer br.Close()
-	p, err := br.Active()
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := headlessPage(ctx, b)
 	if _, err := p.Navigate(ctx, open); err != nil {
 		b.Fatal(err)
 	}

@@ -52,6 +52,22 @@ func dashGet(t testing.TB, base, token, path string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
+// headlessPage launches a headless Chromium, closed when the test ends,
+// and returns its page.
+func headlessPage(ctx context.Context, tb testing.TB) *browser.Page {
+	tb.Helper()
+	br, err := browser.Launch(ctx, browser.Options{Headless: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { br.Close() })
+	p, err := br.Active()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
 // The dashboard as a new user meets it: served by serve --dashboard,
 // opened in a real Chromium by the URL serve printed, following calls,
 // Igors and test runs live, and keeping the runs for the next start.
@@ -85,15 +101,7 @@ func TestDashboard(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	b, err := browser.Launch(ctx, browser.Options{Headless: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.Active()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := headlessPage(ctx, t)
 	wait := func(sel string, d time.Duration) {
 		t.Helper()
 		if _, err := p.Find(ctx, sel, browser.FindOptions{Timeout: d, State: "attached"}); err != nil {

@@ -361,6 +361,9 @@ function renderOverview() {
     h('span', { class: 'stat' }, h('b', fmtNum(overview.calls)), ' calls'),
     h('span', { class: `stat ${overview.errors > 0 ? 'bad-text' : ''}` }, h('b', fmtNum(overview.errors)), ' errors'),
     missing(overview.runs) ? null : stat('runs', overview.runs),
+    overview.record && overview.record.paused ? h('span', { id: 'record-paused', class: 'stat bad-text',
+      title: `${overview.record.error || ''}\nsince ${toDate(overview.record.pausedSince) ? toDate(overview.record.pausedSince).toLocaleString() : '?'}` },
+      'recording paused, ', h('b', fmtNum(overview.record.pending)), ' waiting') : null,
     last && last.id != null ? h('a', { class: 'stat', href: `#/runs/${encodeURIComponent(last.id)}`, title: `Last run: ${last.name || last.id}` },
       'last run ', h('b', { class: 'good-text' }, fmtNum(last.passed)), ' passed ',
       h('b', { class: last.failed > 0 ? 'bad-text' : '' }, fmtNum(last.failed)), ' failed') : null);
@@ -843,7 +846,22 @@ function pageJobs(root, openId) {
 
 // ---------- Runs ----------
 
-const runFilters = { kind: '' };
+const runFilters = { kind: '', host: '', branch: '', commit: '' };
+
+const shortSHA = c => (c && /^[0-9a-f]{12,}$/i.test(c) ? c.slice(0, 10) : c || '');
+
+// originEl shows where a run came from: host, branch, commit, and a link
+// to its CI build.
+function originEl(o) {
+  const bits = [];
+  if (o.host) bits.push(h('span', { class: 'host', title: o.dir ? `${o.host}:${o.dir}` : o.host }, o.host));
+  if (o.branch) bits.push(h('span', { class: 'branch tag' }, o.branch));
+  if (o.commit) bits.push(h('span', { class: 'commit mono', title: o.commit }, shortSHA(o.commit)));
+  if (o.buildUrl && /^https?:\/\//.test(o.buildUrl)) {
+    bits.push(h('a', { class: 'build', href: o.buildUrl, target: '_blank', rel: 'noopener' }, o.ci || 'build'));
+  } else if (o.ci) bits.push(h('span', { class: 'ci muted' }, o.ci));
+  return bits.length ? h('span', { class: 'origin' }, bits) : h('span', { class: 'muted' }, DASH);
+}
 
 function runRow(r) {
   const started = toDate(r.started), ended = toDate(r.ended);
@@ -857,23 +875,26 @@ function runRow(r) {
     h('td', { class: 'passed num good-text' }, fmtNum(r.passed)),
     h('td', { class: `failed num ${r.failed > 0 ? 'bad-text' : 'muted'}` }, fmtNum(r.failed)),
     h('td', { class: 'skipped num muted' }, fmtNum(r.skipped)),
+    h('td', { class: 'origin-cell' }, originEl(r)),
     h('td', { class: 'source mono', title: r.source || null }, r.source || ''));
 }
 
 function pageRuns(root) {
   const kind = h('select', { id: 'filter-kind', value: runFilters.kind },
     ['', 'session', 'report', 'job'].map(k => h('option', { value: k }, k || 'Any kind')));
+  const text = (key, label) => h('input', { id: `filter-${key}`, type: 'search', placeholder: label, value: runFilters[key], 'aria-label': label });
+  const host = text('host', 'Machine'), branch = text('branch', 'Branch'), commit = text('commit', 'Commit');
   const tbody = h('tbody');
   const more = h('button', { id: 'runs-more', type: 'button', hidden: true }, 'Load older');
-  root.append(h('div', { class: 'toolbar' }, h('h1', 'Runs'), kind),
+  root.append(h('div', { class: 'toolbar' }, h('h1', 'Runs'), kind, host, branch, commit),
     h('table', { id: 'runs-table', class: 'grid' },
-      head('Started', 'Kind', 'Name', 'Session', 'Took', 'Passed', 'Failed', 'Skipped', 'Source'), tbody),
+      head('Started', 'Kind', 'Name', 'Session', 'Took', 'Passed', 'Failed', 'Skipped', 'Origin', 'Source'), tbody),
     more);
   let next = 0, seq = 0;
 
   async function load(older) {
     const q = new URLSearchParams({ limit: '50' });
-    if (runFilters.kind) q.set('kind', runFilters.kind);
+    for (const k of ['kind', 'host', 'branch', 'commit']) if (runFilters[k]) q.set(k, runFilters[k]);
     if (older && next) q.set('before', String(next));
     const mine = ++seq;
     try {
@@ -882,13 +903,17 @@ function pageRuns(root) {
       clearError(root);
       const rows = (d.runs || []).map(runRow);
       if (older) tbody.append(...rows); else tbody.replaceChildren(...rows);
-      if (!tbody.rows.length) tbody.append(emptyRow(9, 'No runs yet.'));
+      if (!tbody.rows.length) tbody.append(emptyRow(10, 'No runs yet.'));
       next = d.next || 0;
       more.hidden = !next;
     } catch (e) { showError(root, e); }
   }
 
   kind.addEventListener('change', () => { runFilters.kind = kind.value; load(false); });
+  const typed = debounce(() => load(false), 300);
+  for (const [key, el] of [['host', host], ['branch', branch], ['commit', commit]]) {
+    el.addEventListener('input', () => { runFilters[key] = el.value.trim(); typed(); });
+  }
   more.addEventListener('click', () => load(true));
   tbody.addEventListener('click', e => {
     const tr = e.target.closest('tr[data-run-id]');
@@ -958,6 +983,7 @@ function pageRun(root, id) {
         ['Started', timeEl(r.started)],
         ['Took', started && ended ? fmtMs(ended - started) : 'still open'],
         ['Session', dash(r.session)], ['Source', dash(r.source)],
+        ['Origin', originEl(r)],
       ]),
       h('div', { class: 'chips' },
         chip('all', 'All', tests.length), chip('passed', 'Passed', n('passed'), 'good'),
@@ -1006,12 +1032,14 @@ function pageTest(root, name) {
           title: `${p.status} · ${fmtMs(p.durationMs)} · ${toDate(p.time) ? toDate(p.time).toLocaleString() : ''} · run ${p.runId}`,
         }))),
         points.length ? null : h('p', { class: 'empty' }, 'No results for this test.'),
+        h('h2', 'Across machines and commits'), originChart(points),
         h('h2', 'Duration'), chartBox,
-        h('table', { class: 'grid' }, head('Time', 'Status', 'Duration', 'Run'),
+        h('table', { class: 'grid' }, head('Time', 'Status', 'Duration', 'Where', 'Run'),
           h('tbody', points.slice().reverse().slice(0, 50).map(p => h('tr',
             h('td', timeEl(p.time)), h('td', badge(p.status, { passed: 'good', failed: 'bad', flaky: 'warn' }[p.status] || '')),
             h('td', { class: 'num' }, fmtMs(p.durationMs)),
-            h('td', h('a', { href: `#/runs/${encodeURIComponent(p.runId)}` }, `run ${p.runId}`)))))));
+            h('td', originEl(p)),
+            h('td', h('a', { href: `#/runs/${encodeURIComponent(p.runId)}` }, p.runName || `run ${p.runId}`)))))));
       draw();
     } catch (e) { showError(root, e); }
   }
@@ -1021,6 +1049,45 @@ function pageTest(root, name) {
   onLeave(() => window.removeEventListener('resize', onResize));
   const later = debounce(refresh, 500);
   return { refresh, onEvent(kind, t) { if (kind === 'test' && t.name === name) later(); } };
+}
+
+// originChart draws a test's latest results as inline SVG: a column per
+// result (oldest on the left), a row per machine, the squares coloured by
+// status and linked to their runs, and the commits labelled above their
+// first result. A commit whose results differ (on one machine or across
+// several) is marked ≠: a flip.
+function originChart(points) {
+  const box = h('figure', { id: 'chart-origins', class: 'chart' });
+  const shown = points.slice(-60);
+  if (!shown.length) return box;
+  const hostOf = p => p.host || '(unknown machine)';
+  const commitOf = p => p.commit || p.branch || '(no commit)';
+  const hosts = [...new Set(shown.map(hostOf))];
+  const statuses = new Map();
+  for (const p of shown) {
+    if (p.status === 'skipped') continue;
+    const set = statuses.get(commitOf(p)) || new Set();
+    statuses.set(commitOf(p), set.add(p.status === 'flaky' ? 'passed' : p.status));
+  }
+  const C = 16, L = Math.min(180, 8 + 7 * Math.max(...hosts.map(x => x.length))), T = 62;
+  const W = L + shown.length * C + 40, H = T + hosts.length * C + 6;
+  const svg = s('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'results by machine and commit' });
+  hosts.forEach((host, r) => svg.append(s('text', { class: 'tick', x: L - 6, y: T + r * C + 12, 'text-anchor': 'end' }, host)));
+  shown.forEach((p, c) => {
+    const x = L + c * C, commit = commitOf(p);
+    if (c === 0 || commitOf(shown[c - 1]) !== commit) {
+      const flip = (statuses.get(commit) || new Set()).size > 1;
+      svg.append(s('line', { class: 'axis', x1: x, x2: x, y1: T - 4, y2: H }),
+        s('text', { class: `tick commit-label${flip ? ' bad-text' : ''}`, transform: `translate(${x + 11} ${T - 6}) rotate(-60)` },
+          s('title', {}, flip ? `${commit}: its results differ` : commit), shortSHA(commit).slice(0, 8) + (flip ? ' ≠' : '')));
+    }
+    svg.append(s('a', { href: `#/runs/${encodeURIComponent(p.runId)}` },
+      s('rect', { class: `cell ${SQ[p.status] || 'unknown'}`, 'data-status': p.status, x: x + 1, y: T + hosts.indexOf(hostOf(p)) * C + 1, width: C - 3, height: C - 3, rx: 3 },
+        s('title', {}, `${hostOf(p)} · ${commit}${p.branch ? ` (${p.branch})` : ''}\n${p.status} · ${fmtMs(p.durationMs)} · ${p.runName || `run ${p.runId}`}`))));
+  });
+  box.append(svg);
+  if (points.length > shown.length) box.append(h('figcaption', { class: 'muted' }, `the latest ${shown.length} of ${points.length} results`));
+  return box;
 }
 
 // ---------- Charts ----------

@@ -20,3 +20,19 @@ func UseRecord(t *testing.T) *record.Store {
 	}
 	return s
 }
+
+// UseRecordAt is UseRecord on the record at dsn (a postgres:// URL, say),
+// as an Igor of a server sharing a team's record has it.
+func UseRecordAt(t *testing.T, dsn string) *record.Store {
+	t.Helper()
+	record.Use(dsn)
+	t.Cleanup(func() { record.Use("") })
+	s, err := record.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ready(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
