@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testsrv"
 )
 
 // pg is the PostgreSQL server of this package's tests, started by the

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
-	"github.com/barrhawk/barrhawk/internal/lockedbuf"
 	"github.com/barrhawk/barrhawk/internal/record"
-	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/testsupport/lockedbuf"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testsrv"
 )
 
 // teamJUnit is one CI run's report, made at: "cart > totals" fails when

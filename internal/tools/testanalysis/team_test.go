@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/record"
-	"github.com/barrhawk/barrhawk/internal/testsrv"
+	"github.com/barrhawk/barrhawk/internal/testsupport/testsrv"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
