@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/barrhawk/barrhawk/internal/record"
+	"github.com/barrhawk/barrhawk/internal/testreport"
 )
 
 func recordCmd() *cobra.Command {
@@ -26,6 +27,7 @@ const recordOpenTimeout = 30 * time.Second
 func recordImportCmd() *cobra.Command {
 	var o record.FileImport
 	var asJSON bool
+	var format string
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Record test reports (JUnit XML, TAP, go test -json, Playwright or Jest JSON) as runs, as from CI",
@@ -48,6 +50,9 @@ It prints each run's id and counts. A file that cannot be read or is not a repor
 		RunE: func(cmd *cobra.Command, files []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {
+				return badInput(err)
+			}
+			if o.Format, err = testreport.ParseFormat("--format", format); err != nil {
 				return badInput(err)
 			}
 			db := cfg.Dashboard.DB
@@ -99,6 +104,7 @@ It prints each run's id and counts. A file that cannot be read or is not a repor
 	cmd.Flags().StringVar(&o.Name, "name", "", "the runs' name (default: each file's name and format)")
 	cmd.Flags().String("db", "", "the record: an SQLite file or a postgres:// URL (default dashboard.db)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as JSON")
+	cmd.Flags().StringVar(&format, "format", "auto", "the reports' format: auto (told by each file's content), junit, tap, gotest, playwright or jest")
 	return cmd
 }
 

@@ -75,6 +75,17 @@ func TestRecordImport(t *testing.T) {
 	if _, _, err = runBarrhawk(t, "record", "import"); !errors.As(err, &ee) || ee.code != exitConfigError {
 		t.Errorf("no files: %v, want exit 2", err)
 	}
+	// --format names the format instead of telling it from the content:
+	// a TAP file read as JUnit is refused, naming the file; an unknown
+	// format is refused, listing the known ones.
+	_, errOut, err = runBarrhawk(t, "record", "import", "--format", "junit", fail)
+	if !errors.As(err, &ee) || ee.code != exitConfigError || !strings.Contains(errOut, "fail.tap") {
+		t.Errorf("a TAP file as --format junit: %v\n%s, want exit 2 naming the file", err, errOut)
+	}
+	if _, _, err = runBarrhawk(t, "record", "import", "--format", "xunit", pass); !errors.As(err, &ee) || ee.code != exitConfigError ||
+		!strings.Contains(err.Error(), "junit, tap, gotest, playwright, jest") {
+		t.Errorf("--format xunit: %v, want exit 2 listing the formats", err)
+	}
 	const pw = "n0t-Sh0wn"
 	_, _, err = runBarrhawk(t, "record", "import", "--db", "postgres://u:"+pw+"@db.example:port/x", pass)
 	if err == nil || strings.Contains(err.Error(), pw) || !strings.Contains(err.Error(), "postgres://user:password@host") {

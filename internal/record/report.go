@@ -255,6 +255,8 @@ type FileImport struct {
 	// Origin is laid over the store's (Origin.With): a branch or commit
 	// given on the command line wins over what the CI says.
 	Origin Origin
+	// Format is the reports' format; "" tells each one's from its content.
+	Format testreport.Format
 }
 
 // FileImported is what ImportFile recorded.
@@ -292,7 +294,7 @@ func ImportFile(ctx context.Context, s *Store, path string, o FileImport) (FileI
 	if err != nil {
 		return FileImported{}, fmt.Errorf("%s: %w", path, err)
 	}
-	rep, err := testreport.Parse(ctx, bytes.NewReader(data), abs, "")
+	rep, err := testreport.Parse(ctx, bytes.NewReader(data), abs, o.Format)
 	if err != nil {
 		return FileImported{}, err // a ParseError names the file and the line
 	}

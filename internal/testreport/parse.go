@@ -215,7 +215,7 @@ func Detect(head []byte) (Format, error) {
 
 const expectedFormats = "JUnit XML (<testsuites> or <testsuite>), TAP (TAP version 13, ok 1 - ..., not ok 2 - ...), " +
 	"go test -json lines ({\"Action\":...}), a Playwright JSON report ({\"config\":..., \"suites\":...}) or Jest --json output ({\"numTotalTests\":...}); " +
-	"or name the format with sourceFormat"
+	"or name the format (the tools' sourceFormat, record import's --format)"
 
 // isTAPLine reports whether a trimmed line can only be TAP.
 func isTAPLine(l []byte) bool {
