@@ -88,6 +88,9 @@ func addCode(ctx context.Context, name string, gen generator, call *tool.Call, r
 			return res
 		}
 	}
+	if !strings.HasPrefix(name, "assert_") {
+		notePopups(ctx, call, m)
+	}
 	st := gen(a, m)
 	if st.code == "" {
 		return res
@@ -104,6 +107,24 @@ func addCode(ctx context.Context, name string, gen generator, call *tool.Call, r
 		}
 	}
 	return m
+}
+
+// notePopups puts in an action's answer the popups it opened (pages the
+// page opened itself, now tabs of the session with its routes and
+// emulation), once they are set up.
+func notePopups(ctx context.Context, call *tool.Call, m map[string]any) {
+	b, ok := browser.Lookup(call.Resources)
+	if !ok || b == nil {
+		return
+	}
+	p, err := b.Active()
+	if err != nil {
+		return
+	}
+	if ps := b.TakePopups(ctx, p); len(ps) > 0 {
+		m["popups"] = ps
+		m["popupNote"] = fmt.Sprintf("the page opened %d popup(s), now tab(s) of this session with its routes and emulation: act on one after browser_tabs {action: \"select\", index: %d}", len(ps), ps[0].Tab)
+	}
 }
 
 // assertLocator gives an assertion on an element the generated locator
