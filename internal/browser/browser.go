@@ -602,6 +602,9 @@ type TabInfo struct {
 	URL    string `json:"url"`
 	Title  string `json:"title"`
 	Active bool   `json:"active"`
+	// Var names the tab in the session's exported test (page, page1,
+	// popup1, ...).
+	Var string `json:"var"`
 }
 
 // ListTabs lists the active session's tabs.
@@ -614,7 +617,7 @@ func (b *Browser) ListTabs(ctx context.Context) []TabInfo {
 	for i, p := range pages {
 		u, _ := p.URL(ctx)
 		t, _ := p.Title(ctx)
-		out[i] = TabInfo{Index: i, URL: u, Title: t, Active: i == active}
+		out[i] = TabInfo{Index: i, URL: u, Title: t, Active: i == active, Var: p.varName}
 	}
 	return out
 }

@@ -443,12 +443,17 @@ func tabs() tool.Tool {
 				}
 			case "close":
 				i, err := needIndex()
+				var closed string
 				if err == nil {
+					if tabs := b.ListTabs(ctx); i < len(tabs) {
+						closed = tabs[i].Var
+					}
 					err = b.CloseTab(i)
 				}
 				if err != nil {
 					return nil, err
 				}
+				return map[string]any{"tabs": b.ListTabs(ctx), "closed": closed}, nil
 			}
 			return map[string]any{"tabs": b.ListTabs(ctx)}, nil
 		}),

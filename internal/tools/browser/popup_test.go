@@ -110,3 +110,16 @@ func TestRoutesBypassTheServiceWorker(t *testing.T) {
 		t.Errorf("after unroute the worker answers again: got %q", got)
 	}
 }
+
+func TestRetarget(t *testing.T) {
+	for code, want := range map[string]string{
+		"await page.goto('https://h/page.html');":                 "await popup1.goto('https://h/page.html');",
+		"await expect(page.getByText(\"page.x\")).toBeVisible();": "await expect(popup1.getByText(\"page.x\")).toBeVisible();",
+		"const p1 = await p1Promise; mypage.x; a.page.b":          "const p1 = await p1Promise; mypage.x; a.page.b",
+		"await page.evaluate(() => 'it\\'s page.x');":             "await popup1.evaluate(() => 'it\\'s page.x');",
+	} {
+		if got := retarget(code, "popup1"); got != want {
+			t.Errorf("retarget(%q) = %q, want %q", code, got, want)
+		}
+	}
+}

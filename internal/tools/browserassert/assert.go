@@ -1,10 +1,10 @@
 // Package browserassert holds the assertions on the browser's active page
 // (assert_visible, assert_hidden, assert_text, assert_url, assert_title,
-// assert_count, assert_attribute) and accessibility_audit. Like the other
-// assertions, a failed one is a result {passed: false, expected, actual,
-// message}, not an error, with a screenshot of the page saved beside it;
-// each looks again until it passes or its timeout ends, as Playwright's
-// expect does.
+// assert_count, assert_attribute, assert_value, assert_checked) and
+// accessibility_audit. Like the other assertions, a failed one is a
+// result {passed: false, expected, actual, message}, not an error, with a
+// screenshot of the page saved beside it; each looks again until it
+// passes or its timeout ends, as Playwright's expect does.
 package browserassert
 
 import (
@@ -28,7 +28,7 @@ import (
 
 // Tools returns the family.
 func Tools() []tool.Tool {
-	asserts := []tool.Tool{visible(), hidden(), text(), url(), title(), count(), attribute()}
+	asserts := []tool.Tool{visible(), hidden(), text(), url(), title(), count(), attribute(), value(), checked()}
 	for i := range asserts {
 		asserts[i].Description += " A failure also saves a PNG of the page (its path in screenshot)."
 	}

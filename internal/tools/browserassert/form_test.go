@@ -1,0 +1,108 @@
+package browserassert
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/tool"
+	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
+)
+
+func object(t *testing.T, s *tooltest.Session, name, args string) map[string]any {
+	t.Helper()
+	return tooltest.Object(t, s.MustRun(name, args))
+}
+
+// formServer serves a form with a confirm dialog and a button opening the
+// form again as a popup.
+func formServer(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><title>Form</title>
+<label>Name <input id="name"></label> <label><input type="checkbox" id="agree"> Agree</label>
+<button id="ask" onclick="document.getElementById('out').textContent = String(confirm('Sure?'))">Ask</button><p id="out"></p>
+<button id="open" onclick="window.open('/form')">Open</button>`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// The exported test answers a dialog with a handler set before the action
+// that opened it, waits for a popup around the action that opened it,
+// opens and switches tabs, writes each line for its tab's variable, and
+// holds the form assertions.
+func TestExportDialogsTabsAndPopups(t *testing.T) {
+	srv := formServer(t)
+	browser.Configure(true, t.TempDir(), 0)
+	s := session(t)
+	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/form"}`)
+	s.MustRun("browser_handle_dialog", `{"action":"dismiss","autoRespond":false}`)
+	s.MustRun("browser_click", `{"selector":"#ask"}`)
+	if got := object(t, s, "browser_handle_dialog", `{"action":"accept"}`); got["code"] != "page.once('dialog', (dialog) => dialog.accept());" {
+		t.Errorf("handle_dialog code: %v", got["code"])
+	}
+	s.MustRun("browser_type", `{"selector":"#name","text":"Ada"}`)
+	s.MustRun("browser_click", `{"selector":"#agree"}`)
+	for args, want := range map[string]string{
+		`{"selector":"#name","value":"Ada"}`:                  "await expect(page.locator('#name')).toHaveValue('Ada');",
+		`{"selector":"#name","contains":"d"}`:                 "await expect(page.locator('#name')).toHaveValue(/d/);",
+		`{"selector":"#name","matches":"^A.a$"}`:              "await expect(page.locator('#name')).toHaveValue(/^A.a$/);",
+		`{"selector":"#agree"}`:                               "await expect(page.locator('#agree')).toBeChecked();",
+		`{"selector":"#agree","checked":false,"timeout":100}`: "",
+		`{"selector":"#name","value":"Bob","timeout":100}`:    "",
+	} {
+		name := "assert_value"
+		if !strings.Contains(args, "#name") {
+			name = "assert_checked"
+		}
+		got := object(t, s, name, args)
+		if (got["passed"] == true) != (want != "") {
+			t.Errorf("%s %s: passed %v: %v", name, args, got["passed"], got)
+		}
+		if want != "" && got["code"] != want {
+			t.Errorf("%s %s: code %v, want %s", name, args, got["code"], want)
+		}
+	}
+	s.MustFailWith("assert_value", `{"selector":"#name","value":"a","contains":"b"}`, tool.CodeInvalidArgs, "one of value")
+	s.MustFailWith("assert_checked", `{"selector":"#out"}`, tool.CodeInvalidArgs, "not a checkbox")
+	s.MustFailWith("assert_value", `{"selector":"#out","value":""}`, tool.CodeInvalidArgs, "not an input")
+
+	s.MustRun("browser_click", `{"selector":"#open"}`)
+	s.MustRun("browser_tabs", `{"action":"select","index":1}`)
+	s.MustRun("assert_checked", `{"selector":"#agree","checked":false}`)
+	s.MustRun("browser_tabs", `{"action":"new","url":"`+srv.URL+`/form"}`)
+	s.MustRun("browser_tabs", `{"action":"select","index":0}`)
+	s.MustRun("assert_text", `{"selector":"#out","expected":"true"}`)
+
+	spec := object(t, s, "browser_export_test", `{"name":"form"}`)["code"].(string)
+	want := strings.Join([]string{
+		"test('form', async ({ page, context }) => {",
+		"  await page.goto('" + srv.URL + "/form');",
+		"  page.once('dialog', (dialog) => dialog.accept());",
+		"  await page.locator('#ask').click();",
+		"  await page.locator('#name').fill('Ada');",
+		"  await page.locator('#agree').click();",
+	}, "\n")
+	if !strings.Contains(spec, want) {
+		t.Errorf("the dialog's handler is not set before the click that opens it:\n%s\nwant:\n%s", spec, want)
+	}
+	want = strings.Join([]string{
+		"  const popup1Promise = page.waitForEvent('popup');",
+		"  await page.locator('#open').click();",
+		"  const popup1 = await popup1Promise;",
+		"  await popup1.bringToFront();",
+		"  await expect(popup1.locator('#agree')).not.toBeChecked();",
+		"  const page1 = await context.newPage();",
+		"  await page1.goto('" + srv.URL + "/form');",
+		"  await page.bringToFront();",
+		"  await expect(page.locator('#out')).toContainText('true');",
+		"});",
+	}, "\n")
+	if !strings.Contains(spec, want) {
+		t.Errorf("popups and tabs:\n%s\nwant:\n%s", spec, want)
+	}
+}
