@@ -136,6 +136,8 @@ type Page struct {
 	// varName is the tab's variable in the session's exported test (page,
 	// page1, popup1, ...).
 	varName string
+	// cursor says the tab's video draws the mouse pointer (video.go).
+	cursor atomic.Bool
 	// popupsPending counts the popups the tab opened that are still being
 	// set up, popups those set up and not reported yet; popupWake is
 	// closed (and replaced) when one is done (popup.go).
