@@ -100,9 +100,9 @@ func checked() tool.Tool {
 		Timeout  *int64 `json:"timeout"`
 	}
 	return tool.Tool{
-		Def: def("assert_checked", "Assert that a checkbox, radio button or switch (or its label, or an element with role checkbox, radio or switch) is checked, or with checked false that it is not (waiting up to timeout). A failure is a result with the state found. Returns {passed, expected, actual, message}.",
+		Def: def("assert_checked", "Assert a checkbox, radio button or switch is ticked, or with checked false that it is not (waiting up to timeout); its label, or an element with role checkbox, radio or switch, stands for it. A failure is a result with the state found. Returns {passed, expected, actual, message}.",
 			schema.Object(selectorArg(), schema.Boolean("checked", "The state expected: true (checked) or false (unchecked)").Default(true), timeoutArg())).
-			WithPhrases("checkbox is checked", "toBeChecked", "radio button selected", "toggle is on", "terms box ticked", "checkbox not checked", "switch is off", "verify option is ticked"),
+			WithPhrases("expect checkbox to be checked", "toBeChecked", "radio button is selected", "assert checkbox state", "not.toBeChecked", "toggle switch is on"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			want := in.Checked == nil || *in.Checked
 			state := map[bool]string{true: "checked", false: "unchecked"}
