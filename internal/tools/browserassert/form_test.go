@@ -1,9 +1,6 @@
 package browserassert
 
 import (
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -17,26 +14,19 @@ func object(t *testing.T, s *tooltest.Session, name, args string) map[string]any
 	return tooltest.Object(t, s.MustRun(name, args))
 }
 
-// formServer serves a form with a confirm dialog and a button opening the
-// form again as a popup.
-func formServer(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, `<!doctype html><title>Form</title>
+// formPage is a form with a confirm dialog and a button opening the form
+// again as a popup.
+const formPage = `<!doctype html><title>Form</title>
 <label>Name <input id="name"></label> <label><input type="checkbox" id="agree"> Agree</label>
 <button id="ask" onclick="document.getElementById('out').textContent = String(confirm('Sure?'))">Ask</button><p id="out"></p>
-<button id="open" onclick="window.open('/form')">Open</button>`)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
+<button id="open" onclick="window.open('/form')">Open</button>`
 
 // The exported test answers a dialog with a handler set before the action
 // that opened it, waits for a popup around the action that opened it,
 // opens and switches tabs, writes each line for its tab's variable, and
 // holds the form assertions.
 func TestExportDialogsTabsAndPopups(t *testing.T) {
-	srv := formServer(t)
+	srv := serve(t, map[string]string{"/form": formPage})
 	browser.Configure(true, t.TempDir(), 0)
 	s := session(t)
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/form"}`)
