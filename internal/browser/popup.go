@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -225,16 +226,17 @@ func (b *Browser) adoptPopup(ctx context.Context, s *Session, opener *Page, id t
 // target (before it enables the domains, which a popup without a
 // renderer answers only once let go), and returns it.
 func attachedTarget(ctx, tctx context.Context, attached chan error) (*chromedp.Target, error) {
+	c := chromedp.FromContext(tctx)
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
-		if t := chromedp.FromContext(tctx).Target; t != nil {
+		if t := targetOf(c); t != nil {
 			return t, nil
 		}
 		select {
 		case err := <-attached:
 			attached <- err // for the caller
-			if t := chromedp.FromContext(tctx).Target; t != nil {
+			if t := targetOf(c); t != nil {
 				return t, nil
 			}
 			return nil, err
@@ -331,4 +333,15 @@ func quietErrors(format string, args ...any) {
 		return
 	}
 	log.Printf("ERROR: "+format, args...)
+}
+
+// targetOf reads c's Target while chromedp may be attaching it: under the
+// lock chromedp writes it under (Context.targetMu, unexported in chromedp
+// v0.23.0), so that what the Target holds is seen as written.
+func targetOf(c *chromedp.Context) *chromedp.Target {
+	f := reflect.ValueOf(c).Elem().FieldByName("targetMu")
+	mu := (*sync.Mutex)(unsafe.Pointer(f.UnsafeAddr()))
+	mu.Lock()
+	defer mu.Unlock()
+	return c.Target
 }
