@@ -56,14 +56,16 @@ type Popup struct {
 // the command through.
 func (b *Browser) watchPopups(ctx context.Context, first *Page) error {
 	c := chromedp.FromContext(b.root)
-	events, stop := c.Browser.Subscribe(cdproto.EventTargetAttachedToTarget)
+	attached, stopAttached := c.Browser.Subscribe(cdproto.EventTargetAttachedToTarget)
+	destroyed, stopDestroyed := c.Browser.Subscribe(cdproto.EventTargetTargetDestroyed)
 	go func() {
-		defer stop()
+		defer stopAttached()
+		defer stopDestroyed()
 		for {
 			select {
 			case <-b.root.Done():
 				return
-			case raw, ok := <-events:
+			case raw, ok := <-attached:
 				if !ok {
 					return
 				}
@@ -72,6 +74,14 @@ func (b *Browser) watchPopups(ctx context.Context, first *Page) error {
 					continue
 				}
 				go b.onAttached(&ev)
+			case raw, ok := <-destroyed:
+				if !ok {
+					return
+				}
+				var ev target.EventTargetDestroyed
+				if json.Unmarshal(raw, &ev) == nil {
+					b.forgetTab(ev.TargetID)
+				}
 			}
 		}
 	}()
@@ -144,6 +154,29 @@ func (b *Browser) release(paused target.SessionID) {
 // releaseGrace is how long release waits before detaching the paused
 // session it let go.
 const releaseGrace = time.Second
+
+// forgetTab takes a tab the page closed itself (a popup calling
+// window.close()) out of its session, as browser_tabs close would: the
+// tab before it becomes active if it was.
+func (b *Browser) forgetTab(id target.ID) {
+	b.mu.Lock()
+	var gone *Page
+	for _, s := range b.sessions {
+		i := slices.IndexFunc(s.pages, func(p *Page) bool { return string(p.frame) == string(id) })
+		if i <= 0 { // not here, or the tab that holds the session
+			continue
+		}
+		gone = s.pages[i]
+		s.pages = slices.Delete(s.pages, i, i+1)
+		if s.active >= i {
+			s.active = max(s.active-1, 0)
+		}
+	}
+	b.mu.Unlock()
+	if gone != nil {
+		gone.cancel()
+	}
+}
 
 // pageOf finds the tab of target id and its session.
 func (b *Browser) pageOf(id target.ID) (*Page, *Session) {

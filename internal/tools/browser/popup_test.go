@@ -84,6 +84,19 @@ func TestPopupsGetTheSessionsRoutesAndEmulation(t *testing.T) {
 	if got := evalValue(t, s, `{"expression":"matchMedia('(prefers-color-scheme: dark)').matches"}`); got != false {
 		t.Errorf("popup after emulate_media light: dark is %v", got)
 	}
+	// A popup that closes itself leaves the tabs; the one before it is
+	// active again.
+	evalValue(t, s, `{"expression":"setTimeout(() => window.close(), 10); true"}`)
+	for {
+		tabs := obj(t, s, "browser_tabs", `{"action":"list"}`)["tabs"].([]any)
+		if len(tabs) == 3 {
+			continue // not gone yet
+		}
+		if len(tabs) != 2 || tabs[1].(map[string]any)["active"] != true || tabs[1].(map[string]any)["var"] != "popup1" {
+			t.Errorf("after the popup closed itself: %v, want page and popup1, popup1 active", tabs)
+		}
+		break
+	}
 }
 
 // While routes are active the page's requests go around its service
