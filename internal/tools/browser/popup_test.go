@@ -2,8 +2,6 @@ package browser
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -16,35 +14,19 @@ import (
 // shows the body with the colour scheme it sees), a page with a service
 // worker answering /api/data itself, and the real /api/data.
 func popupServer(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/":
-			w.Header().Set("Content-Type", "text/html")
-			io.WriteString(w, `<!doctype html><title>Opener</title>
-<button id="open" onclick="window.open('/popup')">Open</button> <a id="link" href="/popup" target="_blank">Link</a>`)
-		case "/popup":
-			w.Header().Set("Content-Type", "text/html")
-			io.WriteString(w, `<!doctype html><title>Popup</title><p id="out">wait</p>
+	return serveFiles(t, map[string]string{
+		"/": `<!doctype html><title>Opener</title>
+<button id="open" onclick="window.open('/popup')">Open</button> <a id="link" href="/popup" target="_blank">Link</a>`,
+		"/popup": `<!doctype html><title>Popup</title><p id="out">wait</p>
 <script>fetch('/api/data').then((r) => r.text()).then((t) => {
   document.getElementById('out').textContent = t + ' ' + (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
-});</script>`)
-		case "/sw":
-			w.Header().Set("Content-Type", "text/html")
-			io.WriteString(w, `<!doctype html><title>Worker</title><p>worker page</p>`)
-		case "/sw.js":
-			w.Header().Set("Content-Type", "text/javascript")
-			io.WriteString(w, `self.addEventListener('install', () => self.skipWaiting());
+});</script>`,
+		"/sw": `<!doctype html><title>Worker</title><p>worker page</p>`,
+		"/sw.js": `self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (e) => e.waitUntil(clients.claim()));
-self.addEventListener('fetch', (e) => { if (new URL(e.request.url).pathname === '/api/data') e.respondWith(new Response('from-sw')); });`)
-		case "/api/data":
-			w.Header().Set("Content-Type", "text/plain")
-			io.WriteString(w, "real")
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+self.addEventListener('fetch', (e) => { if (new URL(e.request.url).pathname === '/api/data') e.respondWith(new Response('from-sw')); });`,
+		"/api/data": "real",
+	})
 }
 
 // outJS waits until the popup has shown what its fetch answered.

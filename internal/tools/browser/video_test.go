@@ -60,12 +60,18 @@ func leftovers() []string {
 	return append(out, dirs...)
 }
 
-func TestVideoTools(t *testing.T) {
+// videoSession is a tool session for a video test, writing its files
+// under root.
+func videoSession(t *testing.T) (s *tooltest.Session, root string) {
 	needVideoTools(t)
-	srv := animatedSite(t)
 	browser.Configure(true, t.TempDir(), 0)
-	s := tooltest.NewSession(t, Tools())
-	root := stateRoots(t, s)
+	s = tooltest.NewSession(t, Tools())
+	return s, stateRoots(t, s)
+}
+
+func TestVideoTools(t *testing.T) {
+	srv := animatedSite(t)
+	s, root := videoSession(t)
 
 	// Nothing to stop or mark before a start, with or without a browser.
 	s.MustFailWith("browser_stop_video", `{}`, tool.CodeInvalidArgs, "no video is being recorded", "browser_start_video")
@@ -150,11 +156,8 @@ func TestStartVideoWithoutFFmpeg(t *testing.T) {
 // card drawn over the page for its duration, and the pointer where the
 // mouse acted.
 func TestVideoFrameRateCursorAndChapterCards(t *testing.T) {
-	needVideoTools(t)
 	srv := mockServer(t)
-	browser.Configure(true, t.TempDir(), 0)
-	s := tooltest.NewSession(t, Tools())
-	root := stateRoots(t, s)
+	s, root := videoSession(t)
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 	got := obj(t, s, "browser_start_video", `{"filename":"cards.webm","fps":10,"cursor":true}`)
 	if got["fps"] != float64(10) || got["cursor"] != true {

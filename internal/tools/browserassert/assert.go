@@ -134,6 +134,25 @@ func runOn[In any](f func(ctx context.Context, p *browser.Page, in In) (any, err
 	})
 }
 
+// element looks once at sel's element: absent when no element matches,
+// else read's outcome. An INVALID_ARGS error of read (the element is not
+// of the kind asserted) ends the looking; another (the element went
+// meanwhile) is a look that found it absent.
+func element(ctx context.Context, p *browser.Page, sel string, absent any, read func() (outcome, error)) (outcome, error) {
+	pr, err := probe(ctx, p, sel)
+	if err != nil || pr.Count == 0 {
+		return outcome{actual: absent}, err
+	}
+	o, err := read()
+	if err != nil {
+		if te, ok := err.(*tool.Error); ok && te.Code == tool.CodeInvalidArgs {
+			return outcome{}, err
+		}
+		return outcome{actual: absent}, nil
+	}
+	return o, nil
+}
+
 // probe looks at a selector once.
 func probe(ctx context.Context, p *browser.Page, sel string) (*browser.Probe, error) {
 	pr, err := p.Find(ctx, sel, browser.FindOptions{State: "attached", Timeout: time.Millisecond})
@@ -259,15 +278,10 @@ func text() tool.Tool {
 				return nil, err
 			}
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
-				pr, err := probe(ctx, p, in.Selector)
-				if err != nil || pr.Count == 0 {
-					return outcome{actual: nil}, err
-				}
-				s, err := p.Text(ctx, in.Selector, browser.FindOptions{Timeout: time.Millisecond})
-				if err != nil {
-					return outcome{}, nil // gone meanwhile: look again
-				}
-				return outcome{passed: ok(s), actual: s}, nil
+				return element(ctx, p, in.Selector, nil, func() (outcome, error) {
+					s, err := p.Text(ctx, in.Selector, browser.FindOptions{Timeout: time.Millisecond})
+					return outcome{passed: ok(s), actual: s}, err
+				})
 			})
 			if err != nil {
 				return nil, err
@@ -444,18 +458,13 @@ func attribute() tool.Tool {
 				expected = *in.Value
 			}
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
-				pr, err := probe(ctx, p, in.Selector)
-				if err != nil || pr.Count == 0 {
-					return outcome{actual: "no element"}, err
-				}
-				v, err := p.Attribute(ctx, in.Selector, in.Name, browser.FindOptions{Timeout: time.Millisecond})
-				if err != nil {
-					return outcome{actual: "no element"}, nil
-				}
-				if v == nil {
-					return outcome{actual: nil}, nil
-				}
-				return outcome{passed: ok(*v), actual: *v}, nil
+				return element(ctx, p, in.Selector, "no element", func() (outcome, error) {
+					v, err := p.Attribute(ctx, in.Selector, in.Name, browser.FindOptions{Timeout: time.Millisecond})
+					if err != nil || v == nil {
+						return outcome{actual: nil}, err
+					}
+					return outcome{passed: ok(*v), actual: *v}, nil
+				})
 			})
 			if err != nil {
 				return nil, err

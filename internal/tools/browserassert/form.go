@@ -42,18 +42,10 @@ func value() tool.Tool {
 				ok = func(s string) bool { return s == want }
 			}
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
-				pr, err := probe(ctx, p, in.Selector)
-				if err != nil || pr.Count == 0 {
-					return outcome{actual: nil}, err
-				}
-				v, err := p.InputValue(ctx, in.Selector, browser.FindOptions{Timeout: time.Millisecond})
-				if err != nil {
-					if te, isTool := err.(*tool.Error); isTool && te.Code == tool.CodeInvalidArgs {
-						return outcome{}, err // not a field: looking again will not help
-					}
-					return outcome{}, nil // gone meanwhile: look again
-				}
-				return outcome{passed: ok(v), actual: v}, nil
+				return element(ctx, p, in.Selector, nil, func() (outcome, error) {
+					v, err := p.InputValue(ctx, in.Selector, browser.FindOptions{Timeout: time.Millisecond})
+					return outcome{passed: ok(v), actual: v}, err
+				})
 			})
 			if err != nil {
 				return nil, err
@@ -107,18 +99,10 @@ func checked() tool.Tool {
 			want := in.Checked == nil || *in.Checked
 			state := map[bool]string{true: "checked", false: "unchecked"}
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
-				pr, err := probe(ctx, p, in.Selector)
-				if err != nil || pr.Count == 0 {
-					return outcome{actual: "no element"}, err
-				}
-				c, err := p.Checked(ctx, in.Selector, browser.FindOptions{Timeout: time.Millisecond})
-				if err != nil {
-					if te, isTool := err.(*tool.Error); isTool && te.Code == tool.CodeInvalidArgs {
-						return outcome{}, err
-					}
-					return outcome{actual: "no element"}, nil
-				}
-				return outcome{passed: c == want, actual: state[c]}, nil
+				return element(ctx, p, in.Selector, "no element", func() (outcome, error) {
+					c, err := p.Checked(ctx, in.Selector, browser.FindOptions{Timeout: time.Millisecond})
+					return outcome{passed: c == want, actual: state[c]}, err
+				})
 			})
 			if err != nil {
 				return nil, err

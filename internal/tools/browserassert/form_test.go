@@ -69,30 +69,30 @@ func TestExportDialogsTabsAndPopups(t *testing.T) {
 	s.MustRun("assert_text", `{"selector":"#out","expected":"true"}`)
 
 	spec := object(t, s, "browser_export_test", `{"name":"form"}`)["code"].(string)
-	want := strings.Join([]string{
-		"test('form', async ({ page, context }) => {",
-		"  await page.goto('" + srv.URL + "/form');",
-		"  page.once('dialog', (dialog) => dialog.accept());",
-		"  await page.locator('#ask').click();",
-		"  await page.locator('#name').fill('Ada');",
-		"  await page.locator('#agree').click();",
-	}, "\n")
-	if !strings.Contains(spec, want) {
-		t.Errorf("the dialog's handler is not set before the click that opens it:\n%s\nwant:\n%s", spec, want)
-	}
-	want = strings.Join([]string{
-		"  const popup1Promise = page.waitForEvent('popup');",
-		"  await page.locator('#open').click();",
-		"  const popup1 = await popup1Promise;",
-		"  await popup1.bringToFront();",
-		"  await expect(popup1.locator('#agree')).not.toBeChecked();",
-		"  const page1 = await context.newPage();",
-		"  await page1.goto('" + srv.URL + "/form');",
-		"  await page.bringToFront();",
-		"  await expect(page.locator('#out')).toContainText('true');",
-		"});",
-	}, "\n")
-	if !strings.Contains(spec, want) {
-		t.Errorf("popups and tabs:\n%s\nwant:\n%s", spec, want)
+	for what, lines := range map[string][]string{
+		"the dialog's handler set before the click that opens it": {
+			"test('form', async ({ page, context }) => {",
+			"  await page.goto('" + srv.URL + "/form');",
+			"  page.once('dialog', (dialog) => dialog.accept());",
+			"  await page.locator('#ask').click();",
+			"  await page.locator('#name').fill('Ada');",
+			"  await page.locator('#agree').click();",
+		},
+		"popups and tabs": {
+			"  const popup1Promise = page.waitForEvent('popup');",
+			"  await page.locator('#open').click();",
+			"  const popup1 = await popup1Promise;",
+			"  await popup1.bringToFront();",
+			"  await expect(popup1.locator('#agree')).not.toBeChecked();",
+			"  const page1 = await context.newPage();",
+			"  await page1.goto('" + srv.URL + "/form');",
+			"  await page.bringToFront();",
+			"  await expect(page.locator('#out')).toContainText('true');",
+			"});",
+		},
+	} {
+		if want := strings.Join(lines, "\n"); !strings.Contains(spec, want) {
+			t.Errorf("%s: the test\n%s\nlacks\n%s", what, spec, want)
+		}
 	}
 }
