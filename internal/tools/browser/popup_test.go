@@ -18,7 +18,8 @@ func popupServer(t *testing.T) *httptest.Server {
 		"/": `<!doctype html><title>Opener</title>
 <button id="open" onclick="window.open('/popup')">Open</button> <a id="link" href="/popup" target="_blank">Link</a>`,
 		"/popup": `<!doctype html><title>Popup</title><p id="out">wait</p>
-<script>fetch('/api/data').then((r) => r.text()).then((t) => {
+<script>window.atLoad = [navigator.language, Intl.DateTimeFormat().resolvedOptions().timeZone, innerWidth];
+fetch('/api/data').then((r) => r.text()).then((t) => {
   document.getElementById('out').textContent = t + ' ' + (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
 });</script>`,
 		"/sw": `<!doctype html><title>Worker</title><p>worker page</p>`,
@@ -78,6 +79,25 @@ func TestPopupsGetTheSessionsRoutesAndEmulation(t *testing.T) {
 			t.Errorf("after the popup closed itself: %v, want page and popup1, popup1 active", tabs)
 		}
 		break
+	}
+}
+
+// A popup of a session emulating a locale, a time zone, a viewport and a
+// position has them from its first script, a target=_blank link's popup
+// (which has no renderer until it navigates) as well.
+func TestPopupsOfAnEmulatingSession(t *testing.T) {
+	srv := popupServer(t)
+	browser.Configure(true, t.TempDir(), 0)
+	s := tooltest.NewSession(t, Tools())
+	s.MustRun("browser_session_new", `{"id":"tokyo","url":"`+srv.URL+`/","locale":"de-DE","timezoneId":"Asia/Tokyo","viewport":{"width":390,"height":700},"geolocation":{"latitude":35.68,"longitude":139.69},"permissions":["geolocation"]}`)
+	s.MustRun("browser_click", `{"selector":"#link"}`)
+	s.MustRun("browser_tabs", `{"action":"select","index":1}`)
+	if got := tooltest.Marshal(evalValue(t, s, `{"expression":"window.atLoad"}`)); got != `["de-DE","Asia/Tokyo",390]` {
+		t.Errorf("the popup's first script saw %s, want [\"de-DE\",\"Asia/Tokyo\",390]", got)
+	}
+	pos := evalValue(t, s, `{"expression":"new Promise((r) => navigator.geolocation.getCurrentPosition((p) => r([p.coords.latitude, p.coords.longitude]), (e) => r('error: ' + e.message)))"}`)
+	if got := tooltest.Marshal(pos); got != `[35.68,139.69]` {
+		t.Errorf("the popup's position: %s", got)
 	}
 }
 
