@@ -25,6 +25,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 
@@ -83,8 +84,10 @@ type Session struct {
 	// (see prepare).
 	net *sessionNet
 	emu *sessionEmu
-	// steps records what was done in the session, for browser_export_test.
+	// steps records what was done in the session, for browser_export_test;
+	// vars counts the tab variables named in it, per prefix (newVar).
 	steps steps
+	vars  map[string]int
 }
 
 // Page is one tab.
@@ -130,6 +133,17 @@ type Page struct {
 	// paused before the network record saw them (see onRequestPaused).
 	session *Session
 	mocked  map[network.RequestID]*mockAnswer
+	// varName is the tab's variable in the session's exported test (page,
+	// page1, popup1, ...).
+	varName string
+	// cursor says the tab's video draws the mouse pointer (video.go).
+	cursor atomic.Bool
+	// popupsPending counts the popups the tab opened that are still being
+	// set up, popups those set up and not reported yet; popupWake is
+	// closed (and replaced) when one is done (popup.go).
+	popupsPending int
+	popups        []openedPopup
+	popupWake     chan struct{}
 }
 
 // ConsoleMessage is one console entry or uncaught exception.
@@ -214,7 +228,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	// The allocator and the browser outlive the call that launched them:
 	// they hang off a context of their own, cancelled by Close.
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), aopts...)
-	root, rootCancel := chromedp.NewContext(allocCtx)
+	root, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithBrowserOption(chromedp.WithBrowserErrorf(quietErrors)))
 	b := &Browser{allocCancel: allocCancel, rootCancel: rootCancel, root: root, sessions: map[string]*Session{}, active: DefaultSession, opts: opts, started: time.Now()}
 	started := make(chan error, 1)
 	go func() { started <- chromedp.Do(root) }() // starts the browser and its first tab
@@ -244,17 +258,27 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		b.Close()
 		return nil, err
 	}
+	if err := b.watchPopups(ctx, p); err != nil {
+		b.Close()
+		return nil, err
+	}
 	return b, nil
+}
+
+// newPage is a Page of a chromedp tab context, recording nothing yet.
+func newPage(ctx context.Context, cancel context.CancelFunc) *Page {
+	p := &Page{ctx: ctx, cancel: cancel, byID: map[network.RequestID]*Request{}, dialogOpen: make(chan struct{}, 1), dialogWake: make(chan struct{}), navAsked: make(chan struct{}), popupWake: make(chan struct{}), policy: DialogPolicy{Action: "dismiss"}, varName: "page"}
+	p.touch()
+	return p
 }
 
 // adopt makes a Page of a chromedp tab context: its listeners record the
 // console, the network and dialogs.
 func (b *Browser) adopt(ctx context.Context, cancel context.CancelFunc) (*Page, error) {
-	p := &Page{ctx: ctx, cancel: cancel, byID: map[network.RequestID]*Request{}, dialogOpen: make(chan struct{}, 1), dialogWake: make(chan struct{}), navAsked: make(chan struct{}), policy: DialogPolicy{Action: "dismiss"}}
+	p := newPage(ctx, cancel)
 	if c := chromedp.FromContext(ctx); c != nil && c.Target != nil {
 		p.frame = cdp.FrameID(c.Target.TargetID)
 	}
-	p.touch()
 	if err := chromedp.Listen(ctx, p.record); err != nil {
 		return nil, tool.Errorf(tool.CodeToolError, "listen to the tab: %v", err)
 	}
@@ -329,6 +353,8 @@ func (p *Page) record(ev any) {
 		}
 	case *fetch.EventRequestPaused:
 		p.onRequestPaused(e)
+	case *target.EventTargetCreated:
+		p.notePopup(e)
 	case *network.EventLoadingFailed:
 		if r := p.byID[e.RequestID]; r != nil {
 			r.Failed = e.ErrorText
@@ -578,6 +604,9 @@ type TabInfo struct {
 	URL    string `json:"url"`
 	Title  string `json:"title"`
 	Active bool   `json:"active"`
+	// Var names the tab in the session's exported test (page, page1,
+	// popup1, ...).
+	Var string `json:"var"`
 }
 
 // ListTabs lists the active session's tabs.
@@ -590,7 +619,7 @@ func (b *Browser) ListTabs(ctx context.Context) []TabInfo {
 	for i, p := range pages {
 		u, _ := p.URL(ctx)
 		t, _ := p.Title(ctx)
-		out[i] = TabInfo{Index: i, URL: u, Title: t, Active: i == active}
+		out[i] = TabInfo{Index: i, URL: u, Title: t, Active: i == active, Var: p.varName}
 	}
 	return out
 }
@@ -614,6 +643,7 @@ func (b *Browser) NewTab(ctx context.Context) (*Page, int, error) {
 		cancel()
 		return nil, 0, err
 	}
+	p.varName = s.newVar("page")
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s.pages = append(s.pages, p)

@@ -272,76 +272,95 @@ type grantPermissionsParams struct {
 	BrowserContextID cdp.BrowserContextID `json:"browserContextId,omitempty"`
 }
 
-// prepare gives a new tab of session s what every tab of it has: the
-// viewport and device, user agent, locale, time zone, geolocation, media,
-// and the routes and offline state.
-func (b *Browser) prepare(ctx context.Context, s *Session, p *Page) error {
-	p.mu.Lock()
-	p.session = s
-	p.mu.Unlock()
+// setupCmd is one protocol command of a tab's set-up, and what its
+// failure means.
+type setupCmd struct {
+	method string
+	params any
+	fail   func(error) error
+}
+
+// setup is the commands that give a tab of session s what every tab of it
+// has, in order: the viewport and device, user agent, locale, time zone,
+// geolocation, media, offline state, and last the routes (Fetch.enable or
+// Fetch.disable, which the browser answers even for a page that has no
+// renderer yet: popup.go waits on it).
+func (b *Browser) setup(s *Session) []setupCmd {
 	e := s.emu
 	e.mu.Lock()
 	metrics, touch, ua, locale, tz, geo := e.metrics, e.touch, e.userAgent, e.locale, e.timezone, e.geo
 	e.mu.Unlock()
-	if metrics == nil {
-		if err := p.setViewport(ctx, b.opts.Width, b.opts.Height); err != nil {
-			return err
+	settings := func(what string) func(error) error {
+		return func(err error) error {
+			return describe("emulate the session's settings", fmt.Errorf("%s: %w", what, err))
 		}
+	}
+	var cmds []setupCmd
+	if metrics == nil {
+		w, h := b.opts.Width, b.opts.Height
+		viewport := func(err error) error {
+			return tool.Errorf(tool.CodeToolError, "set the viewport to %d×%d: %v", w, h, err)
+		}
+		cmds = append(cmds,
+			setupCmd{emulation.SetDeviceMetricsOverride.Method, emulation.SetDeviceMetricsOverrideParams{Width: int64(w), Height: int64(h), DeviceScaleFactor: 1, ScreenOrientation: &emulation.ScreenOrientation{Type: emulation.ScreenOrientationTypePortraitPrimary}}, viewport},
+			setupCmd{emulation.SetTouchEmulationEnabled.Method, emulation.SetTouchEmulationEnabledParams{}, viewport})
 	} else {
-		err := p.cdpCall(ctx, func(ctx context.Context) error {
-			if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, *metrics); err != nil {
-				return err
-			}
-			_, err := chromedp.Call(ctx, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: touch, MaxTouchPoints: touchPoints(touch)})
-			return err
-		})
-		if err != nil {
+		device := func(err error) error {
 			return describe(fmt.Sprintf("emulate a %d×%d viewport", metrics.Width, metrics.Height), err)
 		}
+		cmds = append(cmds,
+			setupCmd{emulation.SetDeviceMetricsOverride.Method, *metrics, device},
+			setupCmd{emulation.SetTouchEmulationEnabled.Method, emulation.SetTouchEmulationEnabledParams{Enabled: touch, MaxTouchPoints: touchPoints(touch)}, device})
 	}
-	err := p.cdpCall(ctx, func(ctx context.Context) error {
-		if ua != "" {
-			params := emulation.SetUserAgentOverrideParams{UserAgent: ua}
-			if locale != "" {
-				params.AcceptLanguage = locale
-			}
-			if _, err := chromedp.Call(ctx, emulation.SetUserAgentOverride, params); err != nil {
-				return fmt.Errorf("user agent: %w", err)
-			}
-		}
+	if ua != "" {
+		params := emulation.SetUserAgentOverrideParams{UserAgent: ua}
 		if locale != "" {
-			if _, err := chromedp.Call(ctx, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: locale}); err != nil {
-				return tool.Errorf(tool.CodeInvalidArgs, "argument \"locale\": %q: %v; give a BCP 47 tag such as en-US, de-DE or ja-JP", locale, err)
-			}
+			params.AcceptLanguage = locale
 		}
-		if tz != "" {
-			if _, err := chromedp.Call(ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: tz}); err != nil {
-				return tool.Errorf(tool.CodeInvalidArgs, "argument \"timezoneId\": %q: %v; give an IANA time zone such as Europe/Berlin, America/New_York or Asia/Tokyo", tz, err)
-			}
+		cmds = append(cmds, setupCmd{emulation.SetUserAgentOverride.Method, params, settings("user agent")})
+	}
+	if locale != "" {
+		cmds = append(cmds, setupCmd{emulation.SetLocaleOverride.Method, emulation.SetLocaleOverrideParams{Locale: locale}, func(err error) error {
+			return tool.Errorf(tool.CodeInvalidArgs, "argument \"locale\": %q: %v; give a BCP 47 tag such as en-US, de-DE or ja-JP", locale, err)
+		}})
+	}
+	if tz != "" {
+		cmds = append(cmds, setupCmd{emulation.SetTimezoneOverride.Method, emulation.SetTimezoneOverrideParams{TimezoneID: tz}, func(err error) error {
+			return tool.Errorf(tool.CodeInvalidArgs, "argument \"timezoneId\": %q: %v; give an IANA time zone such as Europe/Berlin, America/New_York or Asia/Tokyo", tz, err)
+		}})
+	}
+	if geo != nil {
+		lat, lon, acc := geo.Latitude, geo.Longitude, geo.Accuracy
+		cmds = append(cmds, setupCmd{emulation.SetGeolocationOverride.Method, emulation.SetGeolocationOverrideParams{Latitude: &lat, Longitude: &lon, Accuracy: &acc}, settings("geolocation")})
+	}
+	cmds = append(cmds, setupCmd{emulation.SetEmulatedMedia.Method, s.mediaParams(), func(err error) error { return describe("emulate the media", err) }})
+	if s.net.isOffline() {
+		cmds = append(cmds, setupCmd{emulateNetworkConditions.Method, s.net.conditions(), func(err error) error { return describe("take the tab offline", err) }})
+	}
+	return append(cmds, s.fetchCmds()...)
+}
+
+// prepare gives a new tab of session s what every tab of it has (setup),
+// each command answered before the next is sent.
+func (b *Browser) prepare(ctx context.Context, s *Session, p *Page) error {
+	p.mu.Lock()
+	p.session = s
+	p.mu.Unlock()
+	for _, c := range b.setup(s) {
+		if err := p.send(ctx, c); err != nil {
+			return err
 		}
-		if geo != nil {
-			lat, lon, acc := geo.Latitude, geo.Longitude, geo.Accuracy
-			if _, err := chromedp.Call(ctx, emulation.SetGeolocationOverride, emulation.SetGeolocationOverrideParams{Latitude: &lat, Longitude: &lon, Accuracy: &acc}); err != nil {
-				return fmt.Errorf("geolocation: %w", err)
-			}
-		}
-		return nil
+	}
+	return nil
+}
+
+// send runs a set-up command on the tab, waiting for its answer.
+func (p *Page) send(ctx context.Context, c setupCmd) error {
+	err := p.cdpCall(ctx, func(ctx context.Context) error {
+		return chromedp.FromContext(ctx).Target.Call(ctx, c.method, c.params, nil)
 	})
 	if err != nil {
-		return describe("emulate the session's settings", err)
-	}
-	if err := s.applyMedia(ctx, p); err != nil {
-		return err
-	}
-	if s.net.isOffline() {
-		if err := s.applyOffline(ctx, p); err != nil {
-			return describe("take the tab offline", err)
-		}
-	}
-	if len(s.net.patterns()) > 0 {
-		if err := s.applyFetch(ctx, p); err != nil {
-			return describe("route the tab's requests", err)
-		}
+		return c.fail(err)
 	}
 	return nil
 }
@@ -353,10 +372,10 @@ func touchPoints(touch bool) int64 {
 	return 0
 }
 
-// applyMedia sets the tab's emulated media type and features to the
-// session's.
-func (s *Session) applyMedia(ctx context.Context, p *Page) error {
+// mediaParams are the session's emulated media type and features.
+func (s *Session) mediaParams() emulation.SetEmulatedMediaParams {
 	s.emu.mu.Lock()
+	defer s.emu.mu.Unlock()
 	params := emulation.SetEmulatedMediaParams{Media: s.emu.media["media"]}
 	for _, name := range slices.Sorted(maps.Keys(mediaValues)) {
 		if name != "media" {
@@ -365,7 +384,13 @@ func (s *Session) applyMedia(ctx context.Context, p *Page) error {
 			params.Features = append(params.Features, &emulation.MediaFeature{Name: name, Value: s.emu.media[name]})
 		}
 	}
-	s.emu.mu.Unlock()
+	return params
+}
+
+// applyMedia sets the tab's emulated media type and features to the
+// session's.
+func (s *Session) applyMedia(ctx context.Context, p *Page) error {
+	params := s.mediaParams()
 	err := p.cdpCall(ctx, func(ctx context.Context) error {
 		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, params)
 		return err

@@ -278,6 +278,77 @@ const checkedJS = `(sel) => { let el = window.__bh.pick(sel); if (!el) return {e
     const a = el.getAttribute('aria-checked'); return {checked: a === 'true', kind: role, mixed: a === 'mixed'}; }
   return {error: 'it is a <' + el.tagName.toLowerCase() + (el.type ? ' type=' + el.type : '') + '>' + (role ? ' with role ' + role : '') + ', not a checkbox or radio button'}; }`
 
+// checkState is what checkedJS reads.
+type checkState struct {
+	Checked bool   `json:"checked"`
+	Mixed   bool   `json:"mixed"`
+	Kind    string `json:"kind"`
+	Error   string `json:"error"`
+}
+
+// readChecked reads the checked state of the element matched (a selector
+// the probe made unique).
+func (p *Page) readChecked(ctx context.Context, matched string) (checkState, error) {
+	var st checkState
+	raw, err := p.Evaluate(ctx, checkedJS, json.RawMessage(jsString(matched)))
+	if err == nil {
+		err = json.Unmarshal(raw, &st)
+	}
+	return st, err
+}
+
+// Checked says whether the element of sel (a checkbox or radio button, its
+// label, or an element with role checkbox, radio or switch) is checked;
+// an element of another kind is an INVALID_ARGS error naming it.
+func (p *Page) Checked(ctx context.Context, sel string, o FindOptions) (bool, error) {
+	o.State = "attached"
+	pr, err := p.Find(ctx, sel, o)
+	if err != nil {
+		return false, err
+	}
+	st, err := p.readChecked(ctx, pr.Matched)
+	if err != nil {
+		return false, err
+	}
+	if st.Error != "" {
+		return false, tool.Errorf(tool.CodeInvalidArgs, "selector %q matched %s, and %s: assert_checked takes a checkbox, a radio button, their label, or an element with role checkbox, radio or switch", sel, pr.Element, st.Error)
+	}
+	return st.Checked, nil
+}
+
+// valueJS reads the value of an input, textarea or select (a label stands
+// for its field).
+const valueJS = `(sel) => { let el = window.__bh.pick(sel); if (!el) return {error: 'the element is gone'};
+  if (el.tagName === 'LABEL' && el.control) el = el.control;
+  if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) return {value: el.value};
+  return {error: 'it is a <' + el.tagName.toLowerCase() + '>, not an input, textarea or select'}; }`
+
+// InputValue is the value of the input, textarea or select of sel (or of
+// the field of a label), as Playwright's inputValue reads it; an element of
+// another kind is an INVALID_ARGS error naming it.
+func (p *Page) InputValue(ctx context.Context, sel string, o FindOptions) (string, error) {
+	o.State = "attached"
+	pr, err := p.Find(ctx, sel, o)
+	if err != nil {
+		return "", err
+	}
+	var st struct {
+		Value string `json:"value"`
+		Error string `json:"error"`
+	}
+	raw, err := p.Evaluate(ctx, valueJS, json.RawMessage(jsString(pr.Matched)))
+	if err == nil {
+		err = json.Unmarshal(raw, &st)
+	}
+	if err != nil {
+		return "", err
+	}
+	if st.Error != "" {
+		return "", tool.Errorf(tool.CodeInvalidArgs, "selector %q matched %s, and %s: assert_value reads an input, a textarea, a select or a label's field", sel, pr.Element, st.Error)
+	}
+	return st.Value, nil
+}
+
 // SetChecked checks (want true) or unchecks a checkbox or radio button,
 // with Playwright's semantics: nothing is done when it is already so; else
 // it is clicked (an element, or its label), and a click that does not
@@ -288,20 +359,7 @@ func (p *Page) SetChecked(ctx context.Context, sel string, want bool, o FindOpti
 	if err != nil {
 		return nil, err
 	}
-	type state struct {
-		Checked bool   `json:"checked"`
-		Mixed   bool   `json:"mixed"`
-		Kind    string `json:"kind"`
-		Error   string `json:"error"`
-	}
-	read := func() (state, error) {
-		var st state
-		raw, err := p.Evaluate(ctx, checkedJS, json.RawMessage(jsString(pr.Matched)))
-		if err == nil {
-			err = json.Unmarshal(raw, &st)
-		}
-		return st, err
-	}
+	read := func() (checkState, error) { return p.readChecked(ctx, pr.Matched) }
 	st, err := read()
 	if err != nil {
 		return nil, err

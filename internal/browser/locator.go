@@ -58,8 +58,15 @@ func (p *Page) GenerateLocator(ctx context.Context, sel string, o FindOptions) (
 type Step struct {
 	// Tool is the tool that did it.
 	Tool string `json:"tool"`
-	// Code is its Playwright line(s), as await page.goto('...');.
+	// Code is its Playwright line(s), as await page.goto('...');, written
+	// for the variable page.
 	Code string `json:"code"`
+	// Page is the variable of the tab it was done in (page, page1,
+	// popup1, ...): the exported test writes Code for it.
+	Page string `json:"page"`
+	// Before puts the step before the last action done in its tab before
+	// it (a dialog's answer, given after the action that opened it).
+	Before bool `json:"before,omitempty"`
 }
 
 // maxSteps bounds the steps kept per session (the oldest go first).
@@ -79,6 +86,7 @@ func (p *Page) Record(st Step) {
 	if s == nil {
 		return
 	}
+	st.Page = p.varName
 	s.steps.mu.Lock()
 	defer s.steps.mu.Unlock()
 	if len(s.steps.list) >= maxSteps {

@@ -604,6 +604,7 @@ func (p *Page) ClickXY(ctx context.Context, x, y float64, button string, count i
 	if count <= 0 {
 		count = 1
 	}
+	p.drawCursor(ctx, x, y)
 	return describe("click", p.input(ctx, chromedp.MouseClickXY(x, y, chromedp.Button(button), chromedp.ClickCount(count))))
 }
 
@@ -620,6 +621,7 @@ func (p *Page) MouseMoveSteps(ctx context.Context, x, y float64, steps int) erro
 	p.mu.Lock()
 	fx, fy := p.mouseX, p.mouseY
 	p.mu.Unlock()
+	p.drawCursor(ctx, x, y)
 	var moves []chromedp.Action[chromedp.Void]
 	for i := 1; i <= steps; i++ {
 		f := float64(i) / float64(steps)
@@ -719,6 +721,7 @@ func (p *Page) Drag(ctx context.Context, fx, fy, tx, ty float64, steps int) erro
 	if steps <= 0 {
 		steps = 10
 	}
+	p.drawCursor(ctx, tx, ty)
 	return describe("drag", p.input(ctx, chromedp.DragAndDropXY(fx, fy, tx, ty, steps)))
 }
 

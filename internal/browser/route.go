@@ -397,18 +397,30 @@ func (p *Page) cdpCall(ctx context.Context, f func(ctx context.Context) error) e
 	return chromedp.Do(tctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error { return f(ctx) }))
 }
 
+// fetchCmds turn a tab's interception on for the session's routes, or
+// off when it has none. A service worker answering the page's requests
+// would answer them past the routes: while routes are active, the page's
+// requests go around it (Network.setBypassServiceWorker), as Playwright's
+// do.
+func (s *Session) fetchCmds() []setupCmd {
+	pats := s.net.patterns()
+	fail := func(err error) error { return describe("route the tab's requests", err) }
+	bypass := setupCmd{network.SetBypassServiceWorker.Method, network.SetBypassServiceWorkerParams{Bypass: len(pats) > 0}, fail}
+	if len(pats) == 0 {
+		return []setupCmd{bypass, {fetch.Disable.Method, cdp.Empty{}, fail}}
+	}
+	return []setupCmd{bypass, {fetch.Enable.Method, fetch.EnableParams{Patterns: pats}, fail}}
+}
+
 // applyFetch turns the tab's interception on for the session's routes, or
 // off when it has none.
 func (s *Session) applyFetch(ctx context.Context, p *Page) error {
-	pats := s.net.patterns()
-	return p.cdpCall(ctx, func(ctx context.Context) error {
-		if len(pats) == 0 {
-			_, err := chromedp.Call(ctx, fetch.Disable, cdp.Empty{})
+	for _, c := range s.fetchCmds() {
+		if err := p.send(ctx, c); err != nil {
 			return err
 		}
-		_, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: pats})
-		return err
-	})
+	}
+	return nil
 }
 
 // emulateNetworkConditions is Network.emulateNetworkConditions, which
@@ -424,11 +436,16 @@ type networkConditions struct {
 	UploadThroughput   float64 `json:"uploadThroughput"`
 }
 
+// conditions are the session's network conditions: offline or not.
+func (n *sessionNet) conditions() networkConditions {
+	return networkConditions{Offline: n.isOffline(), DownloadThroughput: -1, UploadThroughput: -1}
+}
+
 // applyOffline sets the tab's network to the session's state.
 func (s *Session) applyOffline(ctx context.Context, p *Page) error {
-	off := s.net.isOffline()
+	c := s.net.conditions()
 	return p.cdpCall(ctx, func(ctx context.Context) error {
-		_, err := chromedp.Call(ctx, emulateNetworkConditions, networkConditions{Offline: off, DownloadThroughput: -1, UploadThroughput: -1})
+		_, err := chromedp.Call(ctx, emulateNetworkConditions, c)
 		return err
 	})
 }

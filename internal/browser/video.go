@@ -3,6 +3,7 @@ package browser
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -65,9 +66,13 @@ type VideoOptions struct {
 	// and centred. 0: the first frame's size (the viewport, scaled to fit
 	// 800×800). Odd sizes are rounded down to even (VP8 wants them so).
 	Width, Height int
-	// FPS is the most frames kept per second (default DefaultVideoFPS): a
-	// frame drawn sooner after the one before replaces it.
+	// FPS is the video's frame rate (default DefaultVideoFPS): a frame
+	// drawn sooner after the one before replaces it, and a frame is
+	// repeated until the page draws the next, as a camera would.
 	FPS int
+	// Cursor draws a mouse pointer on the page where each mouse action
+	// happens (a click, a hover, a move), so the video shows it.
+	Cursor bool
 }
 
 // Chapter is a named point of a recording: it starts at StartMs and ends
@@ -201,6 +206,7 @@ func (b *Browser) StartVideo(ctx context.Context, p *Page, o VideoOptions) error
 		return tool.Errorf(tool.CodeInvalidArgs, "a video is being recorded already (to %s): stop it with browser_stop_video before starting another", old.opts.Path)
 	}
 	b.video = r
+	p.cursor.Store(o.Cursor)
 	r.stopOnClose = context.AfterFunc(p.ctx, func() {
 		r.mu.Lock()
 		if r.closedBy == "" {
@@ -214,18 +220,67 @@ func (b *Browser) StartVideo(ctx context.Context, p *Page, o VideoOptions) error
 	return nil
 }
 
-// VideoChapter marks a chapter starting now in the running recording; it
-// returns the chapter.
-func (b *Browser) VideoChapter(title, description string) (Chapter, error) {
+// VideoChapter marks a chapter starting now in the running recording, and
+// shows its card (the title and description over the blurred page) in the
+// recorded tab for show, returning when the card is gone (show 0: no
+// card); it returns the chapter.
+func (b *Browser) VideoChapter(ctx context.Context, title, description string, show time.Duration) (Chapter, error) {
 	r, err := b.runningVideo()
 	if err != nil {
 		return Chapter{}, err
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	c := Chapter{Title: title, Description: description, StartMs: time.Since(r.start).Milliseconds()}
 	r.chapters = append(r.chapters, c)
+	r.mu.Unlock()
+	if show <= 0 {
+		return c, nil
+	}
+	arg, _ := json.Marshal(map[string]any{"title": title, "description": description, "ms": show.Milliseconds()})
+	if _, err := r.page.Evaluate(ctx, chapterCardJS, arg); err != nil {
+		return c, describe("video: show the chapter card", err)
+	}
 	return c, nil
+}
+
+// chapterCardJS shows a chapter's card over the whole page for a.ms
+// milliseconds (the page cannot click through it meanwhile), resolving
+// once it is gone.
+const chapterCardJS = `(a) => new Promise((done) => {
+  const card = document.createElement('div');
+  card.id = '__barrhawk_chapter';
+  card.setAttribute('style', 'position:fixed;inset:0;z-index:2147483647;display:flex;flex-direction:column;align-items:center;justify-content:center;' +
+    'background:rgba(20,20,30,.55);backdrop-filter:blur(8px);color:#fff;font:600 40px system-ui,sans-serif;text-align:center;padding:40px;box-sizing:border-box');
+  const h = document.createElement('div'); h.textContent = a.title; card.append(h);
+  if (a.description) { const d = document.createElement('div'); d.textContent = a.description; d.style.font = '400 22px system-ui,sans-serif'; d.style.marginTop = '16px'; card.append(d); }
+  (document.body || document.documentElement).append(card);
+  setTimeout(() => { card.remove(); done(true); }, a.ms);
+})`
+
+// cursorJS draws the recording's mouse pointer at (x, y): an arrow the
+// page's hit testing passes through.
+const cursorJS = `(a) => {
+  let c = document.getElementById('__barrhawk_cursor');
+  if (!c) {
+    c = document.createElement('div');
+    c.id = '__barrhawk_cursor';
+    c.innerHTML = '<svg width="20" height="28" viewBox="0 0 20 28"><path d="M1 1 L1 22 L6 17 L10 26 L13 25 L9 16 L16 16 Z" fill="#000" stroke="#fff" stroke-width="1.5"/></svg>';
+    c.setAttribute('style', 'position:fixed;z-index:2147483647;pointer-events:none;width:20px;height:28px');
+    (document.body || document.documentElement).append(c);
+  }
+  c.style.left = a.x + 'px';
+  c.style.top = a.y + 'px';
+}`
+
+// drawCursor draws the recording's pointer at (x, y) when the tab is
+// recorded with a cursor; a page that cannot draw it is acted on all the
+// same.
+func (p *Page) drawCursor(ctx context.Context, x, y float64) {
+	if !p.cursor.Load() {
+		return
+	}
+	arg, _ := json.Marshal(map[string]float64{"x": x, "y": y})
+	p.Evaluate(ctx, cursorJS, arg) //nolint:errcheck // the pointer is a picture; the action is what counts
 }
 
 // runningVideo is the recording running now, or an error saying there is
@@ -420,6 +475,7 @@ func (r *recording) encode(ctx context.Context) (*VideoResult, error) {
 		cancel()
 	}
 	end := time.Since(r.start)
+	r.page.cursor.Store(false)
 	close(r.quit)
 	<-r.written
 	r.mu.Lock()
@@ -460,7 +516,7 @@ func (r *recording) encode(ctx context.Context) (*VideoResult, error) {
 		return nil, tool.Errorf(tool.CodeToolError, "video: write the chapters: %v", err)
 	}
 	out := filepath.Join(r.dir, "video.webm")
-	if err := runFFmpeg(ctx, r.dir, w, h, out); err != nil {
+	if err := runFFmpeg(ctx, r.dir, w, h, r.opts.FPS, out); err != nil {
 		return nil, err
 	}
 	n, err := moveFile(out, r.opts.Path)
@@ -544,10 +600,11 @@ func ffEscape(s string) string {
 }
 
 // runFFmpeg encodes dir's frames.txt with its chapters.txt into out: VP8,
-// w×h, each frame scaled to fit and centred, at the frames' own times.
+// w×h, each frame scaled to fit and centred, at fps frames a second (each
+// frame shown from its own time until the next one's).
 // The process runs in its own group, tied to this one, and is killed when
 // ctx ends.
-func runFFmpeg(ctx context.Context, dir string, w, h int, out string) error {
+func runFFmpeg(ctx context.Context, dir string, w, h, fps int, out string) error {
 	bin, err := FFmpeg()
 	if err != nil {
 		return err
@@ -557,7 +614,7 @@ func runFFmpeg(ctx context.Context, dir string, w, h int, out string) error {
 		"-f", "concat", "-safe", "0", "-i", "frames.txt",
 		"-f", "ffmetadata", "-i", "chapters.txt",
 		"-map", "0:v", "-map_metadata", "1", "-map_chapters", "1",
-		"-vf", vf, "-fps_mode", "passthrough",
+		"-vf", vf, "-fps_mode", "cfr", "-r", strconv.Itoa(fps),
 		"-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-qmin", "0", "-qmax", "50", "-crf", "8", "-b:v", "2M",
 		"-an", "-f", "webm", out)
 	cmd.Dir = dir

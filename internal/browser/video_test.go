@@ -94,7 +94,7 @@ func TestVideoRecordsTheTab(t *testing.T) {
 		t.Errorf("start twice: %v", err)
 	}
 	time.Sleep(700 * time.Millisecond)
-	if _, err := b.VideoChapter("Second; part = #2", ""); err != nil {
+	if _, err := b.VideoChapter(ctx, "Second; part = #2", "", 0); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(800 * time.Millisecond)
@@ -180,7 +180,7 @@ func TestVideoFinishedWhenItsTabCloses(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the recording did not end with its tab")
 	}
-	if _, err := b.VideoChapter("late", ""); err == nil || !strings.Contains(err.Error(), "its tab closed") {
+	if _, err := b.VideoChapter(ctx, "late", "", 0); err == nil || !strings.Contains(err.Error(), "its tab closed") {
 		t.Errorf("a chapter after the tab closed: %v", err)
 	}
 	res, err := b.StopVideo(ctx)

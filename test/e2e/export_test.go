@@ -13,7 +13,8 @@ import (
 )
 
 // TestExportTestTodoMVC drives TodoMVC through the MCP tools (add three
-// items, complete one by its snapshot ref, filter Active, assert), exports
+// items, complete one by its snapshot ref, filter Active, assert, check a
+// field's value, open a second tab and assert a checkbox there), exports
 // the session with browser_export_test, and runs the file under
 // `playwright test` (@playwright/test, Debian's chromium): it passes, and
 // fails once one expected text in it is changed.
@@ -79,6 +80,22 @@ func TestExportTestTodoMVC(t *testing.T) {
 	code("assert_url", map[string]any{"expected": "/active", "mode": "contains"})
 	code("assert_title", map[string]any{"expected": "TodoMVC", "mode": "contains"})
 	code("assert_visible", map[string]any{"selector": `role=link[name="Active"s]`})
+	// A field's value, then a second tab (the same context: TodoMVC keeps
+	// its items in localStorage) where a checkbox's state is asserted,
+	// then back to the first.
+	code("browser_type", map[string]any{"selector": "#new-todo", "text": "Call mom"})
+	if c := code("assert_value", map[string]any{"selector": "#new-todo", "value": "Call mom"}); c != "await expect(page.locator('#new-todo')).toHaveValue('Call mom');" {
+		t.Errorf("assert_value: %s", c)
+	}
+	if c := code("browser_tabs", map[string]any{"action": "new", "url": url}); c != "const page1 = await context.newPage();\nawait page.goto('"+url+"');" {
+		t.Errorf("tabs new: %s", c)
+	}
+	if c := code("assert_checked", map[string]any{"selector": "#todo-list li.completed .toggle"}); c != "await expect(page.locator('#todo-list li.completed .toggle')).toBeChecked();" {
+		t.Errorf("assert_checked: %s", c)
+	}
+	code("assert_checked", map[string]any{"selector": "#todo-list li:not(.completed) .toggle >> nth=0", "checked": false})
+	code("browser_tabs", map[string]any{"action": "select", "index": 0})
+	code("assert_value", map[string]any{"selector": "#new-todo", "contains": "mom"})
 	// A failed assertion shows its code but is not part of the test.
 	if got := s.mustCall("assert_text", map[string]any{"selector": "#todo-count", "expected": "9 items left", "timeout": 100}); got["passed"] != false || got["code"] == nil {
 		t.Errorf("a failed assertion: %v", got)
@@ -87,8 +104,13 @@ func TestExportTestTodoMVC(t *testing.T) {
 	// Inline, then to a file, relative to the server's working directory.
 	inline := s.mustCall("browser_export_test", map[string]any{"name": "todo: filter active"})
 	spec, _ := inline["code"].(string)
-	if !strings.HasPrefix(spec, "import { test, expect } from '@playwright/test';") || !strings.Contains(spec, "test('todo: filter active', async ({ page }) => {") {
+	if !strings.HasPrefix(spec, "import { test, expect } from '@playwright/test';") || !strings.Contains(spec, "test('todo: filter active', async ({ page, context }) => {") {
 		t.Fatalf("the test file:\n%s", spec)
+	}
+	for _, want := range []string{"\n  await page1.goto('" + url + "');\n  await expect(page1.locator('#todo-list li.completed .toggle')).toBeChecked();\n", "\n  await page.bringToFront();\n  await expect(page.locator('#new-todo')).toHaveValue(/mom/);\n"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("the test lacks %q:\n%s", want, spec)
+		}
 	}
 	for _, bad := range []string{"waitForTimeout", "9 items left", "'e", "snapshot"} {
 		if strings.Contains(spec, bad) {

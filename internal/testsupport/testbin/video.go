@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +24,7 @@ type Video struct {
 	Format, Codec         string
 	Frames, Width, Height int
 	Duration              float64 // seconds
+	FPS                   float64 // the stream's frame rate (r_frame_rate)
 	Chapters              []string
 	Starts                []float64 // each chapter's start, seconds
 }
@@ -31,7 +33,7 @@ type Video struct {
 func ProbeVideo(t testing.TB, path string) Video {
 	t.Helper()
 	out, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-show_entries",
-		"format=duration,format_name:stream=codec_name,nb_read_frames,width,height:chapter=start_time:chapter_tags=title", "-show_chapters", "-of", "json", path).Output()
+		"format=duration,format_name:stream=codec_name,nb_read_frames,width,height,r_frame_rate:chapter=start_time:chapter_tags=title", "-show_chapters", "-of", "json", path).Output()
 	if err != nil {
 		t.Fatalf("ffprobe %s: %v", path, err)
 	}
@@ -41,6 +43,7 @@ func ProbeVideo(t testing.TB, path string) Video {
 			NbReadFrames string `json:"nb_read_frames"`
 			Width        int    `json:"width"`
 			Height       int    `json:"height"`
+			FrameRate    string `json:"r_frame_rate"`
 		} `json:"streams"`
 		Chapters []struct {
 			StartTime string            `json:"start_time"`
@@ -57,6 +60,13 @@ func ProbeVideo(t testing.TB, path string) Video {
 	p := Video{Format: v.Format.FormatName, Codec: v.Streams[0].CodecName, Width: v.Streams[0].Width, Height: v.Streams[0].Height}
 	p.Frames, _ = strconv.Atoi(v.Streams[0].NbReadFrames)
 	p.Duration, _ = strconv.ParseFloat(v.Format.Duration, 64)
+	if n, d, ok := strings.Cut(v.Streams[0].FrameRate, "/"); ok {
+		num, _ := strconv.ParseFloat(n, 64)
+		den, _ := strconv.ParseFloat(d, 64)
+		if den > 0 {
+			p.FPS = num / den
+		}
+	}
 	for _, c := range v.Chapters {
 		p.Chapters = append(p.Chapters, c.Tags["title"])
 		s, _ := strconv.ParseFloat(c.StartTime, 64)

@@ -83,14 +83,20 @@ func addCode(ctx context.Context, name string, gen generator, call *tool.Call, r
 	if len(call.Args) > 0 {
 		_ = json.Unmarshal(call.Args, &a)
 	}
-	if name == "assert_visible" || name == "assert_text" || name == "assert_attribute" {
+	if name == "assert_visible" || name == "assert_text" || name == "assert_attribute" || name == "assert_value" || name == "assert_checked" {
 		if err := assertLocator(ctx, call, a, m); err != nil {
 			return res
 		}
 	}
+	if !strings.HasPrefix(name, "assert_") {
+		notePopups(ctx, call, m)
+	}
 	st := gen(a, m)
 	if st.code == "" {
 		return res
+	}
+	if ps, ok := m["popups"].([]browser.Popup); ok {
+		st.code = waitForPopups(st.code, ps)
 	}
 	m["code"] = st.code
 	if strings.HasPrefix(name, "assert_") && m["passed"] != true {
@@ -99,11 +105,43 @@ func addCode(ctx context.Context, name string, gen generator, call *tool.Call, r
 	if st.record {
 		if b, ok := browser.Lookup(call.Resources); ok && b != nil {
 			if p, err := b.Active(); err == nil {
-				p.Record(browser.Step{Tool: name, Code: st.code})
+				// A dialog answered after the action that opened it is
+				// answered, in a test, by a handler set before that action.
+				before := name == "browser_handle_dialog" && m["answered"] != nil
+				p.Record(browser.Step{Tool: name, Code: st.code, Before: before})
 			}
 		}
 	}
 	return m
+}
+
+// waitForPopups wraps an action's code in Playwright's wait for the
+// popups it opened: each a promise made before the action, awaited after.
+func waitForPopups(code string, ps []browser.Popup) string {
+	var pre, post []string
+	for _, p := range ps {
+		pre = append(pre, "const "+p.Var+"Promise = page.waitForEvent('popup');")
+		post = append(post, "const "+p.Var+" = await "+p.Var+"Promise;")
+	}
+	return strings.Join(pre, "\n") + "\n" + code + "\n" + strings.Join(post, "\n")
+}
+
+// notePopups puts in an action's answer the popups it opened (pages the
+// page opened itself, now tabs of the session with its routes and
+// emulation), once they are set up.
+func notePopups(ctx context.Context, call *tool.Call, m map[string]any) {
+	b, ok := browser.Lookup(call.Resources)
+	if !ok || b == nil {
+		return
+	}
+	p, err := b.Active()
+	if err != nil {
+		return
+	}
+	if ps := b.TakePopups(ctx, p); len(ps) > 0 {
+		m["popups"] = ps
+		m["popupNote"] = fmt.Sprintf("the page opened %d popup(s), now tab(s) of this session with its routes and emulation: act on one after browser_tabs {action: \"select\", index: %d}", len(ps), ps[0].Tab)
+	}
 }
 
 // assertLocator gives an assertion on an element the generated locator
@@ -410,6 +448,49 @@ var generators = map[string]generator{
 	"browser_sessionstorage_clear": fixed("await page.evaluate(() => sessionStorage.clear());"),
 	"browser_cookie_clear":         fixed("await page.context().clearCookies();"),
 
+	"browser_tabs": func(a codeArgs, res map[string]any) step {
+		tabs, _ := res["tabs"].([]browser.TabInfo)
+		active := "page"
+		for _, t := range tabs {
+			if t.Active {
+				active = t.Var
+			}
+		}
+		switch a.str("action") {
+		case "new": // recorded in the new tab: page is it
+			code := "const " + active + " = await context.newPage();"
+			if u := a.str("url"); u != "" {
+				code += "\nawait page.goto(" + jsStr(u) + ");"
+			}
+			return step{code, true}
+		case "select":
+			return step{"await page.bringToFront();", true}
+		case "close":
+			if v, _ := res["closed"].(string); v != "" {
+				return step{"await " + v + ".close();", true}
+			}
+		}
+		return step{}
+	},
+	"browser_handle_dialog": func(a codeArgs, res map[string]any) step {
+		answer := "dialog.dismiss()"
+		if a.str("action") == "accept" {
+			answer = "dialog.accept()"
+			if t := a.str("promptText"); t != "" {
+				answer = "dialog.accept(" + jsStr(t) + ")"
+			}
+		}
+		if rule, ok := a["autoRespond"].(bool); ok && rule {
+			// A standing rule (addCode puts it before the action when it
+			// also answered the dialog that action opened).
+			return step{"page.on('dialog', (dialog) => " + answer + ");", true}
+		}
+		if res["answered"] != nil {
+			return step{"page.once('dialog', (dialog) => " + answer + ");", true}
+		}
+		return step{}
+	},
+
 	// The page assertions, as Playwright's web-first assertions.
 	"assert_visible": func(a codeArgs, res map[string]any) step {
 		return step{"await expect(" + elementCode(a.str("selector"), res) + ").toBeVisible();", true}
@@ -456,6 +537,23 @@ var generators = map[string]generator{
 			lines = append(lines, "await expect("+l+".nth("+num(n)+")).toHaveCount(0);")
 		}
 		return step{strings.Join(lines, "\n"), true}
+	},
+	"assert_value": func(a codeArgs, res map[string]any) step {
+		l := elementCode(a.str("selector"), res)
+		switch {
+		case a["value"] != nil:
+			return step{"await expect(" + l + ").toHaveValue(" + jsStr(a.str("value")) + ");", true}
+		case a["contains"] != nil:
+			return step{"await expect(" + l + ").toHaveValue(/" + regexpLiteral(regexp.QuoteMeta(a.str("contains"))) + "/);", true}
+		}
+		return step{"await expect(" + l + ").toHaveValue(/" + regexpLiteral(a.str("matches")) + "/);", true}
+	},
+	"assert_checked": func(a codeArgs, res map[string]any) step {
+		l := elementCode(a.str("selector"), res)
+		if c, ok := a["checked"].(bool); ok && !c {
+			return step{"await expect(" + l + ").not.toBeChecked();", true}
+		}
+		return step{"await expect(" + l + ").toBeChecked();", true}
 	},
 	"assert_attribute": func(a codeArgs, res map[string]any) step {
 		l := elementCode(a.str("selector"), res)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
@@ -72,16 +73,77 @@ func exportTest() tool.Tool {
 	}
 }
 
-// specText is the Playwright Test file of the steps.
+// specText is the Playwright Test file of the steps: each step's code
+// written for the variable of its tab (page, page1, popup1, ...), a
+// dialog's answer before the action that opened it, and the test's
+// context among its fixtures when a step opens a tab.
 func specText(name string, steps []browser.Step) string {
-	var b strings.Builder
-	b.WriteString("import { test, expect } from '@playwright/test';\n\n")
-	fmt.Fprintf(&b, "test(%s, async ({ page }) => {\n", jsStr(name))
+	var order []browser.Step
 	for _, st := range steps {
-		for _, line := range strings.Split(st.Code, "\n") {
-			b.WriteString("  " + line + "\n")
+		at := len(order)
+		if st.Before {
+			for i := len(order) - 1; i >= 0; i-- {
+				if order[i].Page == st.Page && !order[i].Before && !strings.HasPrefix(order[i].Tool, "assert_") {
+					at = i
+					break
+				}
+			}
+		}
+		order = slices.Insert(order, at, st)
+	}
+	fixtures := "page"
+	var body strings.Builder
+	for _, st := range order {
+		code := retarget(st.Code, st.Page)
+		if strings.Contains(code, "context.newPage()") {
+			fixtures = "page, context"
+		}
+		for _, line := range strings.Split(code, "\n") {
+			body.WriteString("  " + line + "\n")
 		}
 	}
+	var b strings.Builder
+	b.WriteString("import { test, expect } from '@playwright/test';\n\n")
+	fmt.Fprintf(&b, "test(%s, async ({ %s }) => {\n", jsStr(name), fixtures)
+	b.WriteString(body.String())
 	b.WriteString("});\n")
 	return b.String()
+}
+
+// retarget writes code, written for the variable page, for the variable
+// v: each page. outside string literals becomes v. (popup1Promise and
+// 'page.html' stay as they are).
+func retarget(code, v string) string {
+	if v == "" || v == "page" {
+		return code
+	}
+	var b strings.Builder
+	var quote byte // the open string literal's quote, or 0
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && i+1 < len(code) {
+				b.WriteByte(c)
+				i++
+				c = code[i]
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case strings.HasPrefix(code[i:], "page.") && (i == 0 || !isIdent(code[i-1])):
+			b.WriteString(v)
+			i += len("page") - 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// isIdent says whether c can be part of a JavaScript identifier (or
+// follows a dot: x.page.y is a property, not the variable).
+func isIdent(c byte) bool {
+	return c == '_' || c == '$' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -407,7 +407,7 @@ func tabs() tool.Tool {
 		Index  *int   `json:"index"`
 	}
 	return tool.Tool{
-		Def: def("browser_tabs", "Tabs of the active session: list; new (optionally opening url); select index; close index (tab 0 holds the session). Returns {tabs}.", true,
+		Def: def("browser_tabs", "Tabs of the active session: list; new (optionally opening url); select index; close index (tab 0 holds the session). A page a tab opens itself (window.open, a target=_blank link) is a tab too, with the session's routes and emulation. Returns {tabs}.", true,
 			schema.Object(schema.String("action", "What to do").Enum("list", "new", "select", "close").Required(),
 				schema.String("url", "Address for a new tab"), schema.Integer("index", "Tab index (select, close)").Min(0))).
 			WithPhrases("new tab", "switch tab", "open in new tab", "list open tabs", "close tab", "multiple tabs", "popup opens a tab"),
@@ -443,12 +443,17 @@ func tabs() tool.Tool {
 				}
 			case "close":
 				i, err := needIndex()
+				var closed string
 				if err == nil {
+					if tabs := b.ListTabs(ctx); i < len(tabs) {
+						closed = tabs[i].Var
+					}
 					err = b.CloseTab(i)
 				}
 				if err != nil {
 					return nil, err
 				}
+				return map[string]any{"tabs": b.ListTabs(ctx), "closed": closed}, nil
 			}
 			return map[string]any{"tabs": b.ListTabs(ctx)}, nil
 		}),

@@ -46,7 +46,8 @@ func route() tool.Tool {
 	}
 	return tool.Tool{
 		Def: def("browser_route", "Mock the network for the active session: requests whose URL matches pattern (a Playwright glob: * within a path segment, ** across, {a,b} alternatives; "+
-			"? is a literal ?) get status, body and headers without reaching the server, in every tab of the session, open or opened later (page loads, fetch, XHR, images). "+
+			"? is a literal ?) get status, body and headers without reaching the server, in every tab of the session, open or opened later, popups the pages open included (page loads, fetch, XHR, images). "+
+			"While routes are active, the tabs' requests bypass service workers (as Playwright's routing does), so a worker cannot answer past a route. "+
 			"A later route wins for the same URL. Without status, body or contentType the request goes on to the server with headers added and removeHeaders removed. "+
 			"Returns {route: {pattern, action, status, contentType, bodyBytes, hits}, routes}.", true,
 			schema.Object(

@@ -19,17 +19,26 @@ import (
 
 // mockServer answers the real responses the routes stand in front of.
 func mockServer(t *testing.T) *httptest.Server {
+	return serveFiles(t, map[string]string{"/": `<!doctype html><title>Net</title><h1>Net</h1>`, "/api/data": "real"})
+}
+
+// serveFiles serves files by path: .js as JavaScript, /api/... as plain
+// text, the others as HTML; other paths are 404.
+func serveFiles(t *testing.T, files map[string]string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/":
-			w.Header().Set("Content-Type", "text/html")
-			io.WriteString(w, `<!doctype html><title>Net</title><h1>Net</h1>`)
-		case "/api/data":
-			w.Header().Set("Content-Type", "text/plain")
-			io.WriteString(w, "real")
-		default:
+		body, ok := files[r.URL.Path]
+		switch {
+		case !ok:
 			http.NotFound(w, r)
+			return
+		case strings.HasSuffix(r.URL.Path, ".js"):
+			w.Header().Set("Content-Type", "text/javascript")
+		case strings.HasPrefix(r.URL.Path, "/api/"):
+			w.Header().Set("Content-Type", "text/plain")
+		default:
+			w.Header().Set("Content-Type", "text/html")
 		}
+		io.WriteString(w, body)
 	}))
 	t.Cleanup(srv.Close)
 	return srv

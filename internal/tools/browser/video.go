@@ -21,15 +21,17 @@ func startVideo() tool.Tool {
 		Filename string        `json:"filename"`
 		Size     *browser.Size `json:"size"`
 		FPS      int           `json:"fps"`
+		Cursor   bool          `json:"cursor"`
 	}
 	d := def("browser_start_video", "Start recording a video of the active tab (its screencast); browser_video_chapter marks chapters and browser_stop_video writes the WebM (VP8, encoded by ffmpeg, which must be on PATH). "+
-		"The frames keep the times the page drew them, so the video plays at real speed. Returns {recording, path, size, fps}.", true,
+		"The frames keep the times the page drew them, so the video plays at real speed, at fps frames a second; cursor draws the mouse pointer where each click, hover or drag happens. Returns {recording, path, size, fps, cursor}.", true,
 		schema.Object(
 			schema.String("filename", "The .webm file to write"+filenameNote+"; default video-<time>.webm"),
 			schema.Of("size", "Video size in pixels; the tab is scaled to fit and centred. Default: the viewport, scaled to fit 800×800", schema.Object(
 				schema.Integer("width", "Width in pixels (rounded down to even)").Required().Min(16).Max(3840),
 				schema.Integer("height", "Height in pixels (rounded down to even)").Required().Min(16).Max(2160))),
-			schema.Integer("fps", "Most frames kept per second (the page's frames are kept as they come; a still page costs nothing)").Default(browser.DefaultVideoFPS).Min(1).Max(browser.MaxVideoFPS)))
+			schema.Integer("fps", "Video frame rate in frames per second (a frame is shown until the page draws the next)").Default(browser.DefaultVideoFPS).Min(1).Max(browser.MaxVideoFPS),
+			schema.Boolean("cursor", "Draw a mouse pointer on the page at each action point (click, hover, drag), so the video shows where it acted").Default(false)))
 	d.UsesRoots = true
 	return tool.Tool{
 		Def: d.WithPhrases("record video of the browser", "screen recording", "record the tab", "capture a video of the test", "webm recording", "record a screencast", "video of the session", "film the test run"),
@@ -51,7 +53,7 @@ func startVideo() tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			o := browser.VideoOptions{Path: path, FPS: in.FPS}
+			o := browser.VideoOptions{Path: path, FPS: in.FPS, Cursor: in.Cursor}
 			var size any = "the first frame's: the viewport, scaled to fit 800×800"
 			if in.Size != nil {
 				o.Width, o.Height = int(in.Size.Width)&^1, int(in.Size.Height)&^1
@@ -63,31 +65,43 @@ func startVideo() tool.Tool {
 			if o.FPS == 0 {
 				o.FPS = browser.DefaultVideoFPS
 			}
-			return map[string]any{"recording": true, "path": path, "size": size, "fps": o.FPS}, nil
+			return map[string]any{"recording": true, "path": path, "size": size, "fps": o.FPS, "cursor": o.Cursor}, nil
 		}),
 	}
 }
+
+// defaultChapterMs is how long a chapter's card shows when not said.
+const defaultChapterMs = 1000
 
 func videoChapter() tool.Tool {
 	type args struct {
 		Title       string `json:"title"`
 		Description string `json:"description"`
+		Duration    *int64 `json:"duration"`
 	}
+	d := def("browser_video_chapter", "Mark a chapter of the video being recorded, starting now: a WebM chapter of the file browser_stop_video writes (players and ffprobe list it), "+
+		"and a full-page card with its title and description over the blurred page, shown for duration ms in the recorded tab (so the video shows it; the call returns when it is gone). Returns {title, startMs, shownMs}.", false,
+		schema.Object(schema.String("title", "Chapter title").Required().Min(1).Max(500),
+			schema.String("description", "Chapter description, on the card and kept in the chapter's tags").Max(2000),
+			schema.Integer("duration", "Milliseconds to show the chapter card; 0 marks the chapter without a card").Default(defaultChapterMs).Min(0).Max(30_000)))
+	d.Timeout = 45 * time.Second
 	return tool.Tool{
-		Def: def("browser_video_chapter", "Mark a chapter of the video being recorded, starting now: a WebM chapter of the file browser_stop_video writes (players and ffprobe list it). Returns {title, startMs, chapters}.", false,
-			schema.Object(schema.String("title", "Chapter title").Required().Min(1).Max(500),
-				schema.String("description", "Chapter description, kept in the chapter's tags").Max(2000))).
+		Def: d.
 			WithPhrases("add a chapter to the video", "mark a step in the recording", "video chapter marker", "label this part of the recording", "bookmark in the screen recording"),
-		Run: tool.Typed(func(_ context.Context, in args, call *tool.Call) (any, error) {
+		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			b, err := recordingBrowser(call)
 			if err != nil {
 				return nil, err
 			}
-			c, err := b.VideoChapter(in.Title, in.Description)
+			show := int64(defaultChapterMs)
+			if in.Duration != nil {
+				show = *in.Duration
+			}
+			c, err := b.VideoChapter(ctx, in.Title, in.Description, time.Duration(show)*time.Millisecond)
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"title": c.Title, "startMs": c.StartMs}, nil
+			return map[string]any{"title": c.Title, "startMs": c.StartMs, "shownMs": show}, nil
 		}),
 	}
 }

@@ -60,12 +60,18 @@ func leftovers() []string {
 	return append(out, dirs...)
 }
 
-func TestVideoTools(t *testing.T) {
+// videoSession is a tool session for a video test, writing its files
+// under root.
+func videoSession(t *testing.T) (s *tooltest.Session, root string) {
 	needVideoTools(t)
-	srv := animatedSite(t)
 	browser.Configure(true, t.TempDir(), 0)
-	s := tooltest.NewSession(t, Tools())
-	root := stateRoots(t, s)
+	s = tooltest.NewSession(t, Tools())
+	return s, stateRoots(t, s)
+}
+
+func TestVideoTools(t *testing.T) {
+	srv := animatedSite(t)
+	s, root := videoSession(t)
 
 	// Nothing to stop or mark before a start, with or without a browser.
 	s.MustFailWith("browser_stop_video", `{}`, tool.CodeInvalidArgs, "no video is being recorded", "browser_start_video")
@@ -144,4 +150,46 @@ func TestStartVideoWithoutFFmpeg(t *testing.T) {
 	s.MustRun("browser_launch", `{}`)
 	t.Setenv("PATH", t.TempDir())
 	s.MustFailWith("browser_start_video", `{"filename":"x.webm"}`, tool.CodeToolError, "ffmpeg", "not on PATH", "apt-get install ffmpeg")
+}
+
+// The video has the frame rate asked, its chapters by title, each chapter's
+// card drawn over the page for its duration, and the pointer where the
+// mouse acted.
+func TestVideoFrameRateCursorAndChapterCards(t *testing.T) {
+	srv := mockServer(t)
+	s, root := videoSession(t)
+	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
+	got := obj(t, s, "browser_start_video", `{"filename":"cards.webm","fps":10,"cursor":true}`)
+	if got["fps"] != float64(10) || got["cursor"] != true {
+		t.Errorf("start: %v", got)
+	}
+	evalValue(t, s, `{"expression":"window.__added = []; new MutationObserver((ms) => ms.forEach((m) => m.addedNodes.forEach((n) => n.id && window.__added.push(n.id + ':' + n.textContent)))).observe(document.documentElement, {childList: true, subtree: true}); true"}`)
+	if c := obj(t, s, "browser_video_chapter", `{"title":"Checkout","description":"pay by card","duration":300}`); c["shownMs"] != float64(300) {
+		t.Errorf("chapter: %v", c)
+	}
+	if got := evalValue(t, s, `{"expression":"[document.getElementById('__barrhawk_chapter') === null, window.__added.join('|')]"}`); tooltest.Marshal(got) != `[true,"__barrhawk_chapter:Checkoutpay by card"]` {
+		t.Errorf("the chapter card (gone after its duration, shown before): %v", got)
+	}
+	s.MustRun("browser_hover", `{"selector":"h1"}`)
+	at := evalValue(t, s, `{"expression":"(() => { const c = document.getElementById('__barrhawk_cursor'), r = document.querySelector('h1').getBoundingClientRect(); return c ? Math.abs(parseFloat(c.style.left) - (r.left + r.width / 2)) < 2 && Math.abs(parseFloat(c.style.top) - (r.top + r.height / 2)) < 2 : 'no cursor'; })()"}`)
+	if at != true {
+		t.Errorf("the pointer is not drawn at the hover's point: %v", at)
+	}
+	s.MustRun("browser_video_chapter", `{"title":"Done","duration":0}`)
+	s.MustRun("browser_stop_video", `{}`)
+	v := testbin.ProbeVideo(t, filepath.Join(root, "cards.webm"))
+	t.Logf("ffprobe: %+v", v)
+	if v.FPS != 10 {
+		t.Errorf("ffprobe's frame rate: %v, want 10", v.FPS)
+	}
+	if strings.Join(v.Chapters, "|") != "Checkout|Done" {
+		t.Errorf("ffprobe's chapters: %q", v.Chapters)
+	}
+	// Without a recording, no pointer is drawn.
+	s.MustRun("browser_hover", `{"selector":"h1"}`)
+	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
+	s.MustRun("browser_hover", `{"selector":"h1"}`)
+	if got := evalValue(t, s, `{"expression":"document.getElementById('__barrhawk_cursor') === null"}`); got != true {
+		t.Errorf("a pointer drawn after the recording stopped")
+	}
 }

@@ -1,10 +1,10 @@
 // Package browserassert holds the assertions on the browser's active page
 // (assert_visible, assert_hidden, assert_text, assert_url, assert_title,
-// assert_count, assert_attribute) and accessibility_audit. Like the other
-// assertions, a failed one is a result {passed: false, expected, actual,
-// message}, not an error, with a screenshot of the page saved beside it;
-// each looks again until it passes or its timeout ends, as Playwright's
-// expect does.
+// assert_count, assert_attribute, assert_value, assert_checked) and
+// accessibility_audit. Like the other assertions, a failed one is a
+// result {passed: false, expected, actual, message}, not an error, with a
+// screenshot of the page saved beside it; each looks again until it
+// passes or its timeout ends, as Playwright's expect does.
 package browserassert
 
 import (
@@ -28,7 +28,7 @@ import (
 
 // Tools returns the family.
 func Tools() []tool.Tool {
-	asserts := []tool.Tool{visible(), hidden(), text(), url(), title(), count(), attribute()}
+	asserts := []tool.Tool{visible(), hidden(), text(), url(), title(), count(), attribute(), value(), checked()}
 	for i := range asserts {
 		asserts[i].Description += " A failure also saves a PNG of the page (its path in screenshot)."
 	}
@@ -132,6 +132,25 @@ func runOn[In any](f func(ctx context.Context, p *browser.Page, in In) (any, err
 		}
 		return f(ctx, p, in)
 	})
+}
+
+// element looks once at sel's element: absent when no element matches,
+// else read's outcome. An INVALID_ARGS error of read (the element is not
+// of the kind asserted) ends the looking; another (the element went
+// meanwhile) is a look that found it absent.
+func element(ctx context.Context, p *browser.Page, sel string, absent any, read func() (outcome, error)) (outcome, error) {
+	pr, err := probe(ctx, p, sel)
+	if err != nil || pr.Count == 0 {
+		return outcome{actual: absent}, err
+	}
+	o, err := read()
+	if err != nil {
+		if te, ok := err.(*tool.Error); ok && te.Code == tool.CodeInvalidArgs {
+			return outcome{}, err
+		}
+		return outcome{actual: absent}, nil
+	}
+	return o, nil
 }
 
 // probe looks at a selector once.
@@ -259,15 +278,10 @@ func text() tool.Tool {
 				return nil, err
 			}
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
-				pr, err := probe(ctx, p, in.Selector)
-				if err != nil || pr.Count == 0 {
-					return outcome{actual: nil}, err
-				}
-				s, err := p.Text(ctx, in.Selector, browser.FindOptions{Timeout: time.Millisecond})
-				if err != nil {
-					return outcome{}, nil // gone meanwhile: look again
-				}
-				return outcome{passed: ok(s), actual: s}, nil
+				return element(ctx, p, in.Selector, nil, func() (outcome, error) {
+					s, err := p.Text(ctx, in.Selector, browser.FindOptions{Timeout: time.Millisecond})
+					return outcome{passed: ok(s), actual: s}, err
+				})
 			})
 			if err != nil {
 				return nil, err
@@ -444,18 +458,13 @@ func attribute() tool.Tool {
 				expected = *in.Value
 			}
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
-				pr, err := probe(ctx, p, in.Selector)
-				if err != nil || pr.Count == 0 {
-					return outcome{actual: "no element"}, err
-				}
-				v, err := p.Attribute(ctx, in.Selector, in.Name, browser.FindOptions{Timeout: time.Millisecond})
-				if err != nil {
-					return outcome{actual: "no element"}, nil
-				}
-				if v == nil {
-					return outcome{actual: nil}, nil
-				}
-				return outcome{passed: ok(*v), actual: *v}, nil
+				return element(ctx, p, in.Selector, "no element", func() (outcome, error) {
+					v, err := p.Attribute(ctx, in.Selector, in.Name, browser.FindOptions{Timeout: time.Millisecond})
+					if err != nil || v == nil {
+						return outcome{actual: nil}, err
+					}
+					return outcome{passed: ok(*v), actual: *v}, nil
+				})
 			})
 			if err != nil {
 				return nil, err
