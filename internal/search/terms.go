@@ -119,7 +119,9 @@ var ownStems = map[string]string{
 	"settings": "setting", "setting": "setting",
 	"data": "data", "datum": "data",
 	"news": "news",
-	"ps":   "ps", "pr": "pr", "prs": "pr", "ci": "ci", "os": "os", "ms": "ms",
+	// A box's state, not the verb: "is it checked" is not "check it".
+	"checked": "checked", "unchecked": "unchecked", "ticked": "checked", "unticked": "unchecked",
+	"ps": "ps", "pr": "pr", "prs": "pr", "ci": "ci", "os": "os", "ms": "ms",
 	"cookies": "cookie", "cookie": "cookie",
 	"logs": "log", "log": "log", "logging": "log", "logged": "log",
 	"images": "image", "image": "image",
