@@ -405,14 +405,14 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 	x := d.dyn
 	return []tool.Tool{
 		{
-			Def: mgmt("dynamic_tool_create", "Create or replace a dynamic tool from a TypeScript handler body (`args`, `ctx` in scope), callable on the next call. Syntax errors and blocked patterns (eval, require, process.exit...) are refused with their line.",
+			Def: mgmt("dynamic_tool_create", "Create or replace a dynamic tool from a TypeScript handler body (`args`, `ctx` in scope), callable at once; syntax errors and blocked patterns (eval, require...) are refused by line.",
 				schema.String("name", "[a-z][a-z0-9_]*, not a built-in").Required().Min(1),
 				schema.String("description", "What it does").Required().Min(1),
 				schema.Map("schema", "Arguments' JSON Schema, type object").Required(),
-				schema.String("code", "E.g. \"return { n: args.text.length };\"").Required().Min(1),
+				schema.String("code", "E.g. \"return args.a + 1;\"").Required().Min(1),
 				schema.Array("permissions", "network: ctx.fetch; filesystem: ctx.fs", &jsonschema.Schema{Type: "string", Enum: []any{"network", "filesystem", "browser", "ai"}}),
-				schema.Integer("timeout", "Milliseconds per call (default tools.defaultTimeout)").Min(1).Max(600000),
-				schema.Array("phrases", "Words people use when they want it, for tool_search", &jsonschema.Schema{Type: "string"}),
+				schema.Integer("timeout", "ms per call (default: the server's)").Min(1).Max(600000),
+				schema.Array("phrases", "Words people search for it by", &jsonschema.Schema{Type: "string"}),
 			).
 				WithPhrases("write a custom tool", "add my own tool", "define a tool in typescript", "extend barrhawk", "hot-load a new tool", "tool on the fly", "custom plugin", "new tool from code"),
 			Run: tool.Typed(func(ctx context.Context, in createArgs, _ *tool.Call) (any, error) { return x.create(ctx, in) }),

@@ -134,8 +134,8 @@ func jsonFormat() tool.Tool {
 		Def: tool.Def{
 			Name: "json_format",
 			Description: "Pretty-print, minify or validate JSON text, keeping key order and number literals. Returns " +
-				"result; validate returns valid, and type or error, line, column, offset. Format or minify of invalid " +
-				"JSON is an INVALID_ARGS error.",
+				"result; validate returns valid, and type or error, line, column, offset. Invalid JSON to format is " +
+				"INVALID_ARGS.",
 			Phrases:  []string{"prettify json", "beautify json", "compress json whitespace", "jq .", "json lint", "is this valid json", "fix json indentation", "json syntax error line"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
