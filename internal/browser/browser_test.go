@@ -9,10 +9,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -235,5 +239,19 @@ func TestIdleTabsEvicted(t *testing.T) {
 	}
 	if got := b.ListTabs(ctx); len(got) != 2 {
 		t.Errorf("tabs: %+v", got)
+	}
+}
+
+// TestChromedpInternals: popup.go reaches two unexported fields of the
+// pinned chromedp (Target.browser, Context.targetMu); an upgrade that
+// renames or retypes them fails here, before any popup is left paused.
+func TestChromedpInternals(t *testing.T) {
+	tt := reflect.TypeFor[chromedp.Target]()
+	if f, ok := tt.FieldByName("browser"); !ok || f.Type.Kind() != reflect.Pointer {
+		t.Errorf("chromedp.Target has no pointer field browser (got %v): popup.go's release cannot route a paused page's command", f.Type)
+	}
+	ct := reflect.TypeFor[chromedp.Context]()
+	if f, ok := ct.FieldByName("targetMu"); !ok || f.Type != reflect.TypeFor[sync.Mutex]() {
+		t.Errorf("chromedp.Context has no sync.Mutex targetMu (got %v): popup.go's targetOf cannot read the Target safely", f.Type)
 	}
 }
