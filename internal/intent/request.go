@@ -489,6 +489,9 @@ func markers(tokens []token, i int) []string {
 		if strings.Contains(strings.ToLower(t.text), "schema") {
 			out = append(out, "schema") // user.schema.json names a schema
 		}
+		if lower := strings.ToLower(t.text); strings.HasSuffix(lower, ".spec.ts") || strings.HasSuffix(lower, ".spec.js") || strings.HasSuffix(lower, ".test.ts") {
+			out = append(out, "<spec>") // tests/cancel.spec.ts: a Playwright test file
+		}
 		if lower := strings.ToLower(t.text); strings.Contains(lower, ".tpl") || strings.Contains(lower, ".tmpl") {
 			out = append(out, search.Stem("template")) // report.tpl.html is a template
 		}

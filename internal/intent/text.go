@@ -213,8 +213,8 @@ func contextOf(clauses []*clause) request {
 	sizes, items := 0, 0
 	for _, c := range clauses {
 		req.about |= c.about
-		if c.has("<page>") || c.hasAny(pageWords) && !c.has("full page") {
-			req.pages = true
+		if c.has("<page>") || c.hasAny(pageWords) && !c.has("full page") || c.has("<path>") && !c.has("<api>") && c.about&web != 0 {
+			req.pages = true // a site's page, or a path of it (/login) in a step about pages
 		}
 		if c.hasAny(parallelPhrases) {
 			req.swarm, req.parallel, req.parallelWords = true, true, c.words
@@ -292,10 +292,18 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	before := func(first int, s Step) {
 		steps = slices.Insert(steps, first, s)
 	}
+	// A connection the request says is open already ("the existing 'stg'
+	// connection", "alias cache is connected") is not opened again.
+	open := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(openConnection) })
+	if open {
+		steps = slices.DeleteFunc(steps, func(s Step) bool {
+			return s.Tool == "db_pg_connect" || s.Tool == "db_redis_connect" || s.Tool == "db_sqlite_open"
+		})
+	}
 	for _, need := range []struct{ prefix, tool string }{
 		{"db_pg_", "db_pg_connect"}, {"db_redis_", "db_redis_connect"}, {"db_sqlite_", "db_sqlite_open"},
 	} {
-		if i := has(need.prefix); i >= 0 && has(need.tool) < 0 {
+		if i := has(need.prefix); i >= 0 && has(need.tool) < 0 && !open {
 			before(i, Step{Tool: need.tool, Words: steps[i].Words})
 		}
 	}
@@ -355,11 +363,14 @@ func clauseOf(clauses []*clause, words string) *clause {
 // strongDB name a database; other database words (rows, columns) may be
 // a page's.
 // serviceWords name a compose stack's service, in a request about one.
-var serviceWords = triggers(`service services`)
+var serviceWords = triggers(`service services container containers`)
 
 // readyWords ask whether a stack's database is up yet ("wait till
 // postgres is healthy").
 var readyWords = triggers(`healthy ready up+yet accepting`)
+
+// openConnection say a database's connection is open already.
+var openConnection = triggers(`already+connected already+open =existing alias connection+alias`)
 
 var strongDB = triggers(`database db table tables sql migration migrations seed`)
 

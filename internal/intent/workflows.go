@@ -134,18 +134,18 @@ var rules = []rule{
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`validate validation against`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status>`).first("data"),
-	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect),
-	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect),
+	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
+	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page have+open already+open open+now currently+open is+open s+open`),
 	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`),
-	r(web, `mobile desktop tablet viewport width widths size siz responsive <size>`, `browser_resize`),
+	r(web, `mobile desktop tablet viewport width widths size siz responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`),
 	// The session's network and media, before the page loads.
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(web, `unmock unroute`, `browser_unroute`),
 	r(web, `offline airplane no+network no+internet`, `browser_network_state_set`),
 	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
-	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_set_storage_state`).with(`load reuse restore apply import start`).first("state"),
+	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_set_storage_state`).with(`load reuse restore apply import start`).but(`save store write export`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_storage_state`).first("state"),
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe all every`).but(`one only just`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_set`).with(`set add inject write`).first("cookie"),
@@ -192,6 +192,10 @@ var rules = []rule{
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
 
 	// Observations.
+	r(web, `video recording record+a+video`, `browser_start_video`).with(`start record begin`).but(`stop`),
+	r(web, `chapter`, `browser_video_chapter`),
+	r(web, `recording video`, `browser_stop_video`).with(`stop end finish`),
+	r(web, `spec playwright+test test+file <spec>`, `browser_export_test`).with(`export write save record turn`),
 	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
 	r(web, `pdf <pdf>`, `browser_pdf_save`).first("pdf"),
 	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
@@ -207,6 +211,8 @@ var rules = []rule{
 	// Checks in the browser: the first that applies.
 	r(web, `<js>`, `assert_equals`).checks().first("check"), // a value the page's script gives
 	r(web, `<count> more fewer at+least at+most number+of how+many`, `assert_count`).checks().first("check"),
+	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in`, `assert_checked`).checks().first("check"),
+	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
 	r(web, `url redirect redirected end+up land+on lands+on taken+to <path>`, `assert_url`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown`, `assert_hidden`).checks().first("check"),
@@ -222,7 +228,7 @@ var rules = []rule{
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
 	r(api|value, `contain contains include includes mention mentions`, `assert_contains`).checks().first("check"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("check"),
-	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status`, `assert_equals`).checks().first("check"),
+	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables`, `db_pg_schema`).first("pg"),
@@ -294,6 +300,7 @@ var rules = []rule{
 	r(agent, ``, `spawn_agent spawn_status`).but(`<spawn>`).first("agent"),
 	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
 	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
+	r(job, `status`, `task_status`).with(`log logs output`),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
 	r(job, `pool busy queued how+many piling piling+up how+s+the queue+status`, `pool_status`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
@@ -327,6 +334,7 @@ var rules = []rule{
 	r(github, `token <ghtoken> personal+access+token`, `gh_connect`),
 	r(github, `protected default+branch default+one stars visibility`, `gh_repo_info`),
 	r(github, `review`, `gh_diff gh_pr_review`).with(`pull+request pr`),
+	r(github, `approve request+changes`, `gh_pr_review`).but(`review`),
 	r(github, `merge`, `gh_pr_merge`),
 	r(github, `list show which open+prs open+pr open+pull+requests`, `gh_pr_list`).with(`pull+request pr`).first("gh"),
 	r(github, `list show which`, `gh_issue_list`).with(`issue issues`).first("gh"),
