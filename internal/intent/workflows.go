@@ -68,7 +68,7 @@ var domainWords = []struct {
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
-	{docker, triggers(`docker container containers dockerfile image+build <image>`)},
+	{docker, triggers(`docker container containers dockerfile image+build <image> restart+loop crash+loop crashloop`)},
 	{compose, triggers(`compose stack`)},
 	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl>`)},
@@ -129,7 +129,8 @@ var rules = []rule{
 	// Set-up.
 	r(0, `<plan>`, `plan_read`),
 	r(web, `trace tracing`, `browser_start_tracing`),
-	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`),
+	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`).with(`switch back other first second admin customer user+a user+b two+user two+users`),
+	r(web, `session sessions different+user separate+user`, `browser_session_new`),
 	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`validate validation against`).first("data"),
@@ -137,7 +138,7 @@ var rules = []rule{
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page have+open already+open open+now currently+open is+open s+open`),
-	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`),
+	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`).but(`dark+mode color+scheme colour+scheme prefers media reduced+motion`),
 	r(web, `mobile desktop tablet viewport width widths size siz responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`),
 	// The session's network and media, before the page loads.
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
@@ -290,7 +291,7 @@ var rules = []rule{
 	r(0, `duplicate duplicates redundant`, `test_deduplicate`).with(`test tests`),
 	r(0, `missing gap gaps what+kind`, `test_coverage_gaps`).with(`test tests`),
 	r(0, `regress regression slower baseline`, `performance_regression`).but(`test tests`),
-	r(0, `percentile percentiles median average p95 p99 mean`, `math_stats`).but(`what+does what+do mean+again`),
+	r(0, `percentile percentiles median average p95 p99 mean`, `math_stats`).but(`what+does what+do mean+again what+mean =meaning`),
 	r(value, `sha256 sha1 sha512 md5 hash checksum digest`, `hash_text`),
 
 	// Jobs and sub-agents: the first that applies.
@@ -420,6 +421,9 @@ func triggers(s string) []string {
 	return out
 }
 
+// openWords open a page.
+var openWords = triggers(`open go visit navigate load reload browse`)
+
 // aboutOf is what a step's own words are about.
 func aboutOf(c *clause) domain {
 	var d domain
@@ -430,6 +434,9 @@ func aboutOf(c *clause) domain {
 	}
 	if c.has("<page>") && d&api == 0 {
 		d |= web // a URL to open, not an API to call
+	}
+	if c.has("<path>") && !c.has("<api>") && d == 0 && c.hasAny(openWords) {
+		d |= web // "then open /book": a page of the site
 	}
 	if d&(pg|sqlite|redis) != 0 && !c.has("<page>") {
 		d &^= web // a hash's field, a table's rows: not a page's
