@@ -479,6 +479,10 @@ func markers(tokens []token, i int) []string {
 		case t.kind == link:
 			out = append(out, "<page>")
 		}
+	case quoted:
+		if i+1 < len(tokens) && tokens[i+1].kind == word && tokens[i+1].stem == connectionStem {
+			out = append(out, "<namedconn>") // the 'local' connection: one open already
+		}
 	case file:
 		if dbFile.MatchString(t.text) {
 			out = append(out, "<dbfile>")
@@ -488,6 +492,11 @@ func markers(tokens []token, i int) []string {
 		}
 		if strings.Contains(strings.ToLower(t.text), "schema") {
 			out = append(out, "schema") // user.schema.json names a schema
+		}
+		if lower := strings.ToLower(t.text); strings.HasPrefix(lower, ".github/") {
+			out = append(out, search.Stem("github")) // .github/workflows/ci.yml is a repository's
+		} else if strings.HasSuffix(lower, ".json") && (strings.Contains(lower, "auth") || strings.Contains(lower, "storagestate") || strings.Contains(lower, "storage-state")) {
+			out = append(out, search.Stem("storage")+" "+search.Stem("state")) // auth/admin.json: a saved login
 		}
 		if lower := strings.ToLower(t.text); strings.HasSuffix(lower, ".spec.ts") || strings.HasSuffix(lower, ".spec.js") || strings.HasSuffix(lower, ".test.ts") {
 			out = append(out, "<spec>") // tests/cancel.spec.ts: a Playwright test file

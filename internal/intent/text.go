@@ -370,7 +370,7 @@ var serviceWords = triggers(`service services container containers`)
 var readyWords = triggers(`healthy ready up+yet accepting`)
 
 // openConnection say a database's connection is open already.
-var openConnection = triggers(`already+connected already+open =existing alias connection+alias`)
+var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)
 
 var strongDB = triggers(`database db table tables sql migration migrations seed`)
 
