@@ -316,7 +316,8 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	}); i >= 0 && has("fs_read") < 0 {
 		before(i, Step{Tool: "fs_read", Words: steps[i].Words})
 	}
-	if i := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) }); i >= 0 && has("browser_navigate") < 0 && req.pages {
+	there := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) })
+	if i := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) }); i >= 0 && has("browser_navigate") < 0 && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
 	}
 	if i := has("browser_type"); i >= 0 && has("assert_") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loggingIn) }) {
@@ -368,6 +369,10 @@ var serviceWords = triggers(`service services container containers`)
 // readyWords ask whether a stack's database is up yet ("wait till
 // postgres is healthy").
 var readyWords = triggers(`healthy ready up+yet accepting`)
+
+// onPageAlready say the page is open already ("the /book page that's
+// open now", "we are on /register already"): nothing is navigated to.
+var onPageAlready = triggers(`open+now already+open currently+open we+are+on already+on s+open is+open`)
 
 // openConnection say a database's connection is open already.
 var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)

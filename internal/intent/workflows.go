@@ -185,7 +185,7 @@ var rules = []rule{
 	r(web, `scroll`, `browser_scroll`),
 	r(web, `dialog alert confirmation prompt`, `browser_handle_dialog browser_click`),
 	r(web, `reload refresh`, `browser_reload`),
-	r(web, `back`, `browser_navigate_back`).with(`go navigate`),
+	r(web, `back`, `browser_navigate_back`).with(`go navigate`).but(`online offline`),
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
 	r(web, `new+tab =tabs open+tabs switch+tab close+tab other+tab first+tab second+tab`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
 	r(0, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
@@ -193,7 +193,7 @@ var rules = []rule{
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
 
 	// Observations.
-	r(web, `video recording record+a+video`, `browser_start_video`).with(`start record begin`).but(`stop`),
+	r(web, `video =recording record+a+video`, `browser_start_video`).with(`start record begin`).but(`stop spec playwright+test`),
 	r(web, `chapter`, `browser_video_chapter`),
 	r(web, `recording video`, `browser_stop_video`).with(`stop end finish`),
 	r(web|files, `spec playwright+test test+file <spec>`, `browser_export_test`).with(`export write save record turn`),
