@@ -194,9 +194,6 @@ func TestCheckCLI(t *testing.T) {
 // their answers (stdout and stderr) compared with the docs: the docs show
 // only deterministic calls, so any difference is a drift.
 func TestDocCallExamples(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
 	bin, err := testbin.Path()
 	if err != nil {
 		t.Fatal(err)
