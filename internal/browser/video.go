@@ -207,16 +207,7 @@ func (b *Browser) StartVideo(ctx context.Context, p *Page, o VideoOptions) error
 	}
 	b.video = r
 	p.cursor.Store(o.Cursor)
-	r.stopOnClose = context.AfterFunc(p.ctx, func() {
-		r.mu.Lock()
-		if r.closedBy == "" {
-			r.closedBy = "its tab closed"
-		}
-		r.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), videoFinishBound)
-		defer cancel()
-		r.finish(ctx) //nolint:errcheck // kept for browser_stop_video to report
-	})
+	r.stopOnClose = context.AfterFunc(p.ctx, func() { r.endBecause("its tab closed") })
 	return nil
 }
 
@@ -322,17 +313,23 @@ func (b *Browser) endVideo() {
 	b.mu.Lock()
 	r := b.video
 	b.mu.Unlock()
-	if r == nil {
-		return
+	if r != nil {
+		r.endBecause("the browser closed")
 	}
+}
+
+// endBecause finishes the recording that was not stopped by
+// browser_stop_video, saying why (its error is kept for a later
+// browser_stop_video to report).
+func (r *recording) endBecause(why string) {
 	r.mu.Lock()
 	if r.closedBy == "" {
-		r.closedBy = "the browser closed"
+		r.closedBy = why
 	}
 	r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), videoFinishBound)
 	defer cancel()
-	r.finish(ctx) //nolint:errcheck // nobody is left to tell
+	r.finish(ctx) //nolint:errcheck // kept for browser_stop_video to report
 }
 
 // ended says the recording has stopped (by a stop, or with its tab).

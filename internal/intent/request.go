@@ -563,14 +563,8 @@ func countKind(tokens []token, k kind) int {
 
 // hostOf is the host of a URL or of host/path, lower case.
 func hostOf(s string) string {
-	s = strings.ToLower(s)
-	if _, rest, ok := strings.Cut(s, "://"); ok {
-		s = rest
-	}
-	if i := strings.IndexAny(s, "/:?#"); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	host, _, _ := strings.Cut(authority(s), ":")
+	return host
 }
 
 // dbPorts are the ports databases listen on by default: a link to one
@@ -579,6 +573,12 @@ var dbPorts = map[string]string{"5432": "postgres", "6379": "redis"}
 
 // portOf is a link's port ("" when it gives none).
 func portOf(s string) string {
+	_, port, _ := strings.Cut(authority(s), ":")
+	return port
+}
+
+// authority is the host[:port] of a URL or of host/path, lower case.
+func authority(s string) string {
 	s = strings.ToLower(s)
 	if _, rest, ok := strings.Cut(s, "://"); ok {
 		s = rest
@@ -586,10 +586,7 @@ func portOf(s string) string {
 	if i := strings.IndexAny(s, "/?#"); i >= 0 {
 		s = s[:i]
 	}
-	if _, port, ok := strings.Cut(s, ":"); ok {
-		return port
-	}
-	return ""
+	return s
 }
 
 var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct", script: "js", pattern: "regex"}
