@@ -169,6 +169,10 @@ func lexChunk(out []token, chunk string) []token {
 		out = append(out, token{kind: link, text: body})
 	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"):
 		out = append(out, token{kind: file, text: body})
+	case search.SlashedList(body):
+		for _, w := range strings.Split(body, "/") {
+			out = appendWord(out, w) // p50/p95, 4xx/5xx: a list, not a path
+		}
 	case imageRef.MatchString(lower):
 		out = appendWord(out, body) // acme/api:pr-482: an image, marked so
 	case repoName.MatchString(body):
@@ -285,6 +289,34 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 	apply turn grab throw reproduce bring spin kick try replace export deploy dump convert transform dedupe filter sleep
 	pause forget put use`)
 
+// moreStarters are further verbs that begin a step; nounVerbs are verbs
+// that are nouns as often ("file", "branch"), which begin a step only
+// when what they act on follows ("file an issue", "tag it").
+var (
+	moreStarters = wordSet(`dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify fix cut
+		install enable disable toggle emulate throttle simulate mock stub intercept block replay profile benchmark hash
+		calculate compute sort populate truncate migrate rollback revert exec attach tail follow keep repeat schedule queue
+		terminate boot execute invoke ping probe wget rm wipe reset purge prune clean tidy discover display grep locate
+		lookup lint audit scan crawl gather aggregate combine prioritize triage detect explain describe analyse analyze
+		retry rerun reopen assign notify share dispatch spawn delegate ask poll refresh resume reject authenticate verify
+		double-check go-to`)
+	nounVerbs = wordSet(`file post tag branch record trace request report match mark time sign drop patch note label
+		comment issue test backup snapshot log route`)
+	objects   = wordSet(`a an the it them its their that this those these all every each my our me us his her`)
+)
+
+func init() {
+	for w := range moreStarters {
+		stepStarters[w] = true
+	}
+}
+
+// objectFollows says whether t is what a verb acts on: an article or a
+// pronoun, or a value written out.
+func objectFollows(t token) bool {
+	return t.kind == word && objects[t.text] || t.kind != word && t.kind != punct && t.kind != number
+}
+
 // thenWords end a step on their own.
 var thenWords = wordSet(`then afterwards finally next`)
 
@@ -324,7 +356,7 @@ func split(tokens []token) []*clause {
 			for next(k).kind == word && (next(k).text == "and" || next(k).text == "also" || next(k).text == "then") || next(k).kind == punct && next(k).text == "," {
 				k++
 			}
-			if n := next(k); n.kind == word && stepStarters[n.text] {
+			if n := next(k); n.kind == word && (stepStarters[n.text] || nounVerbs[n.text] && objectFollows(next(k+1))) {
 				flush()
 				i += k - 1
 				continue

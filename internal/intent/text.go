@@ -63,11 +63,17 @@ func (a *Analyzer) text(text string) Analysis {
 				about |= req.db
 			}
 		}
+		if req.about&squads != 0 && c.hasAny(squadWork) {
+			about = squads // work handed to the squad is the squad's
+		}
+		if req.about&github != 0 && about == files && c.hasAny(edits) {
+			about = github // a file of the repository the request works in
+		}
 		if req.about&compose != 0 && (c.hasAny(serviceWords) || c.hasAny(readyWords) && about&(pg|redis) != 0) {
 			about = about&(owners|report) | compose // a service of the stack
 		}
-		if req.about&agent != 0 && about&agent == 0 {
-			continue // a sub-agent does the rest
+		if delegated(clauses, i, about) {
+			continue // the sub-agent's own task
 		}
 		names = append(names, apply(c, about)...)
 		names = append(names, named(c, tools)...)
@@ -131,6 +137,31 @@ const minAlsoScore = 15.0
 // minOwnScore is the least score an agent's own tool needs to do a step
 // in place of the workflows: the step's words must be its words.
 const minOwnScore = 12.0
+
+// delegated says whether clause i is part of the task a sub-agent is
+// handed: the steps from the one that hands it over until the request
+// turns to the sub-agent again ("wait for it to finish", "read its
+// output"). Steps before the handing over, and after that turn, are the
+// agent's own ("... then open a PR from its branch").
+func delegated(clauses []*clause, i int, about domain) bool {
+	if about&agent != 0 {
+		return false
+	}
+	handed := false
+	for j := range i {
+		switch {
+		case clauses[j].about&agent != 0 && !handed:
+			handed = true
+		case handed && (clauses[j].about&agent != 0 || clauses[j].about == 0 && clauses[j].hasAny(watchWords)):
+			return false
+		}
+	}
+	return handed
+}
+
+// watchWords turn back to a sub-agent handed a task ("poll until it's
+// done", "read its output").
+var watchWords = triggers(`wait poll watch done finish finishes finished output logs status progress`)
 
 // nearest is what the nearest step before (else after) is about, for a
 // step that names nothing of its own ("then restore it").
@@ -376,6 +407,12 @@ var onPageAlready = triggers(`open+now already+open currently+open we+are+on alr
 
 // openConnection say a database's connection is open already.
 var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)
+
+var edits = triggers(editWords)
+
+// squadWork hand work to a squad the request set up ("run the checks
+// through it", "dispatch the audits to it").
+var squadWork = triggers(`dispatch through+it through+the+squad as+that+squad as+the+squad to+it via+it`)
 
 var strongDB = triggers(`database db table tables sql migration migrations seed`)
 

@@ -79,7 +79,7 @@ var domainWords = []struct {
 }
 
 // checkWords make a step a check.
-var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect should see sees appear appears shown
+var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect should must see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
 	healthy`)
 
@@ -110,6 +110,9 @@ func (x rule) checks() rule {
 // audits are checks a tool makes whole (accessibility_audit, the
 // console's errors, the network's requests).
 var audits = triggers(a11yWords + ` console javascript+error network`)
+
+// editWords change a file.
+const editWords = `update edit change set write fix bump modify`
 
 // typeWords say a value's type.
 var typeWords = `a+string an+integer a+number a+boolean an+array an+object a+list`
@@ -348,8 +351,10 @@ var rules = []rule{
 	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
 	r(github, `changed+between what+changed diff drifted compare`, `gh_diff`).but(`review`),
-	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change set write`),
-	r(github, `update edit change set write fix`, `gh_file_write`).with(`<file>`),
+	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(editWords),
+	// A file changed in a repository is read first: the write takes it
+	// whole.
+	r(github, editWords, `gh_file_read gh_file_write`).with(`<file>`),
 
 	// Hosted MCP servers.
 	r(gateway, `discover discovered configured config cursor claude+code vs+code import`, `mcp_discover`),

@@ -281,6 +281,10 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 			kept = append(kept, f)
 			continue
 		}
+		if SlashedList(v) {
+			kept = append(kept, strings.Split(v, "/")...) // p50/p95, 4xx/5xx: a list, not a path
+			continue
+		}
 		lower := strings.ToLower(v)
 		kind := ""
 		switch {
@@ -320,6 +324,13 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 	}
 	return strings.Join(kept, " "), kinds, strings.Join(named, " ")
 }
+
+// slashedList is a list written with slashes of names that hold a number
+// (p50/p95/p99, 4xx/5xx, 200/201): words, not a path.
+var slashedList = regexp.MustCompile(`^[a-zA-Z]?\d+[a-zA-Z]*(?:/[a-zA-Z]?\d+[a-zA-Z]*)+$`)
+
+// SlashedList says whether v is a list written with slashes (p50/p95).
+func SlashedList(v string) bool { return slashedList.MatchString(v) }
 
 // nameWords are the words of a value's name.
 var nameWords = regexp.MustCompile(`[A-Za-z][a-z]+|[A-Z]+`)

@@ -94,7 +94,7 @@ var near = []string{
 	"click tap",
 	"type enter",
 	"token credential password secret",
-	"percentile median mean average p95 p99 statistic",
+	"percentile median mean average p50 p75 p90 p95 p99 p999 statistic",
 	"combine merge aggregate",
 	"dynamic custom dyn",
 	"snapshot checkpoint snap",
