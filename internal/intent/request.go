@@ -302,7 +302,7 @@ var (
 		double-check go-to`)
 	nounVerbs = wordSet(`file post tag branch record trace request report match mark time sign drop patch note label
 		comment issue test backup snapshot log route`)
-	objects   = wordSet(`a an the it them its their that this those these all every each my our me us his her`)
+	objects = wordSet(`a an the it them its their that this those these all every each my our me us his her`)
 )
 
 func init() {
