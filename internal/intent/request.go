@@ -500,7 +500,7 @@ func markers(tokens []token, i int) []string {
 		}
 	case link, urlPath:
 		switch host := hostOf(t.text); {
-		case strings.Contains(t.text, "/api"), strings.HasPrefix(host, "api."):
+		case strings.Contains(t.text, "/api"), strings.HasPrefix(host, "api."), apiPath.MatchString(t.text):
 			out = append(out, "<api>")
 		case host == "github.com":
 			out = append(out, "<repo>")
@@ -550,6 +550,10 @@ func markers(tokens []token, i int) []string {
 	}
 	return out
 }
+
+// apiPath is a path an API serves, not a page: a version (/v1/), GraphQL,
+// a health check, auth, metrics, a JSON document.
+var apiPath = regexp.MustCompile(`(?i)/v\d+/|/graphql\b|/healthz?\b|/readyz\b|/livez\b|/auth/|/oauth/|/metrics\b|/rpc\b|\.json(?:\?|$)`)
 
 // composeFile is a Compose file's name: compose.yaml,
 // docker-compose.test.yml, e2e/compose.ci.yaml.

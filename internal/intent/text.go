@@ -347,6 +347,11 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	}); i >= 0 && has("fs_read") < 0 {
 		before(i, Step{Tool: "fs_read", Words: steps[i].Words})
 	}
+	// CI runs whose reports are files here ("the JUnit files of the last
+	// 30 runs are in ./ci-history") are read from there, not from GitHub.
+	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(localReports) && (c.has("<file>") || c.has("junit")) }) {
+		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "gh_workflow_runs" })
+	}
 	there := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) })
 	if i := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) }); i >= 0 && has("browser_navigate") < 0 && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
@@ -408,11 +413,16 @@ var onPageAlready = triggers(`open+now already+open currently+open we+are+on alr
 // openConnection say a database's connection is open already.
 var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)
 
-var edits = triggers(editWords)
+// edits change a file in place; in a request about a repository, the
+// file is the repository's.
+var edits = triggers(`update edit change set fix bump modify`)
 
 // squadWork hand work to a squad the request set up ("run the checks
 // through it", "dispatch the audits to it").
 var squadWork = triggers(`dispatch through+it through+the+squad as+that+squad as+the+squad to+it via+it`)
+
+// localReports are test reports kept as files.
+var localReports = triggers(`junit report reports result+files xml`)
 
 var strongDB = triggers(`database db table tables sql migration migrations seed`)
 

@@ -111,6 +111,11 @@ func (x rule) checks() rule {
 // console's errors, the network's requests).
 var audits = triggers(a11yWords + ` console javascript+error network`)
 
+// pageLoads say a page is loading: the requests then are the page's.
+var pageLoads = triggers(pageLoadWords)
+
+const pageLoadWords = ` load loads loaded loading`
+
 // editWords change a file.
 const editWords = `update edit change set write fix bump modify`
 
@@ -186,7 +191,8 @@ var rules = []rule{
 	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
 	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route`),
 	r(web, `scroll`, `browser_scroll`),
-	r(web, `dialog alert confirmation prompt`, `browser_handle_dialog browser_click`),
+	// A dialog, not "confirm the page shows ..." nor the confirmation page.
+	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm pops+a+confirm`, `browser_handle_dialog browser_click`),
 	r(web, `reload refresh`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate`).but(`online offline`),
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
@@ -208,7 +214,7 @@ var rules = []rule{
 	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
 	r(web, `<js> evaluate run+javascript run+js execute+javascript`, `browser_evaluate`),
-	r(web, `network api+call request requests`, `browser_network_requests`).with(`page network`),
+	r(web, `network api+call request requests`, `browser_network_requests`).with(`page network`+pageLoadWords),
 	r(web, a11yWords+` aria`, `accessibility_audit`).but(`tree snapshot`),
 	r(web, `accessibility+tree aria+snapshot`, `browser_snapshot`),
 
@@ -305,6 +311,7 @@ var rules = []rule{
 	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
 	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
 	r(job, `status`, `task_status`).with(`log logs output`),
+	r(job, `log logs output`, `task_logs`).with(`its it this+job that+job job+<number> the+log`).first("job"),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
 	r(job, `pool busy queued how+many piling piling+up how+s+the queue+status`, `pool_status`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
@@ -372,8 +379,8 @@ var rules = []rule{
 	// The Igors, dynamic tools, squads.
 	r(workers, `status health healthy memory stuck pool`, `worker_status`),
 	r(workers, `restart restarted recycle`, `worker_restart`),
-	r(dynamic, `snapshot`, `worker_snapshot`).but(`snapshots restore rollback roll+back revert`),
-	r(dynamic, `snapshots`, `worker_snapshots`),
+	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back revert latest+snapshot last+snapshot the+snapshot`),
+	r(dynamic, `=snapshots list+snapshot`, `worker_snapshots`).but(`latest+snapshot last+snapshot the+snapshot`),
 	r(dynamic, `rollback roll+back restore revert undo`, `worker_rollback`),
 	r(dynamic, `delete remove drop`, `dynamic_tool_delete`),
 	r(squads, `create set+up form start`, `squad_create`),
@@ -437,8 +444,8 @@ func aboutOf(c *clause) domain {
 			d |= dw.d
 		}
 	}
-	if c.has("<page>") && d&api == 0 {
-		d |= web // a URL to open, not an API to call
+	if c.has("<page>") && (d&api == 0 || c.hasAny(pageLoads)) {
+		d |= web // a URL to open, not an API to call; the requests a page makes as it loads
 	}
 	if c.has("<path>") && !c.has("<api>") && d == 0 && c.hasAny(openWords) {
 		d |= web // "then open /book": a page of the site
