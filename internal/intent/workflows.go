@@ -214,7 +214,7 @@ var rules = []rule{
 	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
 	r(web, `<js> evaluate run+javascript run+js execute+javascript`, `browser_evaluate`),
-	r(web, `network api+call request requests`, `browser_network_requests`).with(`page network`+pageLoadWords),
+	r(web, `network api+call request requests`, `browser_network_requests`).with(`page network` + pageLoadWords),
 	r(web, a11yWords+` aria`, `accessibility_audit`).but(`tree snapshot`),
 	r(web, `accessibility+tree aria+snapshot`, `browser_snapshot`),
 
