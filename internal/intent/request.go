@@ -3,6 +3,7 @@ package intent
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -81,6 +82,10 @@ var (
 	imageRef    = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
 	repoName    = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
+
+// closingMarks are brackets or quotes closed, then a clause's or a
+// sentence's mark.
+var closingMarks = regexp.MustCompile(`^[)\]}"'’”]+[,.;:!?]+$`)
 
 var numberWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twenty": 20, "hundred": 100}
 
@@ -186,6 +191,12 @@ func lexChunk(out []token, chunk string) []token {
 		tail = chunk[len(body):]
 		// feature:beta, session: (a key, not a sentence's colon)
 		out = appendWord(out, body)
+	case closingMarks.MatchString(chunk):
+		// "),", "')." after a quote: the mark ends a clause or a sentence.
+		for _, r := range strings.TrimLeft(chunk, ")]}\"'’”") {
+			out = append(out, token{kind: punct, text: string(r)})
+		}
+		return out
 	case !strings.ContainsFunc(chunk, isWordRune) && len(chunk) > 1:
 		// "./...", "--": no words and no sentence end.
 		return out
@@ -512,17 +523,20 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<page>")
 		}
 	case quoted:
-		if i+1 < len(tokens) && tokens[i+1].kind == word && tokens[i+1].stem == connectionStem {
+		if next := tokens[i+1 : min(i+3, len(tokens))]; slices.ContainsFunc(next, func(t token) bool { return t.kind == word && t.stem == connectionStem }) {
 			out = append(out, "<namedconn>") // the 'local' connection: one open already
 		}
 	case file:
 		if dbFile.MatchString(t.text) {
 			out = append(out, "<dbfile>")
 		}
+		if strings.HasSuffix(strings.ToLower(t.text), ".sql") {
+			out = append(out, "<sqlfile>") // a migration, a schema: a database's
+		}
 		if strings.HasSuffix(strings.ToLower(t.text), ".pdf") {
 			out = append(out, "<pdf>")
 		}
-		if strings.Contains(strings.ToLower(t.text), "schema") {
+		if lower := strings.ToLower(t.text); strings.Contains(lower, "schema") && !strings.HasSuffix(lower, ".sql") {
 			out = append(out, "schema") // user.schema.json names a schema
 		}
 		if lower := strings.ToLower(t.text); strings.HasPrefix(lower, ".github/") {

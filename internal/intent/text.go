@@ -1,6 +1,7 @@
 package intent
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -56,12 +57,18 @@ func (a *Analyzer) text(text string) Analysis {
 			if about = nearest(clauses, i); about == 0 {
 				about = value
 			}
+			if c.hasAny(tearDown) {
+				about = cmp.Or(setUp(clauses, i), about) // what the request set up is torn down
+			}
 		}
 		if about&db != 0 {
 			about &^= db
 			if about&(pg|sqlite|redis) == 0 {
 				about |= req.db
 			}
+		}
+		if req.dbImage != 0 && about&(pg|sqlite|redis|web|api) == 0 && (about&files == 0 || c.has("<sqlfile>")) && c.hasAny(dbUse) {
+			about = req.dbImage // "then connect and load sql/schema.sql"
 		}
 		if req.about&squads != 0 && c.hasAny(squadWork) {
 			about = squads // work handed to the squad is the squad's
@@ -163,6 +170,26 @@ func delegated(clauses []*clause, i int, about domain) bool {
 // done", "read its output").
 var watchWords = triggers(`wait poll watch done finish finishes finished output logs status progress`)
 
+// setUp is the last thing before clause i the request set up and may
+// tear down: a stack, a container, a squad.
+func setUp(clauses []*clause, i int) domain {
+	for j := i - 1; j >= 0; j-- {
+		if d := clauses[j].about & (compose | docker | squads); d != 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// imageDB are the databases images of their name run.
+var imageDB = map[string]domain{"postgres": pg, "postgis/postgis": pg, "redis": redis, "valkey/valkey": redis}
+
+// dbUse work with a database.
+var dbUse = triggers(`connect query select load seed migrate migration migrations table tables row rows <sql> schema`)
+
+// tearDown end what a request set up ("then tear it all down").
+var tearDown = triggers(`tear+down tear+it tear+everything tear+all shut+down shut+it shut+everything bring+down bring+it+down take+down take+it+down clean+up cleanup stop+everything stop+it+all`)
+
 // nearest is what the nearest step before (else after) is about, for a
 // step that names nothing of its own ("then restore it").
 func nearest(clauses []*clause, i int) domain {
@@ -187,7 +214,9 @@ func apply(c *clause, about domain) []string {
 		if x.group != "" && done[x.group] {
 			continue
 		}
-		if x.in != 0 && about&x.in == 0 || about&owners != 0 && x.in&owners == 0 {
+		// A rule for any step applies to a step about an owner only when
+		// the step names no system itself ("give it 10 s").
+		if x.in != 0 && about&x.in == 0 || about&owners != 0 && x.in&owners == 0 && (x.in != 0 || c.about != 0) {
 			continue
 		}
 		if len(x.when) > 0 && !c.hasAny(x.when) || len(x.and) > 0 && !c.hasAny(x.and) || c.hasAny(x.unless) {
@@ -229,6 +258,9 @@ type request struct {
 	// rows" are a table's.
 	dbNamed bool
 	pages   bool // the request names a page, a site or an app
+	// dbImage is the database a container the request starts runs
+	// (postgres:16, redis:7-alpine): "then connect" is to it.
+	dbImage domain
 }
 
 var (
@@ -251,6 +283,9 @@ func contextOf(clauses []*clause) request {
 			req.swarm, req.parallel, req.parallelWords = true, true, c.words
 		}
 		for i, t := range c.tokens {
+			if name, _, ok := strings.Cut(t.text, ":"); ok && t.kind == word && c.has("<image>") {
+				req.dbImage |= imageDB[name]
+			}
 			switch {
 			case t.kind == link:
 				items++
@@ -352,6 +387,13 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(localReports) && (c.has("<file>") || c.has("junit")) }) {
 		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "gh_workflow_runs" })
 	}
+	// A tool the request has written is then tried ("then try it on
+	// 'Hello World!'"), whatever the step's words are about.
+	if i := has("dynamic_tool_create"); i >= 0 && has("tool_call") < 0 {
+		if c := slices.IndexFunc(clauses, func(c *clause) bool { return c.words != steps[i].Words && c.hasAny(tryIt) }); c >= 0 {
+			steps = slices.Insert(steps, i+1, Step{Tool: "tool_call", Words: clauses[c].words})
+		}
+	}
 	there := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) })
 	if i := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) }); i >= 0 && has("browser_navigate") < 0 && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
@@ -421,10 +463,13 @@ var edits = triggers(`update edit change set fix bump modify`)
 // through it", "dispatch the audits to it").
 var squadWork = triggers(`dispatch through+it through+the+squad as+that+squad as+the+squad to+it via+it`)
 
+// tryIt run a tool just written.
+var tryIt = triggers(tryItWords)
+
 // localReports are test reports kept as files.
 var localReports = triggers(`junit report reports result+files xml`)
 
-var strongDB = triggers(`database db table tables sql migration migrations seed`)
+var strongDB = triggers(`database db table tables sql migration migrations seed <sqlfile>`)
 
 var loggingIn = triggers(loginWords)
 

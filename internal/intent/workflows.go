@@ -64,7 +64,7 @@ var domainWords = []struct {
 	{pg, triggers(`postgres postgresql pg psql`)},
 	{sqlite, triggers(`sqlite sqlite3 <dbfile>`)},
 	{redis, triggers(`redis cache+key cache+keys cached+key`)},
-	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed`)},
+	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed <sqlfile>`)},
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
@@ -115,6 +115,9 @@ var audits = triggers(a11yWords + ` console javascript+error network`)
 var pageLoads = triggers(pageLoadWords)
 
 const pageLoadWords = ` load loads loaded loading`
+
+// tryItWords run a tool just written or named.
+const tryItWords = `try+it try+out run+it call+it test+it use+it`
 
 // editWords change a file.
 const editWords = `update edit change set write fix bump modify`
@@ -243,7 +246,7 @@ var rules = []rule{
 	// Databases.
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables`, `db_pg_schema`).first("pg"),
 	r(pg, `seed insert populate`, `db_pg_seed`).first("pg"),
-	r(pg, `transaction migration migrations`, `db_pg_transaction`).first("pg"),
+	r(pg, `transaction migration migrations <sqlfile>`, `db_pg_transaction`).first("pg"),
 	r(pg, `table tables row rows query count select read compare record records shows+up`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
@@ -333,6 +336,7 @@ var rules = []rule{
 	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `died crashed crash exited dead why`, `docker_inspect docker_logs`).but(`compose`).first("docker"),
 	r(docker, `=running list which ps`, `docker_ps`).but(`compose`).first("docker"),
+	r(docker, `healthy health ready up+yet state exit+code`, `docker_inspect`).but(`compose`).first("docker"),
 	r(docker, `log logs`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
 	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running`).but(`compose`).first("docker"),
@@ -400,7 +404,7 @@ var rules = []rule{
 	r(0, `<code>`, `http_status_info`).with(`mean means meaning retry what+is what+does`),
 	r(anyDomain, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
 	r(anyDomain, `tool`, `dynamic_tool_create`).with(`create creat make write build add`).but(`custom+tool new+tool typescript own+tool tool+list my+list`),
-	r(dynamic|value|gateway, `try+it try+out run+it call+it test+it use+it`, `tool_call`),
+	r(dynamic|value|gateway, tryItWords, `tool_call`),
 	r(0, `fail+lately failed+lately anything+fail anything+failed events`, `events_recent`),
 	r(0, `code`, `http_status_info`).with(`mean means meaning`),
 
