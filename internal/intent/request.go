@@ -77,6 +77,7 @@ var (
 	spawnID     = regexp.MustCompile(`^sp_\w+$`)
 	sizeLike    = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 	measureLike = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
+	dirLike     = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
 	relPath     = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike     = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef    = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
@@ -184,7 +185,7 @@ func lexChunk(out []token, chunk string) []token {
 		out = append(out, token{kind: repoRef, text: body})
 	case len(body) > 1 && body[0] == '/':
 		out = append(out, token{kind: urlPath, text: body})
-	case relPath.MatchString(body):
+	case relPath.MatchString(body), dirLike.MatchString(body):
 		out = append(out, token{kind: file, text: body})
 	case keyLike.MatchString(strings.TrimRight(chunk, ",.;!?)")):
 		body = strings.TrimRight(chunk, ",.;!?)")

@@ -67,6 +67,9 @@ func (a *Analyzer) text(text string) Analysis {
 				about |= req.db
 			}
 		}
+		if about&web != 0 && about&^web&^value == 0 && !req.pages && req.about&(docker|compose) != 0 {
+			about = req.about & (docker | compose) // an image, a port of a container, not a page's
+		}
 		if req.dbImage != 0 && about&(pg|sqlite|redis|web|api) == 0 && (about&files == 0 || c.has("<sqlfile>")) && c.hasAny(dbUse) {
 			about = req.dbImage // "then connect and load sql/schema.sql"
 		}

@@ -79,7 +79,7 @@ var domainWords = []struct {
 }
 
 // checkWords make a step a check.
-var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect should must see sees appear appears shown
+var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect should must had+better better+be see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
 	healthy`)
 
@@ -185,6 +185,10 @@ var rules = []rule{
 	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press`, `browser_press_key`),
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
 	r(web, `click tap press add`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point>`),
+	// What a user does on a page with a button: a click.
+	r(web, `approve reject cancel decline delete remove apply pay book reserve archive subscribe unsubscribe like`, `browser_click`).
+		but(`cookie cookies localstorage sessionstorage storage+state mock mocked route routes click tap press`),
+	r(web, `open expand collapse toggle`, `browser_click`).with(`modal menu dropdown drawer accordion panel popover sidebar hamburger details`),
 	r(web, `choose select pick`, `browser_select_option`).with(`dropdown option select menu from`),
 	r(web, `upload attach`, `browser_file_upload`).but(`directory folder chown chmod`),
 	r(web, `untick uncheck uncheck+the`, `browser_uncheck`).first("tick"),
