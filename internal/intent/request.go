@@ -49,6 +49,9 @@ type clause struct {
 	tokens []token
 	set    map[string]bool // stems and two-word phrases ("log in")
 	about  domain          // what its own words are about
+	// then: the clause follows "then", whose verb it may leave out
+	// ("run lint, then unit tests").
+	then bool
 }
 
 func (c *clause) has(trigger string) bool { return c.set[trigger] }
@@ -305,7 +308,7 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 // that are nouns as often ("file", "branch"), which begin a step only
 // when what they act on follows ("file an issue", "tag it").
 var (
-	moreStarters = wordSet(`dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify fix cut
+	moreStarters = wordSet(`pull dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify fix cut
 		install enable disable toggle emulate throttle simulate mock stub intercept block replay profile benchmark hash
 		calculate compute sort populate truncate migrate rollback revert exec attach tail follow keep repeat schedule queue
 		terminate boot execute invoke ping probe wget rm wipe reset purge prune clean tidy discover display grep locate
@@ -336,11 +339,15 @@ var thenWords = wordSet(`then afterwards finally next`)
 func split(tokens []token) []*clause {
 	var out []*clause
 	var cur []token
+	then := false
 	flush := func() {
 		if len(cur) > 0 {
-			out = append(out, newClause(cur))
+			c := newClause(cur)
+			c.then = then
+			out = append(out, c)
 			cur = nil
 		}
+		then = false
 	}
 	for i := 0; i < len(tokens); i++ {
 		t := tokens[i]
@@ -356,6 +363,7 @@ func split(tokens []token) []*clause {
 			continue
 		case t.kind == word && thenWords[t.text]:
 			flush()
+			then = true
 			continue
 		case t.kind == word && t.text == "after" && next(1).text == "that":
 			flush()

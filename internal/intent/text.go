@@ -91,7 +91,7 @@ func (a *Analyzer) text(text string) Analysis {
 		// every tool; a step a workflow claims still gets the search's
 		// best when that is sure of itself and the workflow lacks it.
 		if h := bestFor(about); h.Tool != nil && !slices.Contains(names, h.Tool.Name) &&
-			(len(names) == 0 && h.Score >= minSearchScore || h.Score >= minAlsoScore) {
+			(len(names) == 0 && h.Score >= minStepScore(c, len(clauses)) || h.Score >= minAlsoScore) {
 			names = append(names, h.Tool.Name)
 		}
 		for _, n := range names {
@@ -139,6 +139,20 @@ func fits(t *tool.Tool, about, whole domain) bool {
 // minSearchScore is the least score a search hit needs to be a step's
 // tool: below it the words matched a tool by chance ("tell me when").
 const minSearchScore = 7.0
+
+// minSceneScore is the least score a search hit needs to be the tool of
+// a clause that only sets the scene ("Rate limiting", "The bug was that
+// it re-enabled itself"): only a tool its words name outright.
+const minSceneScore = 11.0
+
+// minStepScore is the least score the search's best needs to be the tool
+// of clause c, one of n.
+func minStepScore(c *clause, n int) float64 {
+	if n == 1 || c.then || asks(c) {
+		return minSearchScore
+	}
+	return minSceneScore
+}
 
 // minAlsoScore is the least score the search's best needs to join the
 // tools a workflow gave a step: the step's words say that tool outright.
@@ -192,6 +206,36 @@ var dbUse = triggers(`connect query select load seed migrate migration migration
 
 // tearDown end what a request set up ("then tear it all down").
 var tearDown = triggers(`tear+down tear+it tear+everything tear+all shut+down shut+it shut+everything bring+down bring+it+down take+down take+it+down clean+up cleanup stop+everything stop+it+all`)
+
+// asks says whether a clause asks for something: it begins with a verb
+// or a question, or says what is wanted. A clause that only sets the
+// scene ("Rate limiting", "The bug was that it re-enabled itself") is no
+// step of its own.
+func asks(c *clause) bool {
+	for i, t := range c.tokens {
+		if t.kind != word {
+			return i == 0 && t.kind != number // GET /api/..., a value to work on
+		}
+		switch {
+		case stepStarters[t.text], nounVerbs[t.text], questionWords[t.text]:
+			return true
+		case politeWords[t.text] && i < 3:
+			continue // "please", "pls", "also", "now"
+		case wantWords[t.text]:
+			return true
+		case i == 0 && (t.text == "i" || t.text == "we") && len(c.tokens) > 1 && wantWords[c.tokens[1].text]:
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+var (
+	questionWords = wordSet(`what which who whom whose when where why how is are was were do does did can could will would should has have any`)
+	politeWords   = wordSet(`please pls plz also now just so then and first quickly`)
+	wantWords     = wordSet(`want need like wanna gotta must`)
+)
 
 // nearest is what the nearest step before (else after) is about, for a
 // step that names nothing of its own ("then restore it").
