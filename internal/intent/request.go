@@ -434,6 +434,9 @@ func newClause(tokens []token) *clause {
 			c.set["<randomseed>"] = true
 		}
 	}
+	if nounCheck(tokens) {
+		delete(c.set, checkStem) // "the cart persistence check", "a keyboard-only check on /signup": a name, not a check to make
+	}
 	if files := countKind(tokens, file); files >= 2 {
 		c.set["<twofiles>"] = true
 	}
@@ -448,6 +451,29 @@ func newClause(tokens []token) *clause {
 	c.about = aboutOf(c)
 	return c
 }
+
+// nounCheck says whether the clause's only "check" names a check ("perf
+// check for /book", "cart persistence check") rather than asks for one:
+// a word other than a verb's lead comes before it, and no object after.
+func nounCheck(tokens []token) bool {
+	noun := false
+	for i, t := range tokens {
+		if t.kind != word || t.stem != checkStem {
+			continue
+		}
+		if i == 0 || tokens[i-1].kind != word || checkLeads[tokens[i-1].text] || i+1 < len(tokens) && checkObjects[tokens[i+1].text] {
+			return false
+		}
+		noun = true
+	}
+	return noun
+}
+
+var (
+	checkStem    = search.Stem("check")
+	checkLeads   = wordSet(`and to please pls plz then also just now you i we must should will can could lets let quickly double first finally but or so and+then`)
+	checkObjects = wordSet(`that if whether the a an it its their them all every each what which how this these those my our out`)
+)
 
 // outputFile says whether the file at i is one the step writes: after
 // "to", "into" or "as", or after "in" in a step that writes ("put them in

@@ -133,6 +133,9 @@ func fits(t *tool.Tool, about, whole domain) bool {
 	if t.Category == tool.CategoryDatabase && about&(pg|sqlite|redis|db) == 0 && whole&(pg|sqlite|redis) == 0 {
 		return false
 	}
+	if t.Category == tool.CategoryDocker && about&(api|pg|sqlite|redis|db) != 0 && about&(docker|compose) == 0 {
+		return false // "pull the LCP from the Performance API" is not docker pull
+	}
 	return t.Category != tool.CategoryBrowser || about&systems == 0 || about&web != 0
 }
 

@@ -119,6 +119,9 @@ const pageLoadWords = ` load loads loaded loading`
 // tryItWords run a tool just written or named.
 const tryItWords = `try+it try+out run+it call+it test+it use+it`
 
+// sequentially type a key at a time.
+const sequentially = ` key+by+key character+by+character one+key+at+a+time type+slowly`
+
 // editWords change a file.
 const editWords = `update edit change set write fix bump modify`
 
@@ -179,7 +182,7 @@ var rules = []rule{
 	r(web, `checkout`, `browser_navigate browser_click browser_fill_form`).with(`flow go+through complete`),
 	r(web, `submit submitt`, `browser_fill_form browser_click`).but(`empty blank without`).first("submit"),
 	r(web, `submit submitt`, `browser_click`).first("submit"),
-	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form`),
+	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form` + sequentially),
 	r(web, `try throw paste put`, `browser_type`).with(`box field input textbox payload payloads`).but(`type enter fill+in form`),
 	r(web, `fill`, `browser_fill_form`).with(`form`),
 	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press`, `browser_press_key`),
@@ -193,7 +196,7 @@ var rules = []rule{
 	r(web, `upload attach`, `browser_file_upload`).but(`directory folder chown chmod`),
 	r(web, `untick uncheck uncheck+the`, `browser_uncheck`).first("tick"),
 	r(web, `tick checkbox checkboxes`, `browser_check`).but(`untick uncheck`).first("tick"),
-	r(web, `key+by+key character+by+character one+key+at+a+time type+slowly`, `browser_press_sequentially`),
+	r(web, sequentially, `browser_press_sequentially`),
 	r(0, `hover mouse+over`, `browser_hover`),
 	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
 	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route`),
@@ -252,11 +255,11 @@ var rules = []rule{
 	r(pg, `seed insert populate`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile>`, `db_pg_transaction`).first("pg"),
 	r(pg, `table tables row rows query count select read compare record records shows+up`, `db_pg_query`).first("pg"),
-	r(pg, `check verify ensure make+sure =confirm there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
+	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
 	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables`, `db_sqlite_schema`).first("sqlite"),
 	r(sqlite, `table tables row rows query count select read record records`, `db_sqlite_query`).first("sqlite"),
-	r(sqlite, `check verify ensure make+sure =confirm there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
+	r(sqlite, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
 	r(redis, `delete remove clear wipe evict`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).first("redis"),
@@ -276,7 +279,7 @@ var rules = []rule{
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations`),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
 	r(files, `read open load contents`, `fs_read`).but(`<plan>`),
-	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf> storage+state har video`),
+	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
 	r(files, `what+s+in what+is+in show+me+what`, `fs_list`).but(`list failure failures read`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
@@ -335,6 +338,7 @@ var rules = []rule{
 	r(compose, `ps status running healthy ready`, `compose_ps`).first("compose"),
 	r(compose, `up start run bring launch`, `compose_up`).first("compose"),
 	r(docker, `build dockerfile built`, `docker_build`),
+	r(docker, `pull download fetch`, `docker_pull`).with(`<image> image images`),
 	r(docker, `how+big size`, `docker_images`).with(`image images`),
 	r(docker, `network networks`, `docker_networks`).with(`create make new list`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list`).but(`compose remove rm delete cleanup clean`),
