@@ -207,9 +207,19 @@ func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
 		scores[i] += weightExactHit
 	}
 	w := ix.whole(query, qs)
+	top := 0.0
 	for i, s := range scores {
 		if s != 0 {
 			scores[i] = w.apply(ix, i, s)
+			top = max(top, scores[i])
+		}
+	}
+	// A request about the tools themselves ("which tool can take a
+	// screenshot?") is for the tool that answers it, whatever work it
+	// names.
+	for _, f := range forms {
+		if i, ok := ix.names[f.tool]; ok && f.re.MatchString(query) {
+			scores[i] = max(scores[i], top) + 1
 		}
 	}
 	return ix.best(scores, limit, category)

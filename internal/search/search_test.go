@@ -239,3 +239,29 @@ func TestStemCacheIsBounded(t *testing.T) {
 		t.Error("a full cache stems all the same")
 	}
 }
+
+// TestRequestsAboutTools: asking which tool does some work is
+// tool_search's, asking what a request takes is intent_analyze's, however
+// strongly the work's words match another tool; asking what a set of
+// tools holds is not.
+func TestRequestsAboutTools(t *testing.T) {
+	t.Parallel()
+	ix := New([]*tool.Tool{
+		mk("tool_search", "Find tools, listed or not, by what you want done.", tool.CategoryMeta),
+		mk("intent_analyze", "Analyse a request: its domains and the tools it needs.", tool.CategoryMeta),
+		mk("browser_screenshot", "Take a screenshot of the page.", tool.CategoryBrowser, "screenshot", "capture the page"),
+		mk("mcp_catalog", "The tools of the hosted MCP servers.", tool.CategoryGateway, "what tools do the hosted servers expose"),
+	})
+	for q, want := range map[string]string{
+		"which tool should I use to take a screenshot of a page?":     "tool_search",
+		"is there anything in here that can take screenshots?":        "tool_search",
+		"take a screenshot of the page":                               "browser_screenshot",
+		"what does this request really want: 'screenshot the page'?":  "intent_analyze",
+		"what tools do the hosted MCP servers expose?":                "mcp_catalog",
+		"figure out the goal behind this call: browser_screenshot {}": "intent_analyze",
+	} {
+		if hits := ix.Search(q, 3, ""); len(hits) == 0 || hits[0].Tool.Name != want {
+			t.Errorf("%q: first %v, want %s", q, hits, want)
+		}
+	}
+}

@@ -1,0 +1,19 @@
+package search
+
+import "regexp"
+
+// forms are requests about the server's own tools rather than for work:
+// asking which tool does something is tool_search's, asking what a
+// request or a call would take is intent_analyze's. A query in one of
+// these forms puts its tool first.
+var forms = []struct {
+	re   *regexp.Regexp
+	tool string
+}{
+	{regexp.MustCompile(`(?i)\b(?:which|what) tools?\s+(?:should|can|could)\s+(?:i|we|you)\b|\b(?:which|what) tools?\s+(?:to|for)\b|` +
+		`\bis there (?:a|any|some) tool\b|\bany tools?\s+(?:here\s+|in here\s+)?(?:that|which|to|for)\b|` +
+		`\b(?:is there )?anything (?:here |in here )?(?:that|which) can\b|\bgot anything for\b|` +
+		`\bfind (?:me )?(?:the |a )?(?:right |best )?tool\b|\bdo (?:we|you|i) have (?:a|any) tool\b`), "tool_search"},
+	{regexp.MustCompile(`(?i)\bwhat (?:does|would|is) (?:this|that|the|my) (?:request|call|prompt|task)\b[^?]*\b(?:want|need|mean|asking|trying|take)|` +
+		`\b(?:goal|intent) behind\b|\bwhat (?:this|that) (?:call|request) is (?:trying|asking)\b`), "intent_analyze"},
+}
