@@ -198,6 +198,7 @@ var (
 	pathValue     = regexp.MustCompile(`^(?:~|\.{1,2})?/[\w.@*/-]*$|^[\w.@*-]+/$|^[\w@*-]+(?:/[\w.@*-]+){2,}/?$|^[\w.@*-]*[._\d-][\w.@*-]*/[\w.@*/-]+$|^[\w.@*-]+/[\w@*-]*[._\d-][\w.@*/-]*$`)
 	elemValue     = regexp.MustCompile(`^(?:a|abbr|article|aside|button|canvas|dialog|div|footer|form|h[1-6]|header|iframe|img|input|label|li|main|nav|ol|option|p|section|select|span|svg|table|td|textarea|th|tr|ul|video)?[#.][a-zA-Z][\w-]*(?:[.#][\w-]+)*$|^\[[\w-]+(?:[~|^$*]?=.*)?\]$`)
 	imageValue    = regexp.MustCompile(`^[a-z0-9][\w./-]*:(?:\d[\w.-]*|latest|alpine|slim|stable|edge|bookworm|bullseye|jammy|noble)$`)
+	envValue      = regexp.MustCompile(`^[A-Z][A-Z0-9_]*=\S*$`)
 	keyValue      = regexp.MustCompile(`^\w[\w.-]*:[\w.:*{}-]*$`)
 	templateValue = regexp.MustCompile(`\{\{.*\}\}|\$\{.*\}`)
 	// Values of several words: a JSON object or array, an SQL statement,
@@ -269,6 +270,11 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		}
 		if sqlValue.MatchString(query) {
 			kinds = append(kinds, "sql")
+			// SQL with no SQLite file or name is PostgreSQL's, the
+			// database a request means when it names none.
+			if !sqliteNamed.MatchString(query) {
+				kinds = append(kinds, postgresKind)
+			}
 		}
 	}
 	if boundValue.MatchString(query) {
@@ -289,6 +295,8 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		kind := ""
 		switch {
 		case v == "":
+		case envValue.MatchString(v):
+			kind = envKind // POSTGRES_PASSWORD=test: a setting, not a database's password
 		case templateValue.MatchString(v):
 			kind = "template"
 		case regexValue.MatchString(v):
@@ -324,6 +332,15 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 	}
 	return strings.Join(kept, " "), kinds, strings.Join(named, " ")
 }
+
+// sqliteNamed names SQLite or a file of one.
+var sqliteNamed = regexp.MustCompile(`(?i)sqlite|\.db\b`)
+
+// postgresKind is PostgreSQL's term.
+var postgresKind = Terms("postgres")[0]
+
+// envKind is the term of an environment variable's kind.
+var envKind = Terms("environment")[0]
 
 // slashedList is a list written with slashes of names that hold a number
 // (p50/p95/p99, 4xx/5xx, 200/201): words, not a path.
