@@ -138,9 +138,11 @@ func TestValuesCountByTheirKind(t *testing.T) {
 		`compare {"a": 1} with [1,2]`:              {"compare with", []string{"json", "array"}},
 		"HGETALL user:ada":                         {"HGETALL", []string{"redis", "key"}},
 		"run SELECT id FROM users":                 {"run SELECT id FROM users", []string{"sql", postgresKind}},
-		"run SELECT id FROM users in app.db":       {"run SELECT id FROM users in", []string{"sql", "file"}},
+		"run SELECT id FROM users in app.db":       {"run SELECT id FROM users in", []string{"sql", "file", sqliteKind}},
 		"start postgres:16 with POSTGRES_DB=shop":  {"start with", []string{"image", envKind}},
 		"p50/p95 of 4xx/5xx latencies":             {"p50 p95 of 4xx 5xx latencies", nil},
+		"open ./app.db read-only":                  {"open read-only", []string{"file", sqliteKind}},
+		"zip test-results/ now":                    {"zip now", []string{"file", dirKind}},
 	} {
 		words, kinds := values(q)
 		if words != want.words || !slices.Equal(kinds, want.kinds) {

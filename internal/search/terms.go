@@ -326,6 +326,12 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		if kind == "file" || kind == "key" || kind == "image" {
 			named = append(named, nameWords.FindAllString(strings.TrimSuffix(v, path.Ext(v)), -1)...)
 		}
+		if kind == "file" && dbFileValue.MatchString(lower) {
+			kinds = append(kinds, sqliteKind) // app.db, test.sqlite: a SQLite database
+		}
+		if kind == "file" && (strings.HasSuffix(v, "/") || v == "." || v == "..") {
+			kinds = append(kinds, dirKind) // test-results/: a folder
+		}
 		if kind == "file" && strings.HasSuffix(lower, ".pdf") {
 			kinds = append(kinds, "pdf") // a PDF is made by printing a page
 		}
@@ -335,6 +341,12 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 
 // sqliteNamed names SQLite or a file of one.
 var sqliteNamed = regexp.MustCompile(`(?i)sqlite|\.db\b`)
+
+// dbFileValue is a SQLite database's file name.
+var dbFileValue = regexp.MustCompile(`\.(?:db|sqlite3?)$`)
+
+// sqliteKind and dirKind are the terms of SQLite's and of a folder's.
+var sqliteKind, dirKind = Terms("sqlite")[0], Terms("folder")[0]
 
 // postgresKind is PostgreSQL's term.
 var postgresKind = Terms("postgres")[0]
