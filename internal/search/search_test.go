@@ -143,6 +143,7 @@ func TestValuesCountByTheirKind(t *testing.T) {
 		"p50/p95 of 4xx/5xx latencies":             {"p50 p95 of 4xx 5xx latencies", nil},
 		"open ./app.db read-only":                  {"open read-only", []string{"file", sqliteKind}},
 		"zip test-results/ now":                    {"zip now", []string{"file", dirKind}},
+		"run document.title in the page":           {"run in the page", []string{jsKind}},
 	} {
 		words, kinds := values(q)
 		if words != want.words || !slices.Equal(kinds, want.kinds) {

@@ -198,6 +198,7 @@ var (
 	pathValue     = regexp.MustCompile(`^(?:~|\.{1,2})?/[\w.@*/-]*$|^[\w.@*-]+/$|^[\w@*-]+(?:/[\w.@*-]+){2,}/?$|^[\w.@*-]*[._\d-][\w.@*-]*/[\w.@*/-]+$|^[\w.@*-]+/[\w@*-]*[._\d-][\w.@*/-]*$`)
 	elemValue     = regexp.MustCompile(`^(?:a|abbr|article|aside|button|canvas|dialog|div|footer|form|h[1-6]|header|iframe|img|input|label|li|main|nav|ol|option|p|section|select|span|svg|table|td|textarea|th|tr|ul|video)?[#.][a-zA-Z][\w-]*(?:[.#][\w-]+)*$|^\[[\w-]+(?:[~|^$*]?=.*)?\]$`)
 	imageValue    = regexp.MustCompile(`^[a-z0-9][\w./-]*:(?:\d[\w.-]*|latest|alpine|slim|stable|edge|bookworm|bullseye|jammy|noble)$`)
+	jsValue       = regexp.MustCompile(`^(?:window|document|navigator|location|localStorage|sessionStorage|performance)\.\w|^\w+\.\w+\(.*\)`)
 	envValue      = regexp.MustCompile(`^[A-Z][A-Z0-9_]*=\S*$`)
 	keyValue      = regexp.MustCompile(`^\w[\w.-]*:[\w.:*{}-]*$`)
 	templateValue = regexp.MustCompile(`\{\{.*\}\}|\$\{.*\}`)
@@ -295,6 +296,8 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		kind := ""
 		switch {
 		case v == "":
+		case jsValue.MatchString(v):
+			kind = jsKind // document.querySelectorAll('a').length: the page's script
 		case envValue.MatchString(v):
 			kind = envKind // POSTGRES_PASSWORD=test: a setting, not a database's password
 		case templateValue.MatchString(v):
@@ -350,6 +353,9 @@ var sqliteKind, dirKind = Terms("sqlite")[0], Terms("folder")[0]
 
 // postgresKind is PostgreSQL's term.
 var postgresKind = Terms("postgres")[0]
+
+// jsKind is the term of a script's kind.
+var jsKind = Terms("javascript")[0]
 
 // envKind is the term of an environment variable's kind.
 var envKind = Terms("environment")[0]

@@ -57,6 +57,10 @@ var same = []string{
 	"teardown | tear down",
 	"container | ctr",
 	"release | let go of | let go",
+	"standard deviation | std dev | stddev | stdev",
+	"reload | f5",
+	"disconnect | hang up",
+	"exist | exists | is there | are there",
 }
 
 // near are words of related meaning: a query's word brings the others of
