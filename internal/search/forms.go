@@ -3,8 +3,9 @@ package search
 import "regexp"
 
 // forms are requests about the server's own tools rather than for work:
-// asking which tool does something is tool_search's, asking what a
-// request or a call would take is intent_analyze's. A query in one of
+// asking which tool does something is tool_search's, calling a tool the
+// list does not show by its name is tool_call's, asking what a request
+// or a call would take is intent_analyze's. A query in one of
 // these forms puts its tool first.
 var forms = []struct {
 	re   *regexp.Regexp
@@ -14,6 +15,9 @@ var forms = []struct {
 		`\bis there (?:a|any|some) tool\b|\bany tools?\s+(?:here\s+|in here\s+)?(?:that|which|to|for)\b|` +
 		`\b(?:is there )?anything (?:here |in here )?(?:that|which) can\b|\bgot anything for\b|` +
 		`\bfind (?:me )?(?:the |a )?(?:right |best )?tool\b|\bdo (?:we|you|i) have (?:a|any) tool\b`), "tool_search"},
+	// A tool called by its name, one the list does not show.
+	{regexp.MustCompile(`(?i)\b[a-z0-9]+_[a-z0-9_]+\b.*\b(?:hidden|unlisted|not listed|isn'?t listed|by (?:its )?name|(?:isn'?t|not) in (?:my|the) (?:tool )?list)\b|` +
+		`\b(?:hidden|unlisted)\s+(?:tool\s+)?[a-z0-9]+_[a-z0-9_]+\b`), "tool_call"},
 	{regexp.MustCompile(`(?i)\bwhat (?:does|would|is) (?:this|that|the|my) (?:request|call|prompt|task)\b[^?]*\b(?:want|need|mean|asking|trying|take)|` +
 		`\b(?:goal|intent) behind\b|\bwhat (?:this|that) (?:call|request) is (?:trying|asking)\b`), "intent_analyze"},
 }

@@ -255,6 +255,7 @@ func TestRequestsAboutTools(t *testing.T) {
 	ix := New([]*tool.Tool{
 		mk("tool_search", "Find tools, listed or not, by what you want done.", tool.CategoryMeta),
 		mk("intent_analyze", "Analyse a request: its domains and the tools it needs.", tool.CategoryMeta),
+		mk("tool_call", "Call any tool by name, listed or not.", tool.CategoryMeta),
 		mk("browser_screenshot", "Take a screenshot of the page.", tool.CategoryBrowser, "screenshot", "capture the page"),
 		mk("mcp_catalog", "The tools of the hosted MCP servers.", tool.CategoryGateway, "what tools do the hosted servers expose"),
 	})
