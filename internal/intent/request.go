@@ -628,7 +628,7 @@ func boundedBy(next []token) bool {
 var approxWords = wordSet(`about around roughly approximately approx the a`)
 
 // statusBefore are the words an HTTP status follows.
-var statusBefore = wordSet(`return returns returned respond responds answer answers status code with should expect expects get gets is are`)
+var statusBefore = wordSet(`return returns returned respond responds answer answers status code with should expect expects get gets is are be a`)
 
 // notCounted are plural nouns a number goes with that are not things on a
 // page to count.

@@ -317,7 +317,7 @@ var (
 	parallelPhrases = triggers(`in+parallel at+once same+time simultaneously concurrently`)
 	itemNouns       = wordSet(`urls url pages sites websites endpoints services browsers devices`)
 	sizeWords       = wordSet(`mobile tablet desktop`)
-	pageWords       = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout`)
+	pageWords       = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar`)
 	eachWords       = triggers(`compare both each all`)
 )
 
@@ -423,6 +423,13 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 			before(i, Step{Tool: need.tool, Words: steps[i].Words})
 		}
 	}
+	// A tool the request has written is then tried ("then try it on
+	// 'Hello World!'"), whatever the step's words are about.
+	if i := has("dynamic_tool_create"); i >= 0 && has("tool_call") < 0 {
+		if c := slices.IndexFunc(clauses, func(c *clause) bool { return c.words != steps[i].Words && c.hasAny(tryIt) }); c >= 0 {
+			steps = slices.Insert(steps, i+1, Step{Tool: "tool_call", Words: clauses[c].words})
+		}
+	}
 	// A file a tool works on that takes no path is read first: the
 	// schema of a validation, the expected JSON of a comparison, the
 	// query a request sends, the migration a transaction applies.
@@ -436,13 +443,6 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	// 30 runs are in ./ci-history") are read from there, not from GitHub.
 	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(localReports) && (c.has("<file>") || c.has("junit")) }) {
 		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "gh_workflow_runs" })
-	}
-	// A tool the request has written is then tried ("then try it on
-	// 'Hello World!'"), whatever the step's words are about.
-	if i := has("dynamic_tool_create"); i >= 0 && has("tool_call") < 0 {
-		if c := slices.IndexFunc(clauses, func(c *clause) bool { return c.words != steps[i].Words && c.hasAny(tryIt) }); c >= 0 {
-			steps = slices.Insert(steps, i+1, Step{Tool: "tool_call", Words: clauses[c].words})
-		}
 	}
 	there := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) })
 	if i := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) }); i >= 0 && has("browser_navigate") < 0 && req.pages && !there {

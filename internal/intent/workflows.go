@@ -243,6 +243,8 @@ var rules = []rule{
 
 	// HTTP APIs.
 	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept`),
+	// A status checked is a check of its own beside one of the body.
+	r(api, `<status>`, `assert_equals`).checks().first("status"),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
 	r(api, `schema`, `fs_read`).with(`<file>`),
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
