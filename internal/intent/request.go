@@ -31,6 +31,7 @@ const (
 	punct               // , . ; : ? !
 	script              // a JavaScript expression: window.__APP__, document.title, fn()
 	pattern             // a regular expression: ^[A-Z]{3}-\d{4}$
+	statement           // SQL written out: SELECT id FROM users WHERE ...; UPDATE ...
 )
 
 type token struct {
@@ -101,6 +102,10 @@ func lex(text string) []token {
 		switch {
 		case unicode.IsSpace(r):
 			i += n
+		case (i == 0 || !isWordRune(lastRune(text[:i]))) && sqlStart.MatchString(text[i:]):
+			end := sqlEnd(text, i)
+			out = append(out, token{kind: statement, text: strings.TrimSpace(text[i:end])})
+			i = end
 		case isQuote(r) && (i == 0 || !isWordRune(lastRune(text[:i]))):
 			if end := closingQuote(text, i+n, r); end > 0 {
 				out = append(out, token{kind: quoted, text: text[i+n : end]})
@@ -124,6 +129,52 @@ func lex(text string) []token {
 	}
 	return pathsNotRepos(out)
 }
+
+// sqlStart begins an SQL statement: its verb in capitals, then more.
+var sqlStart = regexp.MustCompile(`^(?:SELECT|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|ALTER\s+TABLE|CREATE\s+(?:TABLE|INDEX|UNIQUE)|DROP\s+(?:TABLE|INDEX)|TRUNCATE|BEGIN;|WITH\s+\w+\s+AS)\b`)
+
+// sqlNext begins a further statement after a semicolon.
+var sqlNext = regexp.MustCompile(`^\s*(?:SELECT|INSERT|UPDATE|DELETE|ALTER|CREATE|DROP|TRUNCATE|COMMIT|ROLLBACK|END)\b`)
+
+// sqlEnd is where the SQL that starts at i ends: at a semicolon no
+// statement follows, at a sentence's end, at "then" or at a dash, outside
+// quotes; statements joined by semicolons are one.
+func sqlEnd(text string, i int) int {
+	var quote byte
+	for j := i; j < len(text); j++ {
+		c := text[j]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ';':
+			if !sqlNext.MatchString(text[j+1:]) {
+				return j + 1
+			}
+		case (c == '.' || c == '?' || c == '!') && (j+1 == len(text) || text[j+1] == ' ' || text[j+1] == '\n'):
+			return j
+		case c == ' ' && (strings.HasPrefix(text[j:], " — ") || proseAfter(text[j+1:])):
+			return j
+		case c == ',' && strings.HasPrefix(text[j:], ", then"):
+			return j
+		}
+	}
+	return len(text)
+}
+
+// proseAfter says whether the words at the start of rest are the
+// request's again, not the SQL's: SQL written with its keywords in
+// capitals goes on in prose with a small word ("... WHERE id = 1 on my
+// local postgres", "... from reports.db into out.json").
+func proseAfter(rest string) bool {
+	w, _, _ := strings.Cut(rest, " ")
+	return proseWords[w]
+}
+
+var proseWords = wordSet(`on in from into against for with and then to using via inside at should must expect and,`)
 
 // pathsNotRepos reads owner/name as a folder path (fixtures/uploads,
 // logs/tmp) when it starts with a folder projects have, or when nothing
@@ -561,6 +612,10 @@ func markers(tokens []token, i int) []string {
 		if next := tokens[i+1 : min(i+3, len(tokens))]; slices.ContainsFunc(next, func(t token) bool { return t.kind == word && t.stem == connectionStem }) {
 			out = append(out, "<namedconn>") // the 'local' connection: one open already
 		}
+	case statement:
+		if strings.Contains(strings.TrimRight(t.text, "; "), ";") {
+			out = append(out, "<sqls>") // statements that go together: a transaction
+		}
 	case file:
 		if dbFile.MatchString(t.text) {
 			out = append(out, "<dbfile>")
@@ -674,7 +729,7 @@ func authority(s string) string {
 	return s
 }
 
-var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct", script: "js", pattern: "regex"}
+var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct", script: "js", pattern: "regex", statement: "sql"}
 
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}

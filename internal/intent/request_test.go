@@ -82,3 +82,25 @@ func TestPhrasesOfSeveralWords(t *testing.T) {
 		t.Error("a phrase ran across a URL")
 	}
 }
+
+// SQL written out is one token, semicolons and all, up to where the
+// request's words go on.
+func TestSQLIsOneToken(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"one transaction: ALTER TABLE s ADD COLUMN u text; UPDATE s SET u = '' WHERE id = 1. then show me the columns": "ALTER TABLE s ADD COLUMN u text; UPDATE s SET u = '' WHERE id = 1",
+		"run SELECT count(*) FROM orders WHERE day > now() on my local postgres":                                       "SELECT count(*) FROM orders WHERE day > now()",
+		"Export SELECT * FROM invoices WHERE month = '2024-05' from reports.db into out/invoices.json":                 "SELECT * FROM invoices WHERE month = '2024-05'",
+		"please select the second option": "",
+	} {
+		got := ""
+		for _, tok := range lex(text) {
+			if tok.kind == statement {
+				got = tok.text
+			}
+		}
+		if got != want {
+			t.Errorf("%q: SQL %q, want %q", text, got, want)
+		}
+	}
+}
