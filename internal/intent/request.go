@@ -21,17 +21,17 @@ import (
 type kind uint8
 
 const (
-	word    kind = iota // lower case, as written
-	number              // digits, or a number word (two, ten)
-	quoted              // text in quotes, as written
-	link                // a URL, or a host such as localhost:3000/login
-	urlPath             // a path such as /settings or /api/health
-	file                // a file name such as schema.json or avatar.png
-	repoRef             // owner/name
-	punct               // , . ; : ? !
-	script              // a JavaScript expression: window.__APP__, document.title, fn()
-	pattern             // a regular expression: ^[A-Z]{3}-\d{4}$
-	statement           // SQL written out: SELECT id FROM users WHERE ...; UPDATE ...
+	word      kind = iota // lower case, as written
+	number                // digits, or a number word (two, ten)
+	quoted                // text in quotes, as written
+	link                  // a URL, or a host such as localhost:3000/login
+	urlPath               // a path such as /settings or /api/health
+	file                  // a file name such as schema.json or avatar.png
+	repoRef               // owner/name
+	punct                 // , . ; : ? !
+	script                // a JavaScript expression: window.__APP__, document.title, fn()
+	pattern               // a regular expression: ^[A-Z]{3}-\d{4}$
+	statement             // SQL written out: SELECT id FROM users WHERE ...; UPDATE ...
 )
 
 type token struct {
