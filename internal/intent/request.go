@@ -50,6 +50,9 @@ type clause struct {
 	tokens []token
 	set    map[string]bool // stems and two-word phrases ("log in")
 	about  domain          // what its own words are about
+	// dbs are the databases its words name, in a step about something
+	// else too ("the offline queue is a sqlite file").
+	dbs domain
 	// then: the clause follows "then", whose verb it may leave out
 	// ("run lint, then unit tests").
 	then bool
@@ -102,13 +105,17 @@ func lex(text string) []token {
 		switch {
 		case unicode.IsSpace(r):
 			i += n
+		case (r == '{' || r == '[') && (i == 0 || unicode.IsSpace(lastRune(text[:i]))) && jsonEnd(text, i) > 0:
+			end := jsonEnd(text, i)
+			out = append(out, token{kind: quoted, text: text[i:end], raw: "{"})
+			i = end
 		case (i == 0 || !isWordRune(lastRune(text[:i]))) && sqlStart.MatchString(text[i:]):
 			end := sqlEnd(text, i)
 			out = append(out, token{kind: statement, text: strings.TrimSpace(text[i:end])})
 			i = end
 		case isQuote(r) && (i == 0 || !isWordRune(lastRune(text[:i]))):
 			if end := closingQuote(text, i+n, r); end > 0 {
-				out = append(out, token{kind: quoted, text: text[i+n : end]})
+				out = append(out, token{kind: quoted, text: text[i+n : end], raw: string(r)})
 				_, m := utf8.DecodeRuneInString(text[end:])
 				i = end + m
 				continue
@@ -128,6 +135,39 @@ func lex(text string) []token {
 		}
 	}
 	return pathsNotRepos(out)
+}
+
+// jsonEnd is the end of the JSON object or array that starts at i, or 0
+// when there is none: brackets balanced outside strings, holding a colon
+// or a comma (not a {{placeholder}} nor a [link]).
+func jsonEnd(text string, i int) int {
+	depth, inString, data := 0, false, false
+	for j := i; j < len(text); j++ {
+		c := text[j]
+		switch {
+		case inString:
+			if c == '\\' {
+				j++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if depth == 0 {
+				if !data || strings.HasPrefix(text[i:], "{{") {
+					return 0
+				}
+				return j + 1
+			}
+		case c == ':' || c == ',':
+			data = true
+		}
+	}
+	return 0
 }
 
 // sqlStart begins an SQL statement: its verb in capitals, then more.
@@ -185,21 +225,31 @@ func pathsNotRepos(tokens []token) []token {
 	for _, t := range tokens {
 		github = github || t.kind == word && (githubCues[t.text] || versionTag.MatchString(t.text) || strings.HasPrefix(t.text, "ghp_")) || t.kind == link && strings.Contains(t.text, "github.com")
 	}
+	out := tokens[:0:0]
 	for i, t := range tokens {
 		if t.kind != repoRef {
+			out = append(out, t)
 			continue
 		}
 		first, second, _ := strings.Cut(t.text, "/")
-		if i > 0 && credentialsBefore[tokens[i-1].text] || first == second {
-			tokens[i].kind = quoted // as admin/admin: a user and a password
+		switch {
+		case i > 0 && credentialsBefore[tokens[i-1].text] || first == second:
+			t.kind = quoted // as admin/admin: a user and a password
+		case !github && pairWords[strings.ToLower(first)] && pairWords[strings.ToLower(second)]:
+			out = appendWord(appendWord(out, first), second) // lat/lng, pass/fail: two words, not a path
 			continue
+		case !github || projectDirs[strings.ToLower(first)]:
+			t.kind = file
 		}
-		if !github || projectDirs[strings.ToLower(first)] {
-			tokens[i].kind = file
-		}
+		out = append(out, t)
 	}
-	return tokens
+	return out
 }
+
+// pairWords are words written in pairs with a slash.
+var pairWords = wordSet(`lat lng lon long latitude longitude pass fail passed failed read write and or yes no on off true false
+	min max start end input output request response req res x y width height key value name email user password
+	username first last get set put post`)
 
 var (
 	closeStem, connectionStem = search.Stem("close"), search.Stem("connection")
@@ -568,8 +618,11 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<point>") // 400,300 or (100, 100): a point on the page
 		}
 	case word:
-		if sizeLike.MatchString(t.text) {
-			out = append(out, "<size>")
+		if sizeLike.MatchString(t.text) || t.text == "x" && i > 0 && i+1 < len(tokens) && tokens[i-1].kind == number && tokens[i+1].kind == number && tokens[i-1].num >= 100 {
+			out = append(out, "<size>") // 1280x800, 390 x 844
+		}
+		if t.text == "cli" {
+			out = append(out, "<command>") // redis-cli PING
 		}
 		if measureLike.MatchString(t.text) {
 			out = append(out, "<measure>") // 500ms, 2s, 10%
@@ -609,6 +662,12 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<page>")
 		}
 	case quoted:
+		switch t.raw {
+		case "`":
+			out = append(out, "<command>") // `npm run migrate`
+		case "{":
+			out = append(out, "<json>") // {"id": 1}: a value to work on
+		}
 		if next := tokens[i+1 : min(i+3, len(tokens))]; slices.ContainsFunc(next, func(t token) bool { return t.kind == word && t.stem == connectionStem }) {
 			out = append(out, "<namedconn>") // the 'local' connection: one open already
 		}

@@ -85,6 +85,12 @@ func (a *Analyzer) text(text string) Analysis {
 		if delegated(clauses, i, about) {
 			continue // the sub-agent's own task
 		}
+		if form := search.Form(c.words); form != "" && tools[form] != nil {
+			// A step about the tools themselves ("is there a tool that
+			// can record video?") is the finding, not the work.
+			steps = append(steps, Step{Tool: form, Words: c.words})
+			continue
+		}
 		names = append(names, apply(c, about)...)
 		names = append(names, named(c, tools)...)
 		// A step no workflow claims goes to the search, which knows
@@ -350,8 +356,12 @@ func contextOf(clauses []*clause) request {
 			}
 		}
 	}
+	named := req.about
+	for _, c := range clauses {
+		named |= c.dbs
+	}
 	for _, d := range []domain{sqlite, redis, pg} {
-		if req.about&d != 0 {
+		if named&d != 0 {
 			req.db = d
 			req.dbNamed = true
 		}
@@ -424,10 +434,17 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 		}
 	}
 	// A tool the request has written is then tried ("then try it on
-	// 'Hello World!'"), whatever the step's words are about.
+	// 'Hello World!'"), whatever the step's words are about, and maybe
+	// deleted again.
 	if i := has("dynamic_tool_create"); i >= 0 && has("tool_call") < 0 {
 		if c := slices.IndexFunc(clauses, func(c *clause) bool { return c.words != steps[i].Words && c.hasAny(tryIt) }); c >= 0 {
 			steps = slices.Insert(steps, i+1, Step{Tool: "tool_call", Words: clauses[c].words})
+		}
+	}
+	if i := has("dynamic_tool_create"); i >= 0 && has("dynamic_tool_delete") < 0 {
+		if c := slices.IndexFunc(clauses, func(c *clause) bool { return c.words != steps[i].Words && c.hasAny(deleteIt) }); c >= 0 {
+			steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Words == clauses[c].words })
+			steps = append(steps, Step{Tool: "dynamic_tool_delete", Words: clauses[c].words})
 		}
 	}
 	// A file a tool works on that takes no path is read first: the
@@ -500,7 +517,7 @@ var readyWords = triggers(`healthy ready up+yet accepting`)
 
 // onPageAlready say the page is open already ("the /book page that's
 // open now", "we are on /register already"): nothing is navigated to.
-var onPageAlready = triggers(`open+now already+open currently+open we+are+on already+on s+open is+open`)
+var onPageAlready = triggers(`open+now already+open currently+open we+are+on already+on s+open is+open you+have+open have+open+in`)
 
 // openConnection say a database's connection is open already.
 var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)
@@ -512,6 +529,9 @@ var edits = triggers(`update edit change set fix bump modify`)
 // squadWork hand work to a squad the request set up ("run the checks
 // through it", "dispatch the audits to it").
 var squadWork = triggers(`dispatch through+it through+the+squad as+that+squad as+the+squad to+it via+it`)
+
+// deleteIt remove what the request made ("and delete it again after").
+var deleteIt = triggers(`delete+it remove+it drop+it delete+the+tool remove+the+tool`)
 
 // tryIt run a tool just written.
 var tryIt = triggers(tryItWords)

@@ -122,6 +122,9 @@ const tryItWords = `try+it try+out run+it call+it test+it use+it`
 // sequentially type a key at a time.
 const sequentially = ` key+by+key character+by+character one+key+at+a+time type+slowly`
 
+// stillIn ask whether a session is still logged in, not to log in.
+const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stays+logged+in stay+logged+in stays+signed+in remain+logged+in`
+
 // editWords change a file.
 const editWords = `update edit change set write fix bump modify`
 
@@ -147,13 +150,14 @@ var rules = []rule{
 	r(web, `session sessions different+user separate+user`, `browser_session_new`),
 	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
-	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`validate validation against`).first("data"),
+	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated validation against`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status>`).first("data"),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page have+open already+open open+now currently+open is+open s+open`),
-	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`).but(`dark+mode color+scheme colour+scheme prefers media reduced+motion`),
-	r(web, `mobile desktop tablet viewport width widths size siz responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`),
+	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`).but(`dark+mode color+scheme colour+scheme prefers media reduced+motion viewport`),
+	r(web, `viewport`, `browser_resize`).with(`<size>`).first("size"), // "the viewport to 390 x 844, like an iPhone"
+	r(web, `mobile desktop tablet viewport width widths size siz responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`).first("size"),
 	// The session's network and media, before the page loads.
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(web, `unmock unroute`, `browser_unroute`),
@@ -177,7 +181,7 @@ var rules = []rule{
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
-	r(web, loginWords+` authenticate`, `browser_navigate browser_type browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form`),
+	r(web, loginWords+` authenticate`, `browser_navigate browser_type browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form` + stillIn),
 	r(web, `sign+up register registration`, `browser_navigate browser_fill_form browser_click`),
 	r(web, `checkout`, `browser_navigate browser_click browser_fill_form`).with(`flow go+through complete`),
 	r(web, `submit submitt`, `browser_fill_form browser_click`).but(`empty blank without`).first("submit"),
@@ -318,7 +322,7 @@ var rules = []rule{
 	// Jobs and sub-agents: the first that applies.
 	r(agent, `cancel stop kill abort`, `spawn_cancel`).first("agent"),
 	r(agent, `log logs output`, `spawn_logs`).first("agent"),
-	r(agent, `status progress doing`, `spawn_status`).first("agent"),
+	r(agent, `status progress doing check+on phase so+far how+far`, `spawn_status`).first("agent"),
 	r(agent, ``, `spawn_agent spawn_status`).but(`<spawn>`).first("agent"),
 	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
 	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
@@ -337,6 +341,7 @@ var rules = []rule{
 	r(compose, `log logs`, `compose_logs`).first("compose"),
 	r(compose, `exec shell`, `compose_exec`).first("compose"),
 	r(compose, `run execute`, `compose_exec`).with(`inside service`).but(`up bring start launch =running`).first("compose"),
+	r(compose, `<command>`, `compose_exec`).with(`in+the inside`).but(`up bring start launch`).first("compose"),
 	r(compose, `ps status running healthy ready`, `compose_ps`).first("compose"),
 	r(compose, `up start run bring launch`, `compose_up`).first("compose"),
 	r(docker, `build dockerfile built`, `docker_build`),
@@ -345,14 +350,14 @@ var rules = []rule{
 	r(docker, `network networks`, `docker_networks`).with(`create make new list`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `died crashed crash exited dead why`, `docker_inspect docker_logs`).but(`compose`).first("docker"),
-	r(docker, `=running list which ps`, `docker_ps`).but(`compose`).first("docker"),
+	r(docker, `=running list which ps show+all all+containers every+container stopped+ones`, `docker_ps`).but(`compose`).first("docker"),
 	r(docker, `healthy health ready up+yet state exit+code`, `docker_inspect`).but(`compose`).first("docker"),
-	r(docker, `log logs`, `docker_logs`).but(`compose`).first("docker"),
+	r(docker, `log logs tail output prints printed`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
 	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running`).but(`compose`).first("docker"),
 	r(docker, `stop`, `docker_stop`).but(`compose`).first("docker"),
 	r(docker, `remove rm delete`, `docker_rm`).but(`compose image images volume volumes network networks`),
-	r(docker, `prune cleanup clean`, `docker_cleanup`).but(`compose`).first("docker"),
+	r(docker, `prune cleanup clean nuke`, `docker_cleanup`).but(`compose`).first("docker"),
 	r(docker, `run start launch spin+up`, `docker_run`).but(`compose`).first("docker"),
 
 	// GitHub.
@@ -361,7 +366,7 @@ var rules = []rule{
 	r(github, `review`, `gh_diff gh_pr_review`).with(`pull+request pr`),
 	r(github, `approve request+changes`, `gh_pr_review`).but(`review`),
 	r(github, `merge`, `gh_pr_merge`),
-	r(github, `list show which open+prs open+pr open+pull+requests`, `gh_pr_list`).with(`pull+request pr`).first("gh"),
+	r(github, `list show which what open+prs open+pr open+pull+requests are+open is+open still+open`, `gh_pr_list`).with(`pull+request pr`).first("gh"),
 	r(github, `list show which`, `gh_issue_list`).with(`issue issues`).first("gh"),
 	r(github, `open create file report raise`, `gh_pr_create`).with(`pull+request pr`).first("gh"),
 	r(github, `open create file report raise`, `gh_issue_create`).with(`issue`).first("gh"),
@@ -391,8 +396,8 @@ var rules = []rule{
 	r(gateway, `unregister remove detach drop`, `mcp_unregister`),
 
 	// The Igors, dynamic tools, squads.
-	r(workers, `status health healthy memory stuck pool`, `worker_status`),
-	r(workers, `restart restarted recycle`, `worker_restart`),
+	r(workers, `status health healthy memory stuck pool came+back come+back back+up`, `worker_status`),
+	r(workers, `restart restarted recycle`, `worker_restart`).but(`memory uptime health status how+many`),
 	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back revert latest+snapshot last+snapshot the+snapshot`),
 	r(dynamic, `=snapshots list+snapshot`, `worker_snapshots`).but(`latest+snapshot last+snapshot the+snapshot`),
 	r(dynamic, `rollback roll+back restore revert undo`, `worker_rollback`),
@@ -406,7 +411,7 @@ var rules = []rule{
 	// Text, templates, the server.
 	r(0, `event events event+log recent+events in+the+last+few`, `events_recent`),
 	r(0, `tool+list my+list in+my+list to+my+list tools+in+my`, `tool_bag`).but(`<plan>`),
-	r(0, `some+tool+here tool+here+that any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool`, `tool_search`),
+	r(0, `some+tool+here tool+here+that any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool find+the+tools look+up+the+tools find+tools look+up+tools tools+that+fit tools+for+that`, `tool_search`),
 	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
 	r(0, `template render`, `template_render`).first("template"),
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
@@ -459,6 +464,7 @@ func aboutOf(c *clause) domain {
 			d |= dw.d
 		}
 	}
+	c.dbs = d & (pg | sqlite | redis)
 	if c.has("<page>") && (d&api == 0 || c.hasAny(pageLoads)) {
 		d |= web // a URL to open, not an API to call; the requests a page makes as it loads
 	}

@@ -18,6 +18,17 @@ var forms = []struct {
 	// A tool called by its name, one the list does not show.
 	{regexp.MustCompile(`(?i)\b[a-z0-9]+_[a-z0-9_]+\b.*\b(?:hidden|unlisted|not listed|isn'?t listed|by (?:its )?name|(?:isn'?t|not) in (?:my|the) (?:tool )?list)\b|` +
 		`\b(?:hidden|unlisted)\s+(?:tool\s+)?[a-z0-9]+_[a-z0-9_]+\b`), "tool_call"},
-	{regexp.MustCompile(`(?i)\bwhat (?:does|would|is) (?:this|that|the|my) (?:request|call|prompt|task)\b[^?]*\b(?:want|need|mean|asking|trying|take)|` +
-		`\b(?:goal|intent) behind\b|\bwhat (?:this|that) (?:call|request) is (?:trying|asking)\b`), "intent_analyze"},
+	{regexp.MustCompile(`(?i)\bwhat (?:does|would|is) (?:this|that|the|my) (?:request|call|prompt|task|ticket|story|requirement)\b[^?]*\b(?:want|need|mean|asking|trying|take)|` +
+		`\b(?:goal|intent) behind\b|\bwhat (?:this|that) (?:call|request|ticket|story) is (?:really |actually )?(?:trying|asking)\b`), "intent_analyze"},
+}
+
+// Form is the tool a query's form asks for (tool_search for "which tool
+// can ...?"), or "" when it asks for work.
+func Form(query string) string {
+	for _, f := range forms {
+		if f.re.MatchString(query) {
+			return f.tool
+		}
+	}
+	return ""
 }

@@ -217,10 +217,8 @@ func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
 	// A request about the tools themselves ("which tool can take a
 	// screenshot?") is for the tool that answers it, whatever work it
 	// names.
-	for _, f := range forms {
-		if i, ok := ix.names[f.tool]; ok && f.re.MatchString(query) {
-			scores[i] = max(scores[i], top) + 1
-		}
+	if i, ok := ix.names[Form(query)]; ok {
+		scores[i] = max(scores[i], top) + 1
 	}
 	return ix.best(scores, limit, category)
 }
