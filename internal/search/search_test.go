@@ -144,6 +144,7 @@ func TestValuesCountByTheirKind(t *testing.T) {
 		"open ./app.db read-only":                  {"open read-only", []string{"file", sqliteKind}},
 		"zip test-results/ now":                    {"zip now", []string{"file", dirKind}},
 		"run document.title in the page":           {"run in the page", []string{jsKind}},
+		"connect to redis://localhost:6379/2":      {"connect to", []string{Terms("redis")[0]}},
 	} {
 		words, kinds := values(q)
 		if words != want.words || !slices.Equal(kinds, want.kinds) {

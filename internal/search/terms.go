@@ -306,6 +306,8 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 			kind = "regex"
 		case knownFile.MatchString(lower):
 			kind = "file"
+		case dbURL.MatchString(lower):
+			kind = dbSchemes[dbURL.FindStringSubmatch(lower)[1]] // postgres://..., redis://...: that database
 		case urlValue.MatchString(lower), hostValue.MatchString(lower):
 			kind = "url"
 		case dateValue.MatchString(lower):
@@ -344,6 +346,15 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 
 // sqliteNamed names SQLite or a file of one.
 var sqliteNamed = regexp.MustCompile(`(?i)sqlite|\.db\b`)
+
+// dbURL is a database's URL, by its scheme.
+var dbURL = regexp.MustCompile(`^(postgres|postgresql|redis|rediss|sqlite|mysql)://`)
+
+// dbSchemes are the kinds of databases' URLs, by scheme.
+var dbSchemes = map[string]string{
+	"postgres": postgresKind, "postgresql": postgresKind, "redis": Terms("redis")[0], "rediss": Terms("redis")[0],
+	"sqlite": Terms("sqlite")[0], "mysql": "mysql",
+}
 
 // dbFileValue is a SQLite database's file name.
 var dbFileValue = regexp.MustCompile(`\.(?:db|sqlite3?)$`)
