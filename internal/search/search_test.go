@@ -145,6 +145,9 @@ func TestValuesCountByTheirKind(t *testing.T) {
 		"zip test-results/ now":                    {"zip now", []string{"file", dirKind}},
 		"run document.title in the page":           {"run in the page", []string{jsKind}},
 		"connect to redis://localhost:6379/2":      {"connect to", []string{Terms("redis")[0]}},
+		"wtf is 499":                               {"wtf is 499", []string{statusKind}},
+		"it took 500 ms":                           {"it took 500 ms", nil},
+		"parse '/a/b?x=1' for me":                  {"parse for me", []string{"url"}},
 	} {
 		words, kinds := values(q)
 		if words != want.words || !slices.Equal(kinds, want.kinds) {

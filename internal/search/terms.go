@@ -281,6 +281,15 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 	if boundValue.MatchString(query) {
 		kinds = append(kinds, Stem("range")) // under 800 ms, at least 3: a value's range
 	}
+	// A quoted value still says what kind it is when it is a URL.
+	for _, q := range quotedValue.FindAllString(query, -1) {
+		if v := strings.Trim(strings.TrimSpace(q), "'\"`‘’“”.,;:?!()[]"); urlValue.MatchString(strings.ToLower(v)) || strings.HasPrefix(v, "/") && strings.ContainsAny(v, "?#") {
+			kinds = append(kinds, "url")
+		}
+	}
+	if statusCode(query) {
+		kinds = append(kinds, statusKind) // "is 425 something I should retry on?": an HTTP status
+	}
 	query = quotedValue.ReplaceAllString(query, " ")
 	for _, f := range strings.Fields(query) {
 		v := strings.Trim(f, `,;:?!()"'`+"`")
@@ -307,7 +316,7 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		case knownFile.MatchString(lower):
 			kind = "file"
 		case dbURL.MatchString(lower):
-			kind = dbSchemes[dbURL.FindStringSubmatch(lower)[1]] // postgres://..., redis://...: that database
+			kind = Terms(dbURL.FindStringSubmatch(lower)[1])[0] // postgres://..., redis://...: that database
 		case urlValue.MatchString(lower), hostValue.MatchString(lower):
 			kind = "url"
 		case dateValue.MatchString(lower):
@@ -347,29 +356,31 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 // sqliteNamed names SQLite or a file of one.
 var sqliteNamed = regexp.MustCompile(`(?i)sqlite|\.db\b`)
 
-// dbURL is a database's URL, by its scheme.
-var dbURL = regexp.MustCompile(`^(postgres|postgresql|redis|rediss|sqlite|mysql)://`)
+// statusValue is a number that may be an HTTP status code: 1xx to 5xx
+// alone, and the word after it.
+var statusValue = regexp.MustCompile(`(?:^|[\s(])([1-5]\d\d)(?:[\s?!)]+|[.,](?:\s|$)|$)(\w*)`)
 
-// dbSchemes are the kinds of databases' URLs, by scheme.
-var dbSchemes = map[string]string{
-	"postgres": postgresKind, "postgresql": postgresKind, "redis": Terms("redis")[0], "rediss": Terms("redis")[0],
-	"sqlite": Terms("sqlite")[0], "mysql": "mysql",
+// notStatus are words after a number that make it an amount (500 ms,
+// 404 items), not a status.
+var notStatus = wordSet(`ms s sec secs second seconds min mins minute minutes h hour hours day days px kb mb gb k
+	item items row rows user users times request requests record records line lines byte bytes char chars characters
+	word words test tests page pages order orders x of percent`)
+
+// statusCode says whether query holds an HTTP status code.
+func statusCode(query string) bool {
+	for _, m := range statusValue.FindAllStringSubmatch(query, -1) {
+		if !notStatus[strings.ToLower(m[2])] {
+			return true
+		}
+	}
+	return false
 }
+
+// dbURL is a database's URL, by its scheme.
+var dbURL = regexp.MustCompile(`^(postgres|postgresql|redis|sqlite|mysql)s?://`)
 
 // dbFileValue is a SQLite database's file name.
 var dbFileValue = regexp.MustCompile(`\.(?:db|sqlite3?)$`)
-
-// sqliteKind and dirKind are the terms of SQLite's and of a folder's.
-var sqliteKind, dirKind = Terms("sqlite")[0], Terms("folder")[0]
-
-// postgresKind is PostgreSQL's term.
-var postgresKind = Terms("postgres")[0]
-
-// jsKind is the term of a script's kind.
-var jsKind = Terms("javascript")[0]
-
-// envKind is the term of an environment variable's kind.
-var envKind = Terms("environment")[0]
 
 // slashedList is a list written with slashes of names that hold a number
 // (p50/p95/p99, 4xx/5xx, 200/201): words, not a path.

@@ -149,7 +149,14 @@ func init() {
 			}
 		}
 	}
+	statusKind, sqliteKind, postgresKind, dirKind = Terms("http status")[0], Terms("sqlite")[0], Terms("postgres")[0], Terms("folder")[0]
+	jsKind, envKind = Terms("javascript")[0], Terms("environment")[0]
 }
+
+// The terms of the kinds of values a query holds (terms.go), set once
+// the vocabulary above is read: an HTTP status, SQLite's, PostgreSQL's,
+// a folder, a script, an environment variable.
+var statusKind, sqliteKind, postgresKind, dirKind, jsKind, envKind string
 
 // phraseAt reports the term of the domain name that ws starts with, and
 // how many words it takes; 0 when it starts none.
