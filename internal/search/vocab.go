@@ -53,7 +53,7 @@ var same = []string{
 	"cleanup | clean up",
 	"setup | set up",
 	"check | verify | assert | ensure | confirm | make sure",
-	"delete | remove | rm | erase | get rid of",
+	"delete | remove | rm | erase | get rid of | throw away",
 	"teardown | tear down",
 	"container | ctr",
 	"release | let go of | let go",
@@ -61,12 +61,14 @@ var same = []string{
 	"reload | f5",
 	"disconnect | hang up",
 	"exist | exists | is there | are there",
+	"rename | change the name | give a new name",
+	"register | hook up | plug in",
 }
 
 // near are words of related meaning: a query's word brings the others of
 // its group in at weightNear of its own weight.
 var near = []string{
-	"delete destroy purge drop",
+	"delete destroy purge drop discard trash nuke",
 	"list show enumerate ls display",
 	"create make new add",
 	"run execute exec launch invoke trigger kick",
@@ -76,12 +78,14 @@ var near = []string{
 	"read get fetch view cat",
 	"write save store persist dump",
 	"copy duplicate cp clone",
-	"move rename mv",
+	"move rename mv shift relocate transfer",
 	"find search locate lookup grep",
 	"wait sleep pause delay",
 	"close quit exit",
 	"download pull",
 	"upload attach",
+	"hover pointer",
+	"title heading",
 	"log output stdout stderr",
 	"error failure fail broken crash",
 	"slow slowest timing duration latency",
@@ -102,6 +106,9 @@ var near = []string{
 	"combine merge aggregate",
 	"dynamic custom dyn",
 	"snapshot checkpoint snap",
+	"squad team crew",
+	"decode decipher gibberish",
+	"offline disconnected",
 }
 
 // weightNear is a related word's share of the weight of the query word
