@@ -163,7 +163,7 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 				toolArg, argsArg,
 				schema.Array("mcpIds", "The servers to call (default: every server offering the tool)", schema.StringItems()),
 				schema.String("mode", "all or first").EnumStrings("all", "first").Default("all")).
-				WithPhrases("ask every server", "fan out to every upstream", "compare servers side by side", "broadcast a call", "race servers for first answer", "same call on many servers"),
+				WithPhrases("ask every server", "fan out to every upstream", "compare servers side by side", "broadcast a call", "race servers for first answer", "same call on many servers", "answers next to each other"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Tool string          `json:"tool"`
 				Args json.RawMessage `json:"args"`

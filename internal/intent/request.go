@@ -235,7 +235,7 @@ func pathsNotRepos(tokens []token) []token {
 		switch {
 		case i > 0 && credentialsBefore[tokens[i-1].text] || first == second:
 			t.kind = quoted // as admin/admin: a user and a password
-		case !github && pairWords[strings.ToLower(first)] && pairWords[strings.ToLower(second)]:
+		case !github && search.SlashedList(t.text):
 			out = appendWord(appendWord(out, first), second) // lat/lng, pass/fail: two words, not a path
 			continue
 		case !github || projectDirs[strings.ToLower(first)]:
@@ -245,11 +245,6 @@ func pathsNotRepos(tokens []token) []token {
 	}
 	return out
 }
-
-// pairWords are words written in pairs with a slash.
-var pairWords = wordSet(`lat lng lon long latitude longitude pass fail passed failed read write and or yes no on off true false
-	min max start end input output request response req res x y width height key value name email user password
-	username first last get set put post`)
 
 var (
 	closeStem, connectionStem = search.Stem("close"), search.Stem("connection")

@@ -16,7 +16,7 @@ var forms = []struct {
 		`\b(?:is there )?anything (?:here |in here )?(?:that|which) can\b|\bgot anything for\b|` +
 		`\bfind (?:me )?(?:the |a )?(?:right |best )?tool\b|\bdo (?:we|you|i) have (?:a|any) tool\b`), "tool_search"},
 	// A tool called by its name, one the list does not show.
-	{regexp.MustCompile(`(?i)\b[a-z0-9]+_[a-z0-9_]+\b.*\b(?:hidden|unlisted|not listed|isn'?t listed|by (?:its )?name|(?:isn'?t|not) in (?:my|the) (?:tool )?list)\b|` +
+	{regexp.MustCompile(`(?i)\b[a-z0-9]+_[a-z0-9_]+\b.*\b(?:hidden|unlisted|not listed|isn'?t listed|by (?:its )?name|(?:isn'?t|not) in (?:my|the) (?:\w+ )?list)\b|` +
 		`\b(?:hidden|unlisted)\s+(?:tool\s+)?[a-z0-9]+_[a-z0-9_]+\b`), "tool_call"},
 	{regexp.MustCompile(`(?i)\bwhat (?:does|would|is) (?:this|that|the|my) (?:request|call|prompt|task|ticket|story|requirement)\b[^?]*\b(?:want|need|mean|asking|trying|take)|` +
 		`\b(?:goal|intent) behind\b|\bwhat (?:this|that) (?:call|request|ticket|story) is (?:really |actually )?(?:trying|asking)\b`), "intent_analyze"},

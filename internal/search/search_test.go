@@ -133,7 +133,7 @@ func TestValuesCountByTheirKind(t *testing.T) {
 		"add 30 days to 2024-02-15":                {"add 30 days to", []string{"date"}},
 		"diff v1.2.0 and v1.3.0":                   {"diff and", []string{"version", "version"}},
 		"save it as invoice.pdf":                   {"save it as", []string{"file", "pdf"}},
-		"I/O errors and/or console.warn output":    {"I/O errors and/or console.warn output", nil},
+		"I/O errors and/or console.warn output":    {"I/O errors and or console.warn output", nil},
 		`does ^\d{3}-\d{4}$ match it`:              {"does match it", []string{"regex"}},
 		`compare {"a": 1} with [1,2]`:              {"compare with", []string{"json", "array"}},
 		"HGETALL user:ada":                         {"HGETALL", []string{"redis", "key"}},
@@ -148,6 +148,11 @@ func TestValuesCountByTheirKind(t *testing.T) {
 		"wtf is 499":                               {"wtf is 499", []string{statusKind}},
 		"it took 500 ms":                           {"it took 500 ms", nil},
 		"parse '/a/b?x=1' for me":                  {"parse for me", []string{"url"}},
+		"what's in cWFfdXNlcjpXaW50ZXIyMDI0IQ==":   {"what's in", []string{base64Kind}},
+		"read .github/workflows/e2e.yml":           {"read", []string{githubKind}},
+		"export it as login.spec.ts":               {"export it as", []string{specKind}},
+		"open a second tab":                        {"open a another tab", nil},
+		"the latest build/test jobs":               {"the latest build test jobs", nil},
 	} {
 		words, kinds := values(q)
 		if words != want.words || !slices.Equal(kinds, want.kinds) {

@@ -199,6 +199,8 @@ var (
 	elemValue     = regexp.MustCompile(`^(?:a|abbr|article|aside|button|canvas|dialog|div|footer|form|h[1-6]|header|iframe|img|input|label|li|main|nav|ol|option|p|section|select|span|svg|table|td|textarea|th|tr|ul|video)?[#.][a-zA-Z][\w-]*(?:[.#][\w-]+)*$|^\[[\w-]+(?:[~|^$*]?=.*)?\]$`)
 	imageValue    = regexp.MustCompile(`^[a-z0-9][\w./-]*:(?:\d[\w.-]*|latest|alpine|slim|stable|edge|bookworm|bullseye|jammy|noble)$`)
 	jsValue       = regexp.MustCompile(`^(?:window|document|navigator|location|localStorage|sessionStorage|performance)\.\w|^\w+\.\w+\(.*\)`)
+	base64Value   = regexp.MustCompile(`^[A-Za-z0-9+/_-]{16,}={0,2}$`)
+	specFile      = regexp.MustCompile(`\.(?:spec|test)\.[jt]sx?$`)
 	envValue      = regexp.MustCompile(`^[A-Z][A-Z0-9_]*=\S*$`)
 	keyValue      = regexp.MustCompile(`^\w[\w.-]*:[\w.:*{}-]*$`)
 	templateValue = regexp.MustCompile(`\{\{.*\}\}|\$\{.*\}`)
@@ -287,6 +289,7 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 			kinds = append(kinds, "url")
 		}
 	}
+	query = ordinalSecond.ReplaceAllString(query, "${1} another") // "a second tab" is not a time
 	if statusCode(query) {
 		kinds = append(kinds, statusKind) // "is 425 something I should retry on?": an HTTP status
 	}
@@ -305,6 +308,12 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		kind := ""
 		switch {
 		case v == "":
+		case base64Value.MatchString(v) && strings.ContainsAny(v, "0123456789") && strings.ToLower(v) != v && strings.ToUpper(v) != v:
+			kind = base64Kind // cWFfdXNlcjpXaW50ZXIyMDI0IQ==, eyJ...: an encoded value
+		case strings.HasPrefix(lower, ".github/"):
+			kind = githubKind // .github/workflows/e2e.yml: a repository's
+		case specFile.MatchString(lower):
+			kind = specKind // login.spec.ts: a Playwright test
 		case jsValue.MatchString(v):
 			kind = jsKind // document.querySelectorAll('a').length: the page's script
 		case envValue.MatchString(v):
@@ -356,6 +365,10 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 // sqliteNamed names SQLite or a file of one.
 var sqliteNamed = regexp.MustCompile(`(?i)sqlite|\.db\b`)
 
+// ordinalSecond is "second" that counts, not a time: "a second tab",
+// "the second session".
+var ordinalSecond = regexp.MustCompile(`(?i)\b(a|the|my|our)\s+second\b`)
+
 // statusValue is a number that may be an HTTP status code: 1xx to 5xx
 // alone, and the word after it.
 var statusValue = regexp.MustCompile(`(?:^|[\s(])([1-5]\d\d)(?:[\s?!)]+|[.,](?:\s|$)|$)(\w*)`)
@@ -386,8 +399,21 @@ var dbFileValue = regexp.MustCompile(`\.(?:db|sqlite3?)$`)
 // (p50/p95/p99, 4xx/5xx, 200/201): words, not a path.
 var slashedList = regexp.MustCompile(`^[a-zA-Z]?\d+[a-zA-Z]*(?:/[a-zA-Z]?\d+[a-zA-Z]*)+$`)
 
-// SlashedList says whether v is a list written with slashes (p50/p95).
-func SlashedList(v string) bool { return slashedList.MatchString(v) }
+// SlashedList says whether v is a list written with slashes, not a path:
+// names that hold a number (p50/p95, 4xx/5xx), or words written in
+// pairs (lat/lng, pass/fail, build/test).
+func SlashedList(v string) bool {
+	if slashedList.MatchString(v) {
+		return true
+	}
+	parts := strings.Split(strings.ToLower(v), "/")
+	return len(parts) == 2 && pairWords[parts[0]] && pairWords[parts[1]]
+}
+
+// pairWords are words written in pairs with a slash.
+var pairWords = wordSet(`lat lng lon long latitude longitude pass fail passed failed read write and or yes no on off true false
+	min max start end input output request response req res x y width height key value name email user password
+	username first last get set put post build test tests lint unit e2e`)
 
 // nameWords are the words of a value's name.
 var nameWords = regexp.MustCompile(`[A-Za-z][a-z]+|[A-Z]+`)

@@ -61,8 +61,10 @@ var same = []string{
 	"reload | f5",
 	"disconnect | hang up",
 	"exist | exists | is there | are there",
+	"cancel | call off",
+	"snapshot | point in time copy",
 	"rename | change the name | give a new name",
-	"register | hook up | plug in",
+	"connect | hook up | plug in",
 }
 
 // near are words of related meaning: a query's word brings the others of
@@ -99,14 +101,18 @@ var near = []string{
 	"issue bug ticket",
 	"hash checksum digest fingerprint md5 sha1 sha256 sha512",
 	"page webpage site website",
-	"click tap",
+	"click tap hit",
 	"type enter",
 	"token credential password secret",
 	"percentile median mean average p50 p75 p90 p95 p99 p999 statistic",
 	"combine merge aggregate",
 	"dynamic custom dyn",
 	"snapshot checkpoint snap",
-	"squad team crew",
+	"equal equals exactly identical",
+	"zip compress pack",
+	"text words wording",
+	"connect register",
+	"squad team crew group",
 	"decode decipher gibberish",
 	"offline disconnected",
 }
@@ -157,13 +163,14 @@ func init() {
 		}
 	}
 	statusKind, sqliteKind, postgresKind, dirKind = Terms("http status")[0], Terms("sqlite")[0], Terms("postgres")[0], Terms("folder")[0]
-	jsKind, envKind = Terms("javascript")[0], Terms("environment")[0]
+	jsKind, envKind, base64Kind, githubKind, specKind = Terms("javascript")[0], Terms("environment")[0], Terms("base64")[0], Terms("github")[0], Terms("playwright")[0]
 }
 
 // The terms of the kinds of values a query holds (terms.go), set once
 // the vocabulary above is read: an HTTP status, SQLite's, PostgreSQL's,
-// a folder, a script, an environment variable.
-var statusKind, sqliteKind, postgresKind, dirKind, jsKind, envKind string
+// a folder, a script, an environment variable, an encoded value, a
+// repository's file, a Playwright spec.
+var statusKind, sqliteKind, postgresKind, dirKind, jsKind, envKind, base64Kind, githubKind, specKind string
 
 // phraseAt reports the term of the domain name that ws starts with, and
 // how many words it takes; 0 when it starts none.

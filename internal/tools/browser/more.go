@@ -344,7 +344,7 @@ func fillForm() tool.Tool {
 				schema.String("type", "text (default), select, checkbox or radio; guessed from the element when omitted"),
 			)).Required().Min(1),
 				schema.String("submit", "A selector to click once filled (the submit button)"), timeoutArg())).
-			WithPhrases("fill out form", "fill in login form", "complete signup form", "check checkbox", "choose radio option", "many fields at once", "submit form"),
+			WithPhrases("fill out form", "fill in login form", "complete signup form", "check checkbox", "choose radio option", "many fields at once", "submit form", "whole form in one go"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			o := findOpts(in.Timeout, false)
 			for i, f := range in.Fields {

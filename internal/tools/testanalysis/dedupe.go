@@ -64,7 +64,7 @@ func deduplicate() tool.Tool {
 				"totalTests, sources?}. Instead of tests, source reads a test report (JUnit XML, TAP, go test -json, " +
 				"Playwright or Jest JSON): its distinct tests, named suite > title, are compared by their titles only, " +
 				"as a report holds no steps or code.",
-			Phrases:  []string{"duplicate tests", "redundant tests", "similar test cases", "prune test suite", "overlapping tests", "copy-pasted tests"},
+			Phrases:  []string{"duplicate tests", "redundant tests", "similar test cases", "prune test suite", "overlapping tests", "copy-pasted tests", "tests that check the same thing twice", "tests that are copies of each other"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
