@@ -97,7 +97,7 @@ func (a *Analyzer) text(text string) Analysis {
 		// every tool; a step a workflow claims still gets the search's
 		// best when that is sure of itself and the workflow lacks it.
 		if h := bestFor(about); h.Tool != nil && !slices.Contains(names, h.Tool.Name) &&
-			(len(names) == 0 && h.Score >= minStepScore(c, len(clauses)) || h.Score >= minAlsoScore) {
+			(len(names) == 0 && h.Score >= minStepScore(c, len(clauses)) || h.Score >= minAlsoScore && !sameFamily(names, h.Tool.Name)) {
 			names = append(names, h.Tool.Name)
 		}
 		for _, n := range names {
@@ -153,6 +153,20 @@ const minSearchScore = 7.0
 // a clause that only sets the scene ("Rate limiting", "The bug was that
 // it re-enabled itself"): only a tool its words name outright.
 const minSceneScore = 11.0
+
+// sameFamily says whether names hold a tool of the database name is
+// for (db_pg_, db_redis_, db_sqlite_): the workflow chose that database's
+// call for the step already, and the search's other choice of one is a
+// second opinion, not a second call.
+func sameFamily(names []string, name string) bool {
+	family := func(n string) string {
+		if i := strings.LastIndexByte(n, '_'); i > 0 && strings.HasPrefix(n, "db_") {
+			return n[:i]
+		}
+		return n
+	}
+	return slices.ContainsFunc(names, func(n string) bool { return family(n) == family(name) })
+}
 
 // minStepScore is the least score the search's best needs to be the tool
 // of clause c, one of n.

@@ -150,7 +150,7 @@ var rules = []rule{
 	r(web, `session sessions different+user separate+user`, `browser_session_new`),
 	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
-	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated validation against`).first("data"),
+	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated =validation against`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status>`).first("data"),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
@@ -280,10 +280,12 @@ var rules = []rule{
 	r(files, `restore`, `fs_restore`),
 	r(files, `zip archive compress`, `fs_zip`).but(`unzip extract`),
 	r(files, `unzip extract unpack`, `fs_unzip`),
-	r(files, `watch change changes chang`, `fs_watch`),
+	r(files, `watch monitor keep+an+eye whenever notify tell+me+when`, `fs_watch`),
 	r(files, `find search grep mention mentions containing`, `fs_search`),
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations`),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
+	// A file's content checked is read, then the check made.
+	r(files, `contain contains made+it+into in+the+file into+the+file`, `fs_read assert_contains`).checks(),
 	r(files, `read open load contents`, `fs_read`).but(`<plan>`),
 	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
@@ -296,7 +298,7 @@ var rules = []rule{
 	r(files, `get+rid`, `fs_remove`),
 	r(files, `executable chmod permission permissions read+only readonly`, `fs_chmod`),
 	r(files, `mkdir`, `fs_mkdir`),
-	r(files, `create make`, `fs_mkdir`).with(`<dir> folder directory`).but(`file <file> zip archive`),
+	r(files, `create make`, `fs_mkdir`).with(`<dir> folder directory`).but(`=file zip archive`),
 
 	// Checks of data: databases, caches, files.
 	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
@@ -334,7 +336,7 @@ var rules = []rule{
 	r(job, `status finish finishes finished done state`, `task_status`).with(`job+<number> my+job the+job this+job that+job`).first("job"),
 	r(job, `list newest recent latest all which`, `task_list`).first("job"),
 	r(job, `status finish finishes finished done state`, `task_status`).first("job"),
-	r(job, `run submit queue start kick execute build test tests background worktree`, `task_submit task_status`).but(`lately anything+fail anything+failed`).first("job"),
+	r(job, `run submit queue start kick execute build test tests background worktree`, `task_submit task_status`).but(`lately anything+fail anything+failed how+many backed+up =running are+running is+running`).first("job"),
 
 	// Containers.
 	r(compose, `down tear stop remove`, `compose_down`).first("compose"),
@@ -410,7 +412,7 @@ var rules = []rule{
 
 	// Text, templates, the server.
 	r(0, `event events event+log recent+events in+the+last+few`, `events_recent`),
-	r(0, `tool+list my+list in+my+list to+my+list tools+in+my`, `tool_bag`).but(`<plan>`),
+	r(0, `tool+list my+list in+my+list to+my+list tools+in+my`, `tool_bag`).but(`<plan> can+t+find cannot+find not+in+my isn+t+in don+t+see`),
 	r(0, `some+tool+here tool+here+that any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool find+the+tools look+up+the+tools find+tools look+up+tools tools+that+fit tools+for+that`, `tool_search`),
 	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
 	r(0, `template render`, `template_render`).first("template"),
