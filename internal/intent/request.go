@@ -79,16 +79,17 @@ var (
 	// a character class and a quantifier.
 	regexLike = regexp.MustCompile(`^\^\S+|^\S+\$$|\\[dwsDWSb]|\[[^\]]+\][*+?{]|^/\S*[\\\[(].*/[gimsuy]*$`)
 	// imageNames are images everyone runs; name:tag of one is an image.
-	imageNames  = wordSet(`postgres redis mysql mariadb mongo nginx node python golang alpine busybox ubuntu debian httpd rabbitmq memcached elasticsearch minio`)
-	imageTag    = regexp.MustCompile(`^(?:\d[\w.-]*|latest|alpine|slim|[\w.-]*-alpine)$`)
-	spawnID     = regexp.MustCompile(`^sp_\w+$`)
-	sizeLike    = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
-	measureLike = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
-	dirLike     = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
-	relPath     = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
-	keyLike     = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
-	imageRef    = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
-	repoName    = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
+	imageNames   = wordSet(`postgres redis mysql mariadb mongo nginx node python golang alpine busybox ubuntu debian httpd rabbitmq memcached elasticsearch minio`)
+	imageTag     = regexp.MustCompile(`^(?:\d[\w.-]*|latest|alpine|slim|[\w.-]*-alpine)$`)
+	spawnID      = regexp.MustCompile(`^sp_\w+$`)
+	sizeLike     = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
+	measureLike  = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
+	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
+	instanceName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+-\d{1,2}$`) // compose names its containers project-service-1
+	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
+	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
+	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
+	repoName     = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
 
 // closingMarks are brackets or quotes closed, then a clause's or a
@@ -286,6 +287,10 @@ func lexChunk(out []token, chunk string) []token {
 		out = append(out, token{kind: urlPath, text: body})
 	case relPath.MatchString(body), dirLike.MatchString(body):
 		out = append(out, token{kind: file, text: body})
+	case instanceName.MatchString(body):
+		// parcel-shipment-api-1, web-2: a container's or an instance's
+		// name, not its words
+		out = append(out, token{kind: word, text: strings.ToLower(body), raw: body, stem: strings.ToLower(body)})
 	case keyLike.MatchString(strings.TrimRight(chunk, ",.;!?)")):
 		body = strings.TrimRight(chunk, ",.;!?)")
 		tail = chunk[len(body):]
@@ -615,6 +620,9 @@ func markers(tokens []token, i int) []string {
 	case word:
 		if sizeLike.MatchString(t.text) || t.text == "x" && i > 0 && i+1 < len(tokens) && tokens[i-1].kind == number && tokens[i+1].kind == number && tokens[i-1].num >= 100 {
 			out = append(out, "<size>") // 1280x800, 390 x 844
+		}
+		if instanceName.MatchString(t.text) {
+			out = append(out, "<instance>") // parcel-shipment-api-1: a container
 		}
 		if t.text == "cli" {
 			out = append(out, "<command>") // redis-cli PING

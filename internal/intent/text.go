@@ -475,8 +475,12 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(localReports) && (c.has("<file>") || c.has("junit")) }) {
 		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "gh_workflow_runs" })
 	}
-	there := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) })
-	if i := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) }); i >= 0 && has("browser_navigate") < 0 && req.pages && !there {
+	// A page reloaded, gone back from or switched away from is open
+	// already.
+	firstOnPage := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) })
+	there := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) }) ||
+		firstOnPage >= 0 && onOpenPage[steps[firstOnPage].Tool]
+	if i := firstOnPage; i >= 0 && has("browser_navigate") < 0 && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
 	}
 	if i := has("browser_type"); i >= 0 && has("assert_") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loggingIn) }) {
@@ -546,6 +550,9 @@ var squadWork = triggers(`dispatch through+it through+the+squad as+that+squad as
 
 // deleteIt remove what the request made ("and delete it again after").
 var deleteIt = triggers(`delete+it remove+it drop+it delete+the+tool remove+the+tool`)
+
+// onOpenPage are steps that work on a page open already.
+var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true}
 
 // tryIt run a tool just written.
 var tryIt = triggers(tryItWords)

@@ -68,7 +68,7 @@ var domainWords = []struct {
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
-	{docker, triggers(`docker container containers dockerfile image+build <image> restart+loop crash+loop crashloop`)},
+	{docker, triggers(`docker container containers dockerfile image+build <image> restart+loop crash+loop crashloop <instance> =exec`)},
 	{compose, triggers(`compose stack`)},
 	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl>`)},
@@ -154,7 +154,7 @@ var rules = []rule{
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status>`).first("data"),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
-	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page have+open already+open open+now currently+open is+open s+open`),
+	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page have+open already+open open+now currently+open is+open s+open <method> endpoint`),
 	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`).but(`dark+mode color+scheme colour+scheme prefers media reduced+motion viewport`),
 	r(web, `viewport`, `browser_resize`).with(`<size>`).first("size"), // "the viewport to 390 x 844, like an iPhone"
 	r(web, `mobile desktop tablet viewport width widths size siz responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`).first("size"),
@@ -246,7 +246,7 @@ var rules = []rule{
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
-	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept`),
+	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter`),
 	// A status checked is a check of its own beside one of the body.
 	r(api, `<status>`, `assert_equals`).checks().first("status"),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
