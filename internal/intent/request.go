@@ -84,7 +84,7 @@ var (
 	spawnID      = regexp.MustCompile(`^sp_\w+$`)
 	sizeLike     = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 	measureLike  = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
-	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
+	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`)       // test-results/, logs/2024/: a folder
 	instanceName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+-\d{1,2}$`) // compose names its containers project-service-1
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
