@@ -286,7 +286,7 @@ var rules = []rule{
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
 	// A file's content checked is read, then the check made.
 	r(files, `contain contains made+it+into in+the+file into+the+file`, `fs_read assert_contains`).checks(),
-	r(files, `read open load contents`, `fs_read`).but(`<plan>`),
+	r(files, `read open load contents`, `fs_read`).but(`<plan> read+only readonly session`),
 	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
 	r(files, `what+s+in what+is+in show+me+what`, `fs_list`).but(`list failure failures read`),
@@ -311,7 +311,7 @@ var rules = []rule{
 	// Test results and analysis.
 	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`),
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug`),
-	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group why failure failures`),
+	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group why failure failures`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests`),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`),
 	r(0, `flaky flake flakiness intermittent`, `test_flaky_detect`),
 	r(0, `run+first prioritize priority`, `test_prioritize`),
