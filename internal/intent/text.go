@@ -335,6 +335,9 @@ type request struct {
 
 var (
 	parallelPhrases = triggers(`in+parallel at+once same+time simultaneously concurrently`)
+	// poolPhrases hand the work to the pool of workers, parallel or not
+	// ("as a pipeline", "on the pool").
+	poolPhrases = triggers(`on+the+pool over+the+pool as+a+pipeline across+the+workers across+workers`)
 	itemNouns       = wordSet(`urls url pages sites websites endpoints services browsers devices`)
 	sizeWords       = wordSet(`mobile tablet desktop`)
 	pageWords       = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar`)
@@ -351,6 +354,9 @@ func contextOf(clauses []*clause) request {
 		}
 		if c.hasAny(parallelPhrases) {
 			req.swarm, req.parallel, req.parallelWords = true, true, c.words
+		}
+		if c.hasAny(poolPhrases) && !req.swarm {
+			req.swarm, req.parallelWords = true, c.words
 		}
 		for i, t := range c.tokens {
 			if name, _, ok := strings.Cut(t.text, ":"); ok && t.kind == word && c.has("<image>") {

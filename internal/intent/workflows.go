@@ -282,11 +282,14 @@ var rules = []rule{
 	r(files, `unzip extract unpack`, `fs_unzip`),
 	r(files, `watch monitor keep+an+eye whenever notify tell+me+when`, `fs_watch`),
 	r(files, `find search grep mention mentions containing`, `fs_search`),
-	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations`),
+	r(files, `compare diff`, `fs_read object_diff`).with(`key+by+key field+by+field keys fields values`),
+	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
 	// A file's content checked is read, then the check made.
 	r(files, `contain contains made+it+into in+the+file into+the+file`, `fs_read assert_contains`).checks(),
 	r(files, `read open load contents`, `fs_read`).but(`<plan> read+only readonly session`),
+	// A file the request says holds what the work needs is read.
+	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists`),
 	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
 	r(files, `what+s+in what+is+in show+me+what`, `fs_list`).but(`list failure failures read`),
@@ -326,6 +329,9 @@ var rules = []rule{
 	r(agent, `log logs output`, `spawn_logs`).first("agent"),
 	r(agent, `status progress doing check+on phase so+far how+far`, `spawn_status`).first("agent"),
 	r(agent, ``, `spawn_agent spawn_status`).but(`<spawn>`).first("agent"),
+	// A pull request a job or a comment is about is looked up first: its
+	// head branch, or which one was merged last.
+	r(job|github, `pr prs pull+request pull+requests`, `gh_pr_list`).with(`its+head head+branch its+branch most+recently+merged last+merged latest+merged recently+merged each+pr for+prs`),
 	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
 	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
 	r(job, `status`, `task_status`).with(`log logs output`),
