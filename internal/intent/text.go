@@ -338,10 +338,10 @@ var (
 	// poolPhrases hand the work to the pool of workers, parallel or not
 	// ("as a pipeline", "on the pool").
 	poolPhrases = triggers(`on+the+pool over+the+pool as+a+pipeline across+the+workers across+workers`)
-	itemNouns       = wordSet(`urls url pages sites websites endpoints services browsers devices`)
-	sizeWords       = wordSet(`mobile tablet desktop`)
-	pageWords       = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar`)
-	eachWords       = triggers(`compare both each all`)
+	itemNouns   = wordSet(`urls url pages sites websites endpoints services browsers devices`)
+	sizeWords   = wordSet(`mobile tablet desktop`)
+	pageWords   = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar`)
+	eachWords   = triggers(`compare both each all`)
 )
 
 func contextOf(clauses []*clause) request {
