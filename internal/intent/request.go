@@ -110,7 +110,7 @@ func lex(text string) []token {
 			end := jsonEnd(text, i)
 			out = append(out, token{kind: quoted, text: text[i:end], raw: "{"})
 			i = end
-		case (i == 0 || !isWordRune(lastRune(text[:i]))) && sqlStart.MatchString(text[i:]):
+		case strings.ContainsRune("SIUDACTBW", r) && (i == 0 || !isWordRune(lastRune(text[:i]))) && sqlStart.MatchString(text[i:]):
 			end := sqlEnd(text, i)
 			out = append(out, token{kind: statement, text: strings.TrimSpace(text[i:end])})
 			i = end
@@ -266,6 +266,9 @@ func lexChunk(out []token, chunk string) []token {
 	tail := chunk[len(body):]
 	lower := strings.ToLower(body)
 	switch {
+	case plainWords(body):
+		// Most chunks are words: none of the values below can be one.
+		return lexWords(out, chunk)
 	case jsExpr.MatchString(body):
 		out = append(out, token{kind: script, text: body})
 	case regexLike.MatchString(chunk) && !strings.HasPrefix(lower, "http"):
@@ -306,32 +309,7 @@ func lexChunk(out []token, chunk string) []token {
 		// "./...", "--": no words and no sentence end.
 		return out
 	default:
-		tail = ""
-		start := -1
-		flush := func(end int) {
-			if start >= 0 {
-				out = appendWord(out, chunk[start:end])
-				start = -1
-			}
-		}
-		for j, r := range chunk {
-			switch {
-			case isWordRune(r):
-				if start < 0 {
-					start = j
-				}
-			case r == '\'' && start >= 0:
-				// user's, don't: the word goes on; the 's is dropped below.
-			default:
-				flush(j)
-				// A mark ends a sentence or a clause only at the end of
-				// its chunk (not e.g. in i.e.).
-				if strings.ContainsRune(",.;:?!", r) && strings.Trim(chunk[j:], ",.;:?!\"')") == "" {
-					out = append(out, token{kind: punct, text: string(r)})
-				}
-			}
-		}
-		flush(len(chunk))
+		return lexWords(out, chunk)
 	}
 	for _, r := range tail {
 		if r != ')' {
@@ -339,6 +317,47 @@ func lexChunk(out []token, chunk string) []token {
 		}
 	}
 	return out
+}
+
+// lexWords reads a chunk as words, with the marks that end a sentence or
+// a clause at its end.
+func lexWords(out []token, chunk string) []token {
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			out = appendWord(out, chunk[start:end])
+			start = -1
+		}
+	}
+	for j, r := range chunk {
+		switch {
+		case isWordRune(r):
+			if start < 0 {
+				start = j
+			}
+		case r == '\'' && start >= 0:
+			// user's, don't: the word goes on; the 's is dropped below.
+		default:
+			flush(j)
+			// A mark ends a sentence or a clause only at the end of
+			// its chunk (not e.g. in i.e.).
+			if strings.ContainsRune(",.;:?!", r) && strings.Trim(chunk[j:], ",.;:?!\"')") == "" {
+				out = append(out, token{kind: punct, text: string(r)})
+			}
+		}
+	}
+	flush(len(chunk))
+	return out
+}
+
+// plainWords says whether s holds only letters, digits and apostrophes.
+func plainWords(s string) bool {
+	for _, r := range s {
+		if !isWordRune(r) && r != '\'' || r == '_' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func appendWord(out []token, w string) []token {

@@ -284,16 +284,21 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		kinds = append(kinds, Stem("range")) // under 800 ms, at least 3: a value's range
 	}
 	// A quoted value still says what kind it is when it is a URL.
-	for _, q := range quotedValue.FindAllString(query, -1) {
+	quotes := strings.ContainsAny(query, "'\"`‘“")
+	for _, q := range quotesIn(quotes, query) {
 		if v := strings.Trim(strings.TrimSpace(q), "'\"`‘’“”.,;:?!()[]"); urlValue.MatchString(strings.ToLower(v)) || strings.HasPrefix(v, "/") && strings.ContainsAny(v, "?#") {
 			kinds = append(kinds, "url")
 		}
 	}
-	query = ordinalSecond.ReplaceAllString(query, "${1} another") // "a second tab" is not a time
-	if statusCode(query) {
+	if strings.Contains(query, "second") {
+		query = ordinalSecond.ReplaceAllString(query, "${1} another") // "a second tab" is not a time
+	}
+	if strings.ContainsAny(query, "12345") && statusCode(query) {
 		kinds = append(kinds, statusKind) // "is 425 something I should retry on?": an HTTP status
 	}
-	query = quotedValue.ReplaceAllString(query, " ")
+	if quotes {
+		query = quotedValue.ReplaceAllString(query, " ")
+	}
 	for _, f := range strings.Fields(query) {
 		v := strings.Trim(f, `,;:?!()"'`+"`")
 		if plainWord(v) {
@@ -364,6 +369,14 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 
 // sqliteNamed names SQLite or a file of one.
 var sqliteNamed = regexp.MustCompile(`(?i)sqlite|\.db\b`)
+
+// quotesIn are the quoted values of query, when it has quotes.
+func quotesIn(quotes bool, query string) []string {
+	if !quotes {
+		return nil
+	}
+	return quotedValue.FindAllString(query, -1)
+}
 
 // ordinalSecond is "second" that counts, not a time: "a second tab",
 // "the second session".
