@@ -554,6 +554,9 @@ func newClause(tokens []token) *clause {
 			c.set["<randomseed>"] = true
 		}
 	}
+	if c.set["<sqlfile>"] && c.hasAny(runSQL) {
+		c.set["<runsql>"] = true // apply migrations/005.sql: a database's work, not a file's
+	}
 	if nounCheck(tokens) {
 		delete(c.set, checkStem) // "the cart persistence check", "a keyboard-only check on /signup": a name, not a check to make
 	}
@@ -571,6 +574,9 @@ func newClause(tokens []token) *clause {
 	c.about = aboutOf(c)
 	return c
 }
+
+// runSQL run a file of SQL.
+var runSQL = triggers(`apply run load execute migrate import play`)
 
 // nounCheck says whether the clause's only "check" names a check ("perf
 // check for /book", "cart persistence check") rather than asks for one:

@@ -64,7 +64,7 @@ var domainWords = []struct {
 	{pg, triggers(`postgres postgresql pg psql`)},
 	{sqlite, triggers(`sqlite sqlite3 <dbfile>`)},
 	{redis, triggers(`redis cache+key cache+keys cached+key`)},
-	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed <sqlfile> <sql>`)},
+	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed <sql> <runsql>`)},
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
@@ -124,6 +124,9 @@ const sequentially = ` key+by+key character+by+character one+key+at+a+time type+
 
 // stillIn ask whether a session is still logged in, not to log in.
 const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stays+logged+in stay+logged+in stays+signed+in remain+logged+in`
+
+// tableWords name a table's parts.
+var tableWords = triggers(`table tables column columns row rows`)
 
 // editWords change a file.
 const editWords = `update edit change set write fix bump modify`
@@ -281,7 +284,7 @@ var rules = []rule{
 	r(files, `zip archive compress`, `fs_zip`).but(`unzip extract`),
 	r(files, `unzip extract unpack`, `fs_unzip`),
 	r(files, `watch monitor keep+an+eye whenever notify tell+me+when`, `fs_watch`),
-	r(files, `find search grep mention mentions containing`, `fs_search`),
+	r(files, `find search grep mention mentions containing`, `fs_search`).but(`flaky flip flips failing failures`),
 	r(files, `compare diff`, `fs_read object_diff`).with(`key+by+key field+by+field keys fields values`),
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
@@ -301,7 +304,7 @@ var rules = []rule{
 	r(files, `get+rid`, `fs_remove`),
 	r(files, `executable chmod permission permissions read+only readonly`, `fs_chmod`),
 	r(files, `mkdir`, `fs_mkdir`),
-	r(files, `create make`, `fs_mkdir`).with(`<dir> folder directory`).but(`=file zip archive`),
+	r(files, `create make`, `fs_mkdir`).with(`<dir> folder directory`).but(`=file zip archive backup back+up copy`),
 
 	// Checks of data: databases, caches, files.
 	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
@@ -331,7 +334,7 @@ var rules = []rule{
 	r(agent, ``, `spawn_agent spawn_status`).but(`<spawn>`).first("agent"),
 	// A pull request a job or a comment is about is looked up first: its
 	// head branch, or which one was merged last.
-	r(job|github, `pr prs pull+request pull+requests`, `gh_pr_list`).with(`its+head head+branch its+branch most+recently+merged last+merged latest+merged recently+merged each+pr for+prs`),
+	r(job|github, `pr prs pull+request pull+requests`, `gh_pr_list`).with(`its+head head+branch most+recently+merged last+merged latest+merged recently+merged each+pr for+prs`),
 	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
 	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
 	r(job, `status`, `task_status`).with(`log logs output`),
@@ -375,7 +378,7 @@ var rules = []rule{
 	r(github, `approve request+changes`, `gh_pr_review`).but(`review`),
 	r(github, `merge`, `gh_pr_merge`),
 	r(github, `list show which what open+prs open+pr open+pull+requests are+open is+open still+open`, `gh_pr_list`).with(`pull+request pr`).first("gh"),
-	r(github, `list show which`, `gh_issue_list`).with(`issue issues`).first("gh"),
+	r(github, `list show which`, `gh_issue_list`).with(`issue issues`).but(`open create file raise`).first("gh"),
 	r(github, `open create file report raise`, `gh_pr_create`).with(`pull+request pr`).first("gh"),
 	r(github, `open create file report raise`, `gh_issue_create`).with(`issue`).first("gh"),
 	r(github, `comment`, `gh_issue_comment`).but(`approve request+changes`).first("gh"),
@@ -385,7 +388,7 @@ var rules = []rule{
 	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
 	r(github, `changed+between what+changed diff drifted compare`, `gh_diff`).but(`review`),
-	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(editWords),
+	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(editWords + ` junit report reports`),
 	// A file changed in a repository is read first: the write takes it
 	// whole.
 	r(github, editWords, `gh_file_read gh_file_write`).with(`<file>`),
@@ -471,6 +474,9 @@ func aboutOf(c *clause) domain {
 		if c.hasAny(dw.words) {
 			d |= dw.d
 		}
+	}
+	if d&db != 0 && c.hasAny(tableWords) {
+		d &^= job // the jobs table, a queue table: a database's
 	}
 	c.dbs = d & (pg | sqlite | redis)
 	if c.has("<page>") && (d&api == 0 || c.hasAny(pageLoads)) {
