@@ -72,6 +72,10 @@ func find(c *clause) found {
 			f.repos = append(f.repos, t.text)
 		case quoted:
 			f.quoted = append(f.quoted, t.text)
+		case selector:
+			if f.selector == "" {
+				f.selector = t.text
+			}
 		case number:
 			n := nextTok(1)
 			switch p := prev(1).text; {

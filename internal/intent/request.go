@@ -32,6 +32,7 @@ const (
 	script                // a JavaScript expression: window.__APP__, document.title, fn()
 	pattern               // a regular expression: ^[A-Z]{3}-\d{4}$
 	statement             // SQL written out: SELECT id FROM users WHERE ...; UPDATE ...
+	selector              // an element of a page: .due-date-banner, #q, button.primary, [data-testid=x]
 )
 
 type token struct {
@@ -84,8 +85,10 @@ var (
 	spawnID      = regexp.MustCompile(`^sp_\w+$`)
 	sizeLike     = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 	measureLike  = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
-	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`)       // test-results/, logs/2024/: a folder
-	instanceName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+-\d{1,2}$`) // compose names its containers project-service-1
+	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
+	selectorLike = regexp.MustCompile(`^(?:(?:a|button|div|span|input|select|textarea|form|img|li|ul|ol|tr|td|th|table|nav|header|footer|section|main|h[1-6]|p|label|dialog)?(?:#[a-zA-Z_][\w-]*|\.[a-zA-Z_][\w-]+)(?:[.#][\w-]+|:[\w-]+(?:\([^)]*\))?)*|\[[\w-]+(?:[~|^$*]?=[^\]]*)?\])$`)
+	instanceName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+-\d{1,2}$|^(?:redis|postgres|pg|mysql|mariadb|mongo)-[a-z0-9]+(?:-[a-z0-9]+)*$`) // compose names its containers project-service-1; redis-test, pg-fixture
+	fsRoot       = regexp.MustCompile(`^/(?:srv|tmp|var|etc|home|opt|data|mnt|usr|root|ci|Users|workspace|builds)(?:/[\w.@*-]*)*$`)
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
@@ -286,10 +289,14 @@ func lexChunk(out []token, chunk string) []token {
 		out = appendWord(out, body) // acme/api:pr-482: an image, marked so
 	case repoName.MatchString(body):
 		out = append(out, token{kind: repoRef, text: body})
+	case fsRoot.MatchString(body):
+		out = append(out, token{kind: file, text: body}) // /srv/imports, /tmp/out: the machine's, not a site's
 	case len(body) > 1 && body[0] == '/':
 		out = append(out, token{kind: urlPath, text: body})
 	case relPath.MatchString(body), dirLike.MatchString(body):
 		out = append(out, token{kind: file, text: body})
+	case selectorLike.MatchString(body):
+		out = append(out, token{kind: selector, text: body})
 	case instanceName.MatchString(body):
 		// parcel-shipment-api-1, web-2: a container's or an instance's
 		// name, not its words
@@ -428,7 +435,7 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 // that are nouns as often ("file", "branch"), which begin a step only
 // when what they act on follows ("file an issue", "tag it").
 var (
-	moreStarters = wordSet(`pull dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify fix cut
+	moreStarters = wordSet(`host pull dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify fix cut
 		install enable disable toggle emulate throttle simulate mock stub intercept block replay profile benchmark hash
 		calculate compute sort populate truncate migrate rollback revert exec attach tail follow keep repeat schedule queue
 		terminate boot execute invoke ping probe wget rm wipe reset purge prune clean tidy discover display grep locate
@@ -816,7 +823,7 @@ func authority(s string) string {
 	return s
 }
 
-var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct", script: "js", pattern: "regex", statement: "sql"}
+var kindName = map[kind]string{word: "word", number: "number", quoted: "quoted", link: "link", urlPath: "path", file: "file", repoRef: "repo", punct: "punct", script: "js", pattern: "regex", statement: "sql", selector: "selector"}
 
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}

@@ -104,3 +104,26 @@ func TestSQLIsOneToken(t *testing.T) {
 		}
 	}
 }
+
+// A page's element written as a selector is one value, and a step's
+// selector argument.
+func TestSelectorIsOneToken(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"grab the text inside .due-date-banner":     ".due-date-banner",
+		"type dune into #q and press Enter":         "#q",
+		"click button.primary":                      "button.primary",
+		"check [data-testid=cart-count] shows 2":    "[data-testid=cart-count]",
+		"open ./app.db and node.js docs, e.g. this": "",
+	} {
+		got := ""
+		for _, tok := range lex(text) {
+			if tok.kind == selector {
+				got = tok.text
+			}
+		}
+		if got != want {
+			t.Errorf("%q: selector %q, want %q", text, got, want)
+		}
+	}
+}

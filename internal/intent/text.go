@@ -541,7 +541,7 @@ var readyWords = triggers(`healthy ready up+yet accepting`)
 
 // onPageAlready say the page is open already ("the /book page that's
 // open now", "we are on /register already"): nothing is navigated to.
-var onPageAlready = triggers(`open+now already+open currently+open we+are+on already+on s+open is+open you+have+open have+open+in`)
+var onPageAlready = triggers(`open+now already+open currently+open we+are+on already+on s+open is+open have+open open+right+now`)
 
 // openConnection say a database's connection is open already.
 var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)
@@ -564,7 +564,7 @@ var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back"
 var tryIt = triggers(tryItWords)
 
 // localReports are test reports kept as files.
-var localReports = triggers(`junit report reports result+files xml`)
+var localReports = triggers(`junit report reports result+files xml history`)
 
 var strongDB = triggers(`database db table tables sql migration migrations seed <sqlfile>`)
 

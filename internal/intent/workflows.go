@@ -54,7 +54,7 @@ var domainWords = []struct {
 	d     domain
 	words []string
 }{
-	{web, triggers(`page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
+	{web, triggers(`<selector> page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout checkbox heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
@@ -128,6 +128,9 @@ const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stay
 // tableWords name a table's parts.
 var tableWords = triggers(`table tables column columns row rows`)
 
+// urlParts ask for a URL's parts, not its page.
+const urlParts = ` its+parts into+parts in+parts break+down break+into break+it query+params query+string components pathname hostname`
+
 // editWords change a file.
 const editWords = `update edit change set write fix bump modify`
 
@@ -157,7 +160,7 @@ var rules = []rule{
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status>`).first("data"),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
-	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page have+open already+open open+now currently+open is+open s+open <method> endpoint`),
+	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page have+open already+open open+now currently+open is+open s+open <method> endpoint` + urlParts),
 	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`).but(`dark+mode color+scheme colour+scheme prefers media reduced+motion viewport`),
 	r(web, `viewport`, `browser_resize`).with(`<size>`).first("size"), // "the viewport to 390 x 844, like an iPhone"
 	r(web, `mobile desktop tablet viewport width widths size siz responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`).first("size"),
@@ -165,7 +168,7 @@ var rules = []rule{
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(web, `unmock unroute`, `browser_unroute`),
 	r(web, `offline airplane no+network no+internet`, `browser_network_state_set`),
-	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
+	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet print+styles reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
 	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_set_storage_state`).with(`load reuse restore apply import start`).but(`save store write export`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_storage_state`).first("state"),
@@ -196,7 +199,7 @@ var rules = []rule{
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
 	r(web, `click tap press add`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point>`),
 	// What a user does on a page with a button: a click.
-	r(web, `approve reject cancel decline delete remove apply pay book reserve archive subscribe unsubscribe like`, `browser_click`).
+	r(web, `approve reject cancel decline delete remove apply pay reserve archive subscribe unsubscribe like`, `browser_click`).
 		but(`cookie cookies localstorage sessionstorage storage+state mock mocked route routes click tap press`),
 	r(web, `open expand collapse toggle`, `browser_click`).with(`modal menu dropdown drawer accordion panel popover sidebar hamburger details`),
 	r(web, `choose select pick`, `browser_select_option`).with(`dropdown option select menu from`),
@@ -226,7 +229,7 @@ var rules = []rule{
 	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
 	r(web, `pdf <pdf>`, `browser_pdf_save`).first("pdf"),
 	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
-	r(web, `text`, `browser_get_text`).with(`read get`),
+	r(web, `text`, `browser_get_text`).with(`read get grab copy pull extract`),
 	r(web, `read+me read+out tell+me+what what+it+says what+it+shows`, `browser_get_text`).but(`text console error errors network request requests`),
 	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
@@ -342,12 +345,13 @@ var rules = []rule{
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
 	r(job, `pool busy queued how+many piling piling+up how+s+the queue+status`, `pool_status`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
-	r(job, `status finish finishes finished done state`, `task_status`).with(`job+<number> my+job the+job this+job that+job`).first("job"),
+	r(job, `status finish finishes finished done state still+running is+it+running`, `task_status`).with(`job+<number> my+job the+job this+job that+job still+running`).first("job"),
 	r(job, `list newest recent latest all which`, `task_list`).first("job"),
 	r(job, `status finish finishes finished done state`, `task_status`).first("job"),
 	r(job, `run submit queue start kick execute build test tests background worktree`, `task_submit task_status`).but(`lately anything+fail anything+failed how+many backed+up =running are+running is+running`).first("job"),
 
 	// Containers.
+	r(compose, `what+s+up what+s+down up+and+down which+are+up which+are+down`, `compose_ps`).first("compose"),
 	r(compose, `down tear stop remove`, `compose_down`).first("compose"),
 	r(compose, `log logs`, `compose_logs`).first("compose"),
 	r(compose, `exec shell`, `compose_exec`).first("compose"),
@@ -361,7 +365,7 @@ var rules = []rule{
 	r(docker, `network networks`, `docker_networks`).with(`create make new list`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `died crashed crash exited dead why`, `docker_inspect docker_logs`).but(`compose`).first("docker"),
-	r(docker, `=running list which ps show+all all+containers every+container stopped+ones`, `docker_ps`).but(`compose`).first("docker"),
+	r(docker, `=running list which ps show+all all+containers every+container stopped+ones`, `docker_ps`).but(`compose image images`).first("docker"),
 	r(docker, `healthy health ready up+yet state exit+code`, `docker_inspect`).but(`compose`).first("docker"),
 	r(docker, `log logs tail output prints printed`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
@@ -379,8 +383,8 @@ var rules = []rule{
 	r(github, `merge`, `gh_pr_merge`),
 	r(github, `list show which what open+prs open+pr open+pull+requests are+open is+open still+open`, `gh_pr_list`).with(`pull+request pr`).first("gh"),
 	r(github, `list show which`, `gh_issue_list`).with(`issue issues`).but(`open create file raise`).first("gh"),
-	r(github, `open create file report raise`, `gh_pr_create`).with(`pull+request pr`).first("gh"),
-	r(github, `open create file report raise`, `gh_issue_create`).with(`issue`).first("gh"),
+	r(github, `open create file raise report+a report+an report+the report+it report+this`, `gh_pr_create`).with(`pull+request pr`).first("gh"),
+	r(github, `open create file raise report+a report+an report+the report+it report+this`, `gh_issue_create`).with(`issue`).first("gh"),
 	r(github, `comment`, `gh_issue_comment`).but(`approve request+changes`).first("gh"),
 	r(github, `flaky flake flakiness intermittent flip flips`, `gh_workflow_runs test_flaky_detect`).but(`<file>`).first("gh"),
 	r(github, `flaky flake flakiness intermittent flip flips`, `test_flaky_detect`).first("gh"),
@@ -426,6 +430,9 @@ var rules = []rule{
 	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
 	r(0, `template render`, `template_render`).first("template"),
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
+	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now`, `timestamp_now`),
+	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days`, `date_utils`),
+	r(0, urlParts, `url_parse`).with(`<link> url link`),
 	r(anyDomain, `line+diff text+diff diff+of+the+text line+by+line+diff`, `string_diff`),
 	r(0, `<regex> regex regexp regular+expression`, `regex_test`).with(`<regex> match matches test`),
 	r(0, `<code>`, `http_status_info`).with(`mean means meaning retry what+is what+does`),

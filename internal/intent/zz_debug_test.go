@@ -1,9 +1,9 @@
 package intent
 
 import (
-	"slices"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
