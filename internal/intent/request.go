@@ -88,12 +88,16 @@ var (
 	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
 	selectorLike = regexp.MustCompile(`^(?:(?:a|button|div|span|input|select|textarea|form|img|li|ul|ol|tr|td|th|table|nav|header|footer|section|main|h[1-6]|p|label|dialog)?(?:#[a-zA-Z_][\w-]*|\.[a-zA-Z_][\w-]+)(?:[.#][\w-]+|:[\w-]+(?:\([^)]*\))?)*|\[[\w-]+(?:[~|^$*]?=[^\]]*)?\])$`)
 	instanceName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+-\d{1,2}$|^(?:redis|postgres|pg|mysql|mariadb|mongo)-[a-z0-9]+(?:-[a-z0-9]+)*$`) // compose names its containers project-service-1; redis-test, pg-fixture
+	dbLink       = regexp.MustCompile(`^(postgres|postgresql|redis|rediss|mysql|sqlite)://\S+`)
 	fsRoot       = regexp.MustCompile(`^/(?:srv|tmp|var|etc|home|opt|data|mnt|usr|root|ci|Users|workspace|builds)(?:/[\w.@*-]*)*$`)
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
 	repoName     = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
+
+// dbSchemes are the databases of dbLink's schemes, by name.
+var dbSchemes = map[string]string{"postgres": "postgres", "postgresql": "postgres", "redis": "redis", "rediss": "redis", "mysql": "mysql", "sqlite": "sqlite"}
 
 // closingMarks are brackets or quotes closed, then a clause's or a
 // sentence's mark.
@@ -119,7 +123,11 @@ func lex(text string) []token {
 			i = end
 		case isQuote(r) && (i == 0 || !isWordRune(lastRune(text[:i]))):
 			if end := closingQuote(text, i+n, r); end > 0 {
-				out = append(out, token{kind: quoted, text: text[i+n : end], raw: string(r)})
+				if in := text[i+n : end]; r == '`' && selectorLike.MatchString(in) {
+					out = append(out, token{kind: selector, text: in}) // `.basket-line`
+				} else {
+					out = append(out, token{kind: quoted, text: in, raw: string(r)})
+				}
 				_, m := utf8.DecodeRuneInString(text[end:])
 				i = end + m
 				continue
@@ -277,7 +285,7 @@ func lexChunk(out []token, chunk string) []token {
 	case regexLike.MatchString(chunk) && !strings.HasPrefix(lower, "http"):
 		out = append(out, token{kind: pattern, text: chunk})
 		return out
-	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
+	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), dbLink.MatchString(lower), localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
 	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"):
 		out = append(out, token{kind: file, text: body})
@@ -567,6 +575,9 @@ func newClause(tokens []token) *clause {
 	if nounCheck(tokens) {
 		delete(c.set, checkStem) // "the cart persistence check", "a keyboard-only check on /signup": a name, not a check to make
 	}
+	if n := len(slices.DeleteFunc(slices.Clone(tokens), func(t token) bool { return t.raw != "{" })); n >= 2 {
+		c.set["<twojson>"] = true // expected and actual, pasted: values to compare, not a call to make
+	}
 	if files := countKind(tokens, file); files >= 2 {
 		c.set["<twofiles>"] = true
 	}
@@ -636,7 +647,7 @@ func markers(tokens []token, i int) []string {
 	var out []string
 	switch t.kind {
 	case number:
-		if i+1 < len(tokens) && tokens[i+1].kind == word && tokens[i+1].text != tokens[i+1].stem && !notCounted[tokens[i+1].stem] {
+		if i+1 < len(tokens) && (tokens[i+1].kind == word && tokens[i+1].text != tokens[i+1].stem && !notCounted[tokens[i+1].stem] || tokens[i+1].kind == selector) {
 			out = append(out, "<count>")
 		}
 		if t.num >= 100 && t.num <= 599 && i > 0 && statusBefore[tokens[i-1].text] {
@@ -685,6 +696,8 @@ func markers(tokens []token, i int) []string {
 		}
 	case link, urlPath:
 		switch host := hostOf(t.text); {
+		case dbLink.MatchString(strings.ToLower(t.text)):
+			out = append(out, search.Stem(dbSchemes[dbLink.FindStringSubmatch(strings.ToLower(t.text))[1]])) // postgres://...: that database
 		case strings.Contains(t.text, "/api"), strings.HasPrefix(host, "api."), apiPath.MatchString(t.text):
 			out = append(out, "<api>")
 		case host == "github.com":

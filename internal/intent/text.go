@@ -31,6 +31,12 @@ func (a *Analyzer) text(text string) Analysis {
 		if about&db != 0 && !req.dbNamed && !c.hasAny(strongDB) {
 			about &^= db // rows of a page, not of a table
 		}
+		if about&web != 0 && req.dbNamed && !req.pages && !c.hasAny(strongWeb) {
+			about &^= web // a hash's fields, the products table: a database's, in a request with no page
+		}
+		if req.about&redis != 0 && about&(redis|web|api) == 0 && (c.has("<key>") || c.has("<keyglob>")) {
+			about |= redis // "then delete the key session:user:1182"
+		}
 		// The search's best tools for the step's words, asked once.
 		var hits []search.Hit
 		asked := false
@@ -105,8 +111,8 @@ func (a *Analyzer) text(text string) Analysis {
 		}
 	}
 	steps = implied(steps, clauses, req, tools)
-	if req.swarm {
-		steps = append([]Step{{Tool: "swarm_run", Words: req.parallelWords}}, steps...)
+	if req.swarm && req.about&squads == 0 {
+		steps = append([]Step{{Tool: "swarm_run", Words: req.parallelWords}}, steps...) // a squad's "4 at once" is its own
 	}
 	steps = dedupe(steps)
 	hint(steps, clauses, tools, text)
@@ -142,6 +148,9 @@ func fits(t *tool.Tool, about, whole domain) bool {
 	if t.Category == tool.CategoryDocker && about&(api|pg|sqlite|redis|db) != 0 && about&(docker|compose) == 0 {
 		return false // "pull the LCP from the Performance API" is not docker pull
 	}
+	if t.Category == tool.CategoryGitHub && whole&github == 0 && about&(web|api) != 0 {
+		return false // "the checkout page is open and something is off" is no branch
+	}
 	return t.Category != tool.CategoryBrowser || about&systems == 0 || about&web != 0
 }
 
@@ -160,8 +169,8 @@ const minSceneScore = 11.0
 // second opinion, not a second call.
 func sameFamily(names []string, name string) bool {
 	family := func(n string) string {
-		if i := strings.LastIndexByte(n, '_'); i > 0 && strings.HasPrefix(n, "db_") {
-			return n[:i]
+		if strings.HasPrefix(n, "db_") {
+			return "db"
 		}
 		return n
 	}
@@ -363,8 +372,8 @@ func contextOf(clauses []*clause) request {
 				req.dbImage |= imageDB[name]
 			}
 			switch {
-			case t.kind == link:
-				items++
+			case t.kind == link && !dbLink.MatchString(strings.ToLower(t.text)):
+				items++ // a page or an API to work on, not a database's URL
 			case t.kind == word && sizeWords[t.text], t.kind == word && sizeLike.MatchString(t.text):
 				sizes++
 			case t.kind == number && i+1 < len(c.tokens) && itemNouns[c.tokens[i+1].text] && t.num >= 2:
@@ -467,6 +476,17 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 			steps = append(steps, Step{Tool: "dynamic_tool_delete", Words: clauses[c].words})
 		}
 	}
+	// Data made "from it" where the request names a schema file is made
+	// from that schema ("take schemas/order.json, generate 20 orders from
+	// it").
+	if i := has("data_generate"); i >= 0 && has("data_from_schema") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("schema") && c.has("<file>") }) {
+		if c := clauseOf(clauses, steps[i].Words); c != nil && c.hasAny(fromIt) {
+			steps[i].Tool = "data_from_schema"
+			if has("fs_read") < 0 {
+				before(i, Step{Tool: "fs_read", Words: steps[i].Words})
+			}
+		}
+	}
 	// A file a tool works on that takes no path is read first: the
 	// schema of a validation, the expected JSON of a comparison, the
 	// query a request sends, the migration a transaction applies.
@@ -479,7 +499,10 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	// CI runs whose reports are files here ("the JUnit files of the last
 	// 30 runs are in ./ci-history") are read from there, not from GitHub.
 	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(localReports) && (c.has("<file>") || c.has("junit")) }) {
-		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "gh_workflow_runs" })
+		repo := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<repo>") })
+		steps = slices.DeleteFunc(steps, func(s Step) bool {
+			return s.Tool == "gh_workflow_runs" || !repo && (s.Tool == "gh_workflow_run" || s.Tool == "gh_file_read")
+		})
 	}
 	// A page reloaded, gone back from or switched away from is open
 	// already.
@@ -554,6 +577,9 @@ var edits = triggers(`update edit change set fix bump modify`)
 // through it", "dispatch the audits to it").
 var squadWork = triggers(`dispatch through+it through+the+squad as+that+squad as+the+squad to+it via+it`)
 
+// fromIt make data from what the request named before.
+var fromIt = triggers(`from+it from+that from+this from+the+schema`)
+
 // deleteIt remove what the request made ("and delete it again after").
 var deleteIt = triggers(`delete+it remove+it drop+it delete+the+tool remove+the+tool`)
 
@@ -565,6 +591,10 @@ var tryIt = triggers(tryItWords)
 
 // localReports are test reports kept as files.
 var localReports = triggers(`junit report reports result+files xml history`)
+
+// strongWeb are a page's own words; field, product or price may be a
+// table's.
+var strongWeb = triggers(`<selector> <page> page pages site website browser button buttons link click tap screenshot tab form modal dialog popup viewport cookie cookies localstorage sessionstorage console`)
 
 var strongDB = triggers(`database db table tables sql migration migrations seed <sqlfile>`)
 

@@ -153,14 +153,14 @@ var rules = []rule{
 	r(0, `<plan>`, `plan_read`),
 	r(web, `trace tracing`, `browser_start_tracing`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`).with(`switch back other first second admin customer user+a user+b two+user two+users`),
-	r(web, `session sessions different+user separate+user`, `browser_session_new`),
+	r(web, `session sessions different+user separate+user`, `browser_session_new`).but(`this+session this+browser+session current+session the+default+session`),
 	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated =validation against`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status>`).first("data"),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
-	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page have+open already+open open+now currently+open is+open s+open <method> endpoint` + urlParts),
+	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page have+open already+open open+now currently+open is+open s+open <method> endpoint we+are+on already+on` + urlParts),
 	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`).but(`dark+mode color+scheme colour+scheme prefers media reduced+motion viewport`),
 	r(web, `viewport`, `browser_resize`).with(`<size>`).first("size"), // "the viewport to 390 x 844, like an iPhone"
 	r(web, `mobile desktop tablet viewport width widths size siz responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`).first("size"),
@@ -173,7 +173,7 @@ var rules = []rule{
 	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_set_storage_state`).with(`load reuse restore apply import start`).but(`save store write export`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_storage_state`).first("state"),
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe all every`).but(`one only just`).first("cookie"),
-	r(web, `cookie cookies`, `browser_cookie_set`).with(`set add inject write`).first("cookie"),
+	r(web, `cookie cookies`, `browser_cookie_set`).with(`set add inject write`).but(`which what does+the`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop`).first("cookie"),
 	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).first("cookie"),
@@ -212,7 +212,7 @@ var rules = []rule{
 	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route`),
 	r(web, `scroll`, `browser_scroll`),
 	// A dialog, not "confirm the page shows ..." nor the confirmation page.
-	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm pops+a+confirm`, `browser_handle_dialog browser_click`),
+	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm the+confirm pops+a+confirm`, `browser_handle_dialog browser_click`),
 	r(web, `reload refresh`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate`).but(`online offline`),
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
@@ -252,7 +252,7 @@ var rules = []rule{
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
-	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter`),
+	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson>`),
 	// A status checked is a check of its own beside one of the body.
 	r(api, `<status>`, `assert_equals`).checks().first("status"),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
@@ -287,7 +287,7 @@ var rules = []rule{
 	r(files, `zip archive compress`, `fs_zip`).but(`unzip extract`),
 	r(files, `unzip extract unpack`, `fs_unzip`),
 	r(files, `watch monitor keep+an+eye whenever notify tell+me+when`, `fs_watch`),
-	r(files, `find search grep mention mentions containing`, `fs_search`).but(`flaky flip flips failing failures`),
+	r(files, `find search grep mention mentions containing`, `fs_search`).but(`flaky flip flips failing failures check verify make+sure ensure`),
 	r(files, `compare diff`, `fs_read object_diff`).with(`key+by+key field+by+field keys fields values`),
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
@@ -331,8 +331,9 @@ var rules = []rule{
 	r(value, `sha256 sha1 sha512 md5 hash checksum digest`, `hash_text`),
 
 	// Jobs and sub-agents: the first that applies.
+	r(agent, `=stopped really+stopped is+stopped has+stopped`, `spawn_status`).first("agent"),
 	r(agent, `cancel stop kill abort`, `spawn_cancel`).first("agent"),
-	r(agent, `log logs output`, `spawn_logs`).first("agent"),
+	r(agent, `log logs output printing prints printed`, `spawn_logs`).first("agent"),
 	r(agent, `status progress doing check+on phase so+far how+far`, `spawn_status`).first("agent"),
 	r(agent, ``, `spawn_agent spawn_status`).but(`<spawn>`).first("agent"),
 	// A pull request a job or a comment is about is looked up first: its
@@ -341,7 +342,7 @@ var rules = []rule{
 	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
 	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
 	r(job, `status`, `task_status`).with(`log logs output`),
-	r(job, `log logs output`, `task_logs`).with(`its it this+job that+job job+<number> the+log`).first("job"),
+	r(job, `log logs output`, `task_logs`).with(`its it this+job that+job job+<number> the+log`).first("joblog"),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
 	r(job, `pool busy queued how+many piling piling+up how+s+the queue+status`, `pool_status`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
@@ -357,7 +358,7 @@ var rules = []rule{
 	r(compose, `exec shell`, `compose_exec`).first("compose"),
 	r(compose, `run execute`, `compose_exec`).with(`inside service`).but(`up bring start launch =running`).first("compose"),
 	r(compose, `<command>`, `compose_exec`).with(`in+the inside`).but(`up bring start launch`).first("compose"),
-	r(compose, `ps status running healthy ready`, `compose_ps`).first("compose"),
+	r(compose, `ps status running healthy ready containers is+everything actually+up are+they+up`, `compose_ps`).but(`bring+up start`).first("compose"),
 	r(compose, `up start run bring launch`, `compose_up`).first("compose"),
 	r(docker, `build dockerfile built`, `docker_build`),
 	r(docker, `pull download fetch`, `docker_pull`).with(`<image> image images`),
@@ -395,6 +396,7 @@ var rules = []rule{
 	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(editWords + ` junit report reports`),
 	// A file changed in a repository is read first: the write takes it
 	// whole.
+	r(github, `commit add+a+new create+a+new new+file`, `gh_file_write`).with(`<file>`).but(editWords),
 	r(github, editWords, `gh_file_read gh_file_write`).with(`<file>`),
 
 	// Hosted MCP servers.
@@ -408,13 +410,13 @@ var rules = []rule{
 	r(gateway, `fallback fall+back failover fail+over next+one the+next`, `mcp_failover`).first("gateway"),
 	r(gateway, `every+server all+servers each+server side+by+side together aggregate`, `mcp_aggregate`).first("gateway"),
 	r(gateway, `call invoke`, `tool_call`).first("gateway"),
-	r(gateway, `unregister remove detach drop`, `mcp_unregister`),
+	r(gateway, `unregister remove detach drop take+it+out take+out`, `mcp_unregister`),
 
 	// The Igors, dynamic tools, squads.
 	r(workers, `status health healthy memory stuck pool came+back come+back back+up`, `worker_status`),
 	r(workers, `restart restarted recycle`, `worker_restart`).but(`memory uptime health status how+many`),
 	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back revert latest+snapshot last+snapshot the+snapshot`),
-	r(dynamic, `=snapshots list+snapshot`, `worker_snapshots`).but(`latest+snapshot last+snapshot the+snapshot`),
+	r(dynamic, `=snapshots list+snapshot`, `worker_snapshots`).but(`latest+snapshot last+snapshot newest+snapshot`),
 	r(dynamic, `rollback roll+back restore revert undo`, `worker_rollback`),
 	r(dynamic, `delete remove drop`, `dynamic_tool_delete`),
 	r(squads, `create set+up form start`, `squad_create`),
@@ -426,10 +428,11 @@ var rules = []rule{
 	// Text, templates, the server.
 	r(0, `event events event+log recent+events in+the+last+few`, `events_recent`),
 	r(0, `tool+list my+list in+my+list to+my+list tools+in+my`, `tool_bag`).but(`<plan> can+t+find cannot+find not+in+my isn+t+in don+t+see`),
-	r(0, `some+tool+here tool+here+that any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool find+the+tools look+up+the+tools find+tools look+up+tools tools+that+fit tools+for+that`, `tool_search`),
+	r(0, `some+tool+here tool+here+that any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool find+the+tools look+up+the+tools find+tools look+up+tools tools+that+fit tools+for+that find+me+tools tools+that+could tools+that+can`, `tool_search`),
 	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
 	r(0, `template render`, `template_render`).first("template"),
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
+	r(anyDomain, `sha256 sha1 sha512 md5`, `hash_text`).with(`string text`).but(`<file> file`),
 	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now`, `timestamp_now`),
 	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days`, `date_utils`),
 	r(0, urlParts, `url_parse`).with(`<link> url link`),
