@@ -27,16 +27,7 @@ func (a *Analyzer) text(text string) Analysis {
 
 	var steps []Step
 	for i, c := range clauses {
-		about := c.about
-		if about&db != 0 && !req.dbNamed && !c.hasAny(strongDB) {
-			about &^= db // rows of a page, not of a table
-		}
-		if about&web != 0 && req.dbNamed && !req.pages && !c.hasAny(strongWeb) {
-			about &^= web // a hash's fields, the products table: a database's, in a request with no page
-		}
-		if req.about&redis != 0 && about&(redis|web|api) == 0 && (c.has("<key>") || c.has("<keyglob>")) {
-			about |= redis // "then delete the key session:user:1182"
-		}
+		about := req.said(c)
 		// The search's best tools for the step's words, asked once.
 		var hits []search.Hit
 		asked := false
@@ -59,35 +50,7 @@ func (a *Analyzer) text(text string) Analysis {
 				names = append(names, h.Tool.Name)
 			}
 		}
-		if about == 0 && len(names) == 0 {
-			if about = nearest(clauses, i); about == 0 {
-				about = value
-			}
-			if c.hasAny(tearDown) {
-				about = cmp.Or(setUp(clauses, i), about) // what the request set up is torn down
-			}
-		}
-		if about&db != 0 {
-			about &^= db
-			if about&(pg|sqlite|redis) == 0 {
-				about |= req.db
-			}
-		}
-		if about&web != 0 && about&^web&^value == 0 && !req.pages && req.about&(docker|compose) != 0 {
-			about = req.about & (docker | compose) // an image, a port of a container, not a page's
-		}
-		if req.dbImage != 0 && about&(pg|sqlite|redis|web|api) == 0 && (about&files == 0 || c.has("<sqlfile>")) && c.hasAny(dbUse) {
-			about = req.dbImage // "then connect and load sql/schema.sql"
-		}
-		if req.about&squads != 0 && c.hasAny(squadWork) {
-			about = squads // work handed to the squad is the squad's
-		}
-		if req.about&github != 0 && about == files && c.hasAny(edits) {
-			about = github // a file of the repository the request works in
-		}
-		if req.about&compose != 0 && (c.hasAny(serviceWords) || c.hasAny(readyWords) && about&(pg|redis) != 0) {
-			about = about&(owners|report) | compose // a service of the stack
-		}
+		about = req.step(about, clauses, i, len(names) == 0)
 		if delegated(clauses, i, about) {
 			continue // the sub-agent's own task
 		}
@@ -415,6 +378,65 @@ func contextOf(clauses []*clause) request {
 		req.swarm, req.parallelWords = true, clauses[0].words
 	}
 	return req
+}
+
+// said is what clause c's words are about in its request: the rows of a
+// request that names no database are a page's, the fields of one that
+// names a database and no page are a table's.
+func (req request) said(c *clause) domain {
+	about := c.about
+	if about&db != 0 && !req.dbNamed && !c.hasAny(strongDB) {
+		about &^= db // rows of a page, not of a table
+	}
+	if about&web != 0 && req.dbNamed && !req.pages && !c.hasAny(strongWeb) {
+		about &^= web // a hash's fields, the products table: a database's, in a request with no page
+	}
+	if req.about&redis != 0 && about&(redis|web|api) == 0 && (c.has("<key>") || c.has("<keyglob>")) {
+		about |= redis // "then delete the key session:user:1182"
+	}
+	return about
+}
+
+// step is what clause i is about as a step of its request, from what its
+// words say (about): a step that says nothing (and that no tool of the
+// agent's own took, alone) is about what the steps around it are; "the
+// database" is the one the request names; an image in a request about
+// containers is a container's; "then connect" after starting postgres:16
+// is to it; work handed to a squad is the squad's, a file edited in a
+// repository's request the repository's, a service of a stack the
+// stack's.
+func (req request) step(about domain, clauses []*clause, i int, alone bool) domain {
+	c := clauses[i]
+	if about == 0 && alone {
+		if about = nearest(clauses, i); about == 0 {
+			about = value
+		}
+		if c.hasAny(tearDown) {
+			about = cmp.Or(setUp(clauses, i), about) // what the request set up is torn down
+		}
+	}
+	if about&db != 0 {
+		about &^= db
+		if about&(pg|sqlite|redis) == 0 {
+			about |= req.db
+		}
+	}
+	if about&web != 0 && about&^web&^value == 0 && !req.pages && req.about&(docker|compose) != 0 {
+		about = req.about & (docker | compose) // an image, a port of a container, not a page's
+	}
+	if req.dbImage != 0 && about&(pg|sqlite|redis|web|api) == 0 && (about&files == 0 || c.has("<sqlfile>")) && c.hasAny(dbUse) {
+		about = req.dbImage // "then connect and load sql/schema.sql"
+	}
+	if req.about&squads != 0 && c.hasAny(squadWork) {
+		about = squads // work handed to the squad is the squad's
+	}
+	if req.about&github != 0 && about == files && c.hasAny(edits) {
+		about = github // a file of the repository the request works in
+	}
+	if req.about&compose != 0 && (c.hasAny(serviceWords) || c.hasAny(readyWords) && about&(pg|redis) != 0) {
+		about = about&(owners|report) | compose // a service of the stack
+	}
+	return about
 }
 
 // listBefore counts the items of a list such as "the home, pricing and
