@@ -88,16 +88,12 @@ var (
 	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
 	selectorLike = regexp.MustCompile(`^(?:(?:a|button|div|span|input|select|textarea|form|img|li|ul|ol|tr|td|th|table|nav|header|footer|section|main|h[1-6]|p|label|dialog)?(?:#[a-zA-Z_][\w-]*|\.[a-zA-Z_][\w-]+)(?:[.#][\w-]+|:[\w-]+(?:\([^)]*\))?)*|\[[\w-]+(?:[~|^$*]?=[^\]]*)?\])$`)
 	instanceName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+-\d{1,2}$|^(?:redis|postgres|pg|mysql|mariadb|mongo)-[a-z0-9]+(?:-[a-z0-9]+)*$`) // compose names its containers project-service-1; redis-test, pg-fixture
-	dbLink       = regexp.MustCompile(`^(postgres|postgresql|redis|rediss|mysql|sqlite)://\S+`)
 	fsRoot       = regexp.MustCompile(`^/(?:srv|tmp|var|etc|home|opt|data|mnt|usr|root|ci|Users|workspace|builds)(?:/[\w.@*-]*)*$`)
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
 	repoName     = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
-
-// dbSchemes are the databases of dbLink's schemes, by name.
-var dbSchemes = map[string]string{"postgres": "postgres", "postgresql": "postgres", "redis": "redis", "rediss": "redis", "mysql": "mysql", "sqlite": "sqlite"}
 
 // closingMarks are brackets or quotes closed, then a clause's or a
 // sentence's mark.
@@ -226,7 +222,7 @@ func proseAfter(rest string) bool {
 	return proseWords[w]
 }
 
-var proseWords = wordSet(`on in from into against for with and then to using via inside at should must expect and,`)
+var proseWords = wordSet(`on in from into against for with and then to using via inside at should must expect`)
 
 // pathsNotRepos reads owner/name as a folder path (fixtures/uploads,
 // logs/tmp) when it starts with a folder projects have, or when nothing
@@ -285,7 +281,7 @@ func lexChunk(out []token, chunk string) []token {
 	case regexLike.MatchString(chunk) && !strings.HasPrefix(lower, "http"):
 		out = append(out, token{kind: pattern, text: chunk})
 		return out
-	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), dbLink.MatchString(lower), localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
+	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
 	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"):
 		out = append(out, token{kind: file, text: body})
@@ -696,8 +692,8 @@ func markers(tokens []token, i int) []string {
 		}
 	case link, urlPath:
 		switch host := hostOf(t.text); {
-		case dbLink.MatchString(strings.ToLower(t.text)):
-			out = append(out, search.Stem(dbSchemes[dbLink.FindStringSubmatch(strings.ToLower(t.text))[1]])) // postgres://...: that database
+		case search.DatabaseOf(t.text) != "":
+			out = append(out, search.Stem(search.DatabaseOf(t.text))) // postgres://...: that database
 		case strings.Contains(t.text, "/api"), strings.HasPrefix(host, "api."), apiPath.MatchString(t.text):
 			out = append(out, "<api>")
 		case host == "github.com":

@@ -335,7 +335,7 @@ func contextOf(clauses []*clause) request {
 				req.dbImage |= imageDB[name]
 			}
 			switch {
-			case t.kind == link && !dbLink.MatchString(strings.ToLower(t.text)):
+			case t.kind == link && search.DatabaseOf(t.text) == "":
 				items++ // a page or an API to work on, not a database's URL
 			case t.kind == word && sizeWords[t.text], t.kind == word && sizeLike.MatchString(t.text):
 				sizes++

@@ -329,8 +329,8 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 			kind = "regex"
 		case knownFile.MatchString(lower):
 			kind = "file"
-		case dbURL.MatchString(lower):
-			kind = Terms(dbURL.FindStringSubmatch(lower)[1])[0] // postgres://..., redis://...: that database
+		case DatabaseOf(lower) != "":
+			kind = Terms(DatabaseOf(lower))[0] // postgres://..., redis://...: that database
 		case urlValue.MatchString(lower), hostValue.MatchString(lower):
 			kind = "url"
 		case dateValue.MatchString(lower):
@@ -403,7 +403,16 @@ func statusCode(query string) bool {
 }
 
 // dbURL is a database's URL, by its scheme.
-var dbURL = regexp.MustCompile(`^(postgres|postgresql|redis|sqlite|mysql)s?://`)
+var dbURL = regexp.MustCompile(`^(postgres|redis|sqlite|mysql)(?:ql)?s?://\S`)
+
+// DatabaseOf is the database a URL is of by its scheme (postgres for
+// postgresql://, redis for rediss://), or "" for any other.
+func DatabaseOf(url string) string {
+	if m := dbURL.FindStringSubmatch(strings.ToLower(url)); m != nil {
+		return m[1]
+	}
+	return ""
+}
 
 // dbFileValue is a SQLite database's file name.
 var dbFileValue = regexp.MustCompile(`\.(?:db|sqlite3?)$`)
