@@ -151,7 +151,7 @@ func TestValuesCountByTheirKind(t *testing.T) {
 		"what's in cWFfdXNlcjpXaW50ZXIyMDI0IQ==":   {"what's in", []string{base64Kind}},
 		"read .github/workflows/e2e.yml":           {"read", []string{githubKind}},
 		"export it as login.spec.ts":               {"export it as", []string{specKind}},
-		"open a second tab":                        {"open a another tab", nil},
+		"open a second tab":                        {"open a tab", nil},
 		"the latest build/test jobs":               {"the latest build test jobs", nil},
 	} {
 		words, kinds := values(q)

@@ -173,7 +173,7 @@ var stopWords = map[string]bool{}
 
 func init() {
 	for _, w := range strings.Fields(`a an the to of for in on at by with from into onto and or but is are was were be been being
-		i me my we our us you your it its this that these those there here some any all every each
+		i me my we our us you your it its this that these those there here some any all every each they them their theirs
 		want wanna need like would could should can may might must will shall please let lets how do does did who whom whose
 		when where whether if then than so just also only very really actual actually
 		get got give gives have has had having use using used something thing things way ok okay hey hi
@@ -291,7 +291,7 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		}
 	}
 	if strings.Contains(query, "second") {
-		query = ordinalSecond.ReplaceAllString(query, "${1} another") // "a second tab" is not a time
+		query = ordinalSecond.ReplaceAllString(query, "${1}") // "a second tab" is not a time
 	}
 	if strings.ContainsAny(query, "12345") && statusCode(query) {
 		kinds = append(kinds, statusKind) // "is 425 something I should retry on?": an HTTP status

@@ -92,6 +92,7 @@ var near = []string{
 	"error failure fail broken crash",
 	"slow slowest timing duration latency",
 	"summary overview summarize recap",
+	"recent latest newest",
 	"clean cleanup prune tidy",
 	"running alive",
 	"health healthy ping alive",
