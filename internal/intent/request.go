@@ -433,29 +433,22 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 	connect query update which what why how where did does is are give copy move rename archive chmod chown mkdir
 	decode encode parse validate diff approve draw publish import register unregister snapshot kill dissolve spread rank curl
 	apply turn grab throw reproduce bring spin kick try replace export deploy dump convert transform dedupe filter sleep
-	pause forget put use`)
+	pause forget put use host pull dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify
+	fix cut install enable disable toggle emulate throttle simulate mock stub intercept block replay profile benchmark hash
+	calculate compute sort populate truncate migrate rollback revert exec attach tail follow keep repeat schedule queue
+	terminate boot execute invoke ping probe wget rm wipe reset purge prune clean tidy discover display grep locate
+	lookup lint audit scan crawl gather aggregate combine prioritize triage detect explain describe analyse analyze
+	retry rerun reopen assign notify share dispatch spawn delegate ask poll refresh resume reject authenticate
+	double-check go-to`)
 
-// moreStarters are further verbs that begin a step; nounVerbs are verbs
-// that are nouns as often ("file", "branch"), which begin a step only
-// when what they act on follows ("file an issue", "tag it").
+// nounVerbs are verbs that are nouns as often ("file", "branch"), which
+// begin a step only when what they act on follows ("file an issue", "tag
+// it"); objects are what a verb acts on.
 var (
-	moreStarters = wordSet(`host pull dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify fix cut
-		install enable disable toggle emulate throttle simulate mock stub intercept block replay profile benchmark hash
-		calculate compute sort populate truncate migrate rollback revert exec attach tail follow keep repeat schedule queue
-		terminate boot execute invoke ping probe wget rm wipe reset purge prune clean tidy discover display grep locate
-		lookup lint audit scan crawl gather aggregate combine prioritize triage detect explain describe analyse analyze
-		retry rerun reopen assign notify share dispatch spawn delegate ask poll refresh resume reject authenticate verify
-		double-check go-to`)
 	nounVerbs = wordSet(`file post tag branch record trace request report match mark time sign drop patch note label
 		comment issue test backup snapshot log route`)
 	objects = wordSet(`a an the it them its their that this those these all every each my our me us his her`)
 )
-
-func init() {
-	for w := range moreStarters {
-		stepStarters[w] = true
-	}
-}
 
 // objectFollows says whether t is what a verb acts on: an article or a
 // pronoun, or a value written out.
@@ -571,7 +564,13 @@ func newClause(tokens []token) *clause {
 	if nounCheck(tokens) {
 		delete(c.set, checkStem) // "the cart persistence check", "a keyboard-only check on /signup": a name, not a check to make
 	}
-	if n := len(slices.DeleteFunc(slices.Clone(tokens), func(t token) bool { return t.raw != "{" })); n >= 2 {
+	jsons := 0
+	for _, t := range tokens {
+		if t.raw == "{" {
+			jsons++
+		}
+	}
+	if jsons >= 2 {
 		c.set["<twojson>"] = true // expected and actual, pasted: values to compare, not a call to make
 	}
 	if files := countKind(tokens, file); files >= 2 {

@@ -83,47 +83,33 @@ func TestPhrasesOfSeveralWords(t *testing.T) {
 	}
 }
 
-// SQL written out is one token, semicolons and all, up to where the
-// request's words go on.
-func TestSQLIsOneToken(t *testing.T) {
+// Values written out are one token each, found whole: SQL, semicolons
+// and all, up to where the request's words go on; a page's element as a
+// selector.
+func TestValuesAreOneToken(t *testing.T) {
 	t.Parallel()
-	for text, want := range map[string]string{
-		"one transaction: ALTER TABLE s ADD COLUMN u text; UPDATE s SET u = '' WHERE id = 1. then show me the columns": "ALTER TABLE s ADD COLUMN u text; UPDATE s SET u = '' WHERE id = 1",
-		"run SELECT count(*) FROM orders WHERE day > now() on my local postgres":                                       "SELECT count(*) FROM orders WHERE day > now()",
-		"Export SELECT * FROM invoices WHERE month = '2024-05' from reports.db into out/invoices.json":                 "SELECT * FROM invoices WHERE month = '2024-05'",
-		"please select the second option": "",
+	for _, c := range []struct {
+		kind       kind
+		text, want string
+	}{
+		{statement, "one transaction: ALTER TABLE s ADD COLUMN u text; UPDATE s SET u = '' WHERE id = 1. then show me the columns", "ALTER TABLE s ADD COLUMN u text; UPDATE s SET u = '' WHERE id = 1"},
+		{statement, "run SELECT count(*) FROM orders WHERE day > now() on my local postgres", "SELECT count(*) FROM orders WHERE day > now()"},
+		{statement, "Export SELECT * FROM invoices WHERE month = '2024-05' from reports.db into out/invoices.json", "SELECT * FROM invoices WHERE month = '2024-05'"},
+		{statement, "please select the second option", ""},
+		{selector, "grab the text inside .due-date-banner", ".due-date-banner"},
+		{selector, "type dune into #q and press Enter", "#q"},
+		{selector, "click button.primary", "button.primary"},
+		{selector, "check [data-testid=cart-count] shows 2", "[data-testid=cart-count]"},
+		{selector, "open ./app.db and node.js docs, e.g. this", ""},
 	} {
 		got := ""
-		for _, tok := range lex(text) {
-			if tok.kind == statement {
+		for _, tok := range lex(c.text) {
+			if tok.kind == c.kind {
 				got = tok.text
 			}
 		}
-		if got != want {
-			t.Errorf("%q: SQL %q, want %q", text, got, want)
-		}
-	}
-}
-
-// A page's element written as a selector is one value, and a step's
-// selector argument.
-func TestSelectorIsOneToken(t *testing.T) {
-	t.Parallel()
-	for text, want := range map[string]string{
-		"grab the text inside .due-date-banner":     ".due-date-banner",
-		"type dune into #q and press Enter":         "#q",
-		"click button.primary":                      "button.primary",
-		"check [data-testid=cart-count] shows 2":    "[data-testid=cart-count]",
-		"open ./app.db and node.js docs, e.g. this": "",
-	} {
-		got := ""
-		for _, tok := range lex(text) {
-			if tok.kind == selector {
-				got = tok.text
-			}
-		}
-		if got != want {
-			t.Errorf("%q: selector %q, want %q", text, got, want)
+		if got != c.want {
+			t.Errorf("%q: %s %q, want %q", c.text, kindName[c.kind], got, c.want)
 		}
 	}
 }

@@ -126,18 +126,12 @@ const minSearchScore = 7.0
 // it re-enabled itself"): only a tool its words name outright.
 const minSceneScore = 11.0
 
-// sameFamily says whether names hold a tool of the database name is
-// for (db_pg_, db_redis_, db_sqlite_): the workflow chose that database's
-// call for the step already, and the search's other choice of one is a
-// second opinion, not a second call.
+// sameFamily says whether name is a database's tool and names hold one
+// already: the workflow chose the step's database call, and the search's
+// other choice of one is a second opinion, not a second call.
 func sameFamily(names []string, name string) bool {
-	family := func(n string) string {
-		if strings.HasPrefix(n, "db_") {
-			return "db"
-		}
-		return n
-	}
-	return slices.ContainsFunc(names, func(n string) bool { return family(n) == family(name) })
+	isDB := func(n string) bool { return strings.HasPrefix(n, "db_") }
+	return isDB(name) && slices.ContainsFunc(names, isDB)
 }
 
 // minStepScore is the least score the search's best needs to be the tool

@@ -285,9 +285,11 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 	}
 	// A quoted value still says what kind it is when it is a URL.
 	quotes := strings.ContainsAny(query, "'\"`‘“")
-	for _, q := range quotesIn(quotes, query) {
-		if v := strings.Trim(strings.TrimSpace(q), "'\"`‘’“”.,;:?!()[]"); urlValue.MatchString(strings.ToLower(v)) || strings.HasPrefix(v, "/") && strings.ContainsAny(v, "?#") {
-			kinds = append(kinds, "url")
+	if quotes {
+		for _, q := range quotedValue.FindAllString(query, -1) {
+			if v := strings.Trim(strings.TrimSpace(q), "'\"`‘’“”.,;:?!()[]"); urlValue.MatchString(strings.ToLower(v)) || strings.HasPrefix(v, "/") && strings.ContainsAny(v, "?#") {
+				kinds = append(kinds, "url")
+			}
 		}
 	}
 	if strings.Contains(query, "second") {
@@ -369,14 +371,6 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 
 // sqliteNamed names SQLite or a file of one.
 var sqliteNamed = regexp.MustCompile(`(?i)sqlite|\.db\b`)
-
-// quotesIn are the quoted values of query, when it has quotes.
-func quotesIn(quotes bool, query string) []string {
-	if !quotes {
-		return nil
-	}
-	return quotedValue.FindAllString(query, -1)
-}
 
 // ordinalSecond is "second" that counts, not a time: "a second tab",
 // "the second session".
