@@ -93,7 +93,7 @@ func TestIntentBrowserStateAndNetwork(t *testing.T) {
 		{"Clear all cookies and reload http://localhost:3000, I should be logged out", []string{"browser_cookie_clear", "browser_reload"}, []string{"browser_cookie_delete"}},
 		{"Set localStorage token to abc on localhost:3000 and reload", []string{"browser_localstorage_set", "browser_reload"}, nil},
 		{"Tick the terms checkbox on http://localhost:3000/signup and submit", []string{"browser_check", "browser_click"}, nil},
-		{"Log in on http://localhost:3000 and save the storage state to auth.json", []string{"browser_type", "browser_click", "browser_storage_state"}, []string{"fs_write"}},
+		{"Log in on http://localhost:3000 and save the storage state to auth.json", []string{"browser_fill_form", "browser_click", "browser_storage_state"}, []string{"fs_write"}},
 	})
 }
 
@@ -160,7 +160,7 @@ func TestIntentStepsAndHints(t *testing.T) {
 	for _, s := range r.Steps {
 		order = append(order, s.Tool)
 	}
-	if !slices.Equal(order, []string{"browser_navigate", "browser_type", "browser_click", "assert_count"}) || r.Parallelizable || r.Complexity != intent.Compound {
+	if !slices.Equal(order, []string{"browser_navigate", "browser_fill_form", "browser_click", "assert_count"}) || r.Parallelizable || r.Complexity != intent.Compound {
 		t.Errorf("login then check: %v %+v", order, r)
 	}
 	if s := step(r, "assert_count"); s.Words != "check the dashboard shows 3 widgets" || s.Args["equals"] != 3 {
@@ -249,7 +249,7 @@ func TestToolSearchAndBagReadIntent(t *testing.T) {
 	for _, st := range out.Steps {
 		stepTools = append(stepTools, st.Tool)
 	}
-	if !slices.Equal(stepTools, []string{"browser_navigate", "browser_type", "browser_click", "assert_count"}) || out.Steps[0].Args["url"] != "http://localhost:3000/login" {
+	if !slices.Equal(stepTools, []string{"browser_navigate", "browser_fill_form", "browser_click", "assert_count"}) || out.Steps[0].Args["url"] != "http://localhost:3000/login" {
 		t.Errorf("a task of steps: %s", r.Value)
 	}
 	for _, st := range stepTools {

@@ -92,8 +92,24 @@ var (
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
-	repoName     = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
+	// dotFile is a project's hidden file: .env, .env.test, .npmrc (not
+	// a selector's class, .toast).
+	dotFile = regexp.MustCompile(`^\.(?:env|npmrc|nvmrc|gitignore|dockerignore|editorconfig|prettierrc|eslintrc|babelrc|tool-versions)(?:\.[\w-]+)*$`)
+	// localImage is an image built here, named with a hyphen and tagged
+	// (shop-api:qa, oakbench-api:dev); it is one where the clause speaks
+	// of images or containers.
+	localImage = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)+:\w[\w.-]*$`)
+	repoName   = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
+
+// imageContext are the stems of words that make a name:tag an image.
+var imageContext = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`image images docker container containers build built`) {
+		m[search.Stem(w)] = true
+	}
+	return m
+}()
 
 // closingMarks are brackets or quotes closed, then a clause's or a
 // sentence's mark.
@@ -283,14 +299,14 @@ func lexChunk(out []token, chunk string) []token {
 		return out
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
-	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"):
+	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"), dotFile.MatchString(body):
 		out = append(out, token{kind: file, text: body})
 	case search.SlashedList(body):
 		for _, w := range strings.Split(body, "/") {
 			out = appendWord(out, w) // p50/p95, 4xx/5xx: a list, not a path
 		}
-	case imageRef.MatchString(lower):
-		out = appendWord(out, body) // acme/api:pr-482: an image, marked so
+	case imageRef.MatchString(lower), localImage.MatchString(lower):
+		out = appendWord(out, body) // acme/api:pr-482, shop-api:qa: an image, marked so
 	case repoName.MatchString(body):
 		out = append(out, token{kind: repoRef, text: body})
 	case fsRoot.MatchString(body):
@@ -680,7 +696,8 @@ func markers(tokens []token, i int) []string {
 		if spawnID.MatchString(t.text) {
 			out = append(out, "<spawn>") // sp_71: a sub-agent's id
 		}
-		if name, tag, ok := strings.Cut(t.text, ":"); ok && (imageNames[name] && imageTag.MatchString(tag) || imageRef.MatchString(t.text)) {
+		if name, tag, ok := strings.Cut(t.text, ":"); ok && (imageNames[name] && imageTag.MatchString(tag) || imageRef.MatchString(t.text) ||
+			localImage.MatchString(t.text) && slices.ContainsFunc(tokens, func(t token) bool { return t.kind == word && imageContext[t.stem] })) {
 			out = append(out, "<image>") // postgres:16, redis:7-alpine: an image, not a key
 		} else if strings.Contains(t.text, ":") && keyLike.MatchString(t.text) {
 			if strings.ContainsAny(t.text, "*?") {
@@ -747,6 +764,8 @@ func markers(tokens []token, i int) []string {
 		}
 		if lower := strings.ToLower(t.text); composeFile.MatchString(lower) {
 			out = append(out, search.Stem("compose")) // docker-compose.test.yml names a stack
+		} else if strings.HasSuffix(lower, ".yml") || strings.HasSuffix(lower, ".yaml") {
+			out = append(out, "<yml>") // e2e.yml: in a repository's request, a workflow
 		} else if strings.HasSuffix(lower, "dockerfile") {
 			out = append(out, search.Stem("dockerfile"))
 		}

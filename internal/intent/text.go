@@ -54,6 +54,9 @@ func (a *Analyzer) text(text string) Analysis {
 		if delegated(clauses, i, about) {
 			continue // the sub-agent's own task
 		}
+		if bareCheck(c) && slices.ContainsFunc(steps, func(s Step) bool { return strings.HasPrefix(s.Tool, "assert_") }) {
+			continue // "..., verify": the check the clause before asked for
+		}
 		if form := search.Form(c.words); form != "" && tools[form] != nil {
 			// A step about the tools themselves ("is there a tool that
 			// can record video?") is the finding, not the work.
@@ -94,6 +97,24 @@ func (a *Analyzer) text(text string) Analysis {
 	}
 	return finish(r, tools)
 }
+
+// bareCheck says whether a clause only asks for a check ("verify.",
+// "check pls"), of what the clause before said.
+func bareCheck(c *clause) bool {
+	n := 0
+	for _, t := range c.tokens {
+		if t.kind != word && t.kind != punct {
+			return false
+		}
+		if t.kind == word && !bareCheckWords[t.text] {
+			return false
+		}
+		n += len(t.text)
+	}
+	return n > 0
+}
+
+var bareCheckWords = wordSet(`check verify confirm assert ensure please pls plz too also it that this for me and then`)
 
 // fits says whether the search's t may do a step about about. A browser
 // tool needs a step about pages, or one about no system at all: the
@@ -306,7 +327,7 @@ var (
 	poolPhrases = triggers(`on+the+pool over+the+pool as+a+pipeline across+the+workers across+workers`)
 	itemNouns   = wordSet(`urls url pages sites websites endpoints services browsers devices`)
 	sizeWords   = wordSet(`mobile tablet desktop`)
-	pageWords   = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar`)
+	pageWords   = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar storefront store shop top+nav cart`)
 	eachWords   = triggers(`compare both each all`)
 )
 
@@ -528,7 +549,7 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	if i := firstOnPage; i >= 0 && has("browser_navigate") < 0 && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
 	}
-	if i := has("browser_type"); i >= 0 && has("assert_") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loggingIn) }) {
+	if i := max(has("browser_fill_form"), has("browser_type")); i >= 0 && has("assert_") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loggingIn) }) {
 		steps = append(steps, Step{Tool: "assert_url", Words: steps[i].Words})
 	}
 	return steps
@@ -612,7 +633,7 @@ var localReports = triggers(`junit report reports result+files xml history`)
 // table's.
 var strongWeb = triggers(`<selector> <page> page pages site website browser button buttons link click tap screenshot tab form modal dialog popup viewport cookie cookies localstorage sessionstorage console`)
 
-var strongDB = triggers(`database db table tables sql migration migrations seed <sqlfile>`)
+var strongDB = triggers(`database db table tables sql migration migrations seed transaction <sqlfile>`)
 
 var loggingIn = triggers(loginWords)
 

@@ -58,13 +58,13 @@ var domainWords = []struct {
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout checkbox heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
-		offline dark+mode dark+theme storage+state new+session browser+session`)},
+		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar`)},
 	{api, triggers(`api endpoint endpoints rest graphql curl wget response respond responds <method> <status> return returns status+code
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
 	{sqlite, triggers(`sqlite sqlite3 <dbfile>`)},
 	{redis, triggers(`redis cache+key cache+keys cached+key`)},
-	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed <sql> <runsql>`)},
+	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed transaction <sql> <runsql>`)},
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
@@ -129,7 +129,7 @@ const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stay
 var tableWords = triggers(`table tables column columns row rows`)
 
 // urlParts ask for a URL's parts, not its page.
-const urlParts = ` its+parts into+parts in+parts break+down break+into break+it query+params query+string components pathname hostname`
+const urlParts = ` its+parts into+parts in+parts break+down break+into break+it break+this+url break+the+url query+params query+string components pathname hostname`
 
 // editWords change a file.
 const editWords = `update edit change set write fix bump modify`
@@ -166,7 +166,7 @@ var rules = []rule{
 	r(web, `mobile desktop tablet viewport width widths size siz responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`).first("size"),
 	// The session's network and media, before the page loads.
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
-	r(web, `unmock unroute`, `browser_unroute`),
+	r(web, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
 	r(web, `offline airplane no+network no+internet`, `browser_network_state_set`),
 	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet print+styles reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
@@ -187,14 +187,18 @@ var rules = []rule{
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
-	r(web, loginWords+` authenticate`, `browser_navigate browser_type browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form` + stillIn),
+	r(web, loginWords+` authenticate`, `browser_navigate browser_fill_form browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form` + stillIn),
 	r(web, `sign+up register registration`, `browser_navigate browser_fill_form browser_click`),
 	r(web, `checkout`, `browser_navigate browser_click browser_fill_form`).with(`flow go+through complete`),
+	// Buying something is the whole flow: the product, the cart, the form.
+	r(web, `place+an+order place+the+order place+order places+an+order buy purchase`, `browser_navigate browser_click browser_fill_form`),
+	// A code applied at the cart is typed into its box and applied.
+	r(web, `promo coupon voucher discount+code gift+card`, `browser_type browser_click`).with(`apply use enter redeem add type`),
 	r(web, `submit submitt`, `browser_fill_form browser_click`).but(`empty blank without`).first("submit"),
 	r(web, `submit submitt`, `browser_click`).first("submit"),
 	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form` + sequentially),
 	r(web, `try throw paste put`, `browser_type`).with(`box field input textbox payload payloads`).but(`type enter fill+in form`),
-	r(web, `fill`, `browser_fill_form`).with(`form`),
+	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup`),
 	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press`, `browser_press_key`),
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
 	r(web, `click tap press add`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point>`),
@@ -240,7 +244,7 @@ var rules = []rule{
 
 	// Checks in the browser: the first that applies.
 	r(web, `<js>`, `assert_equals`).checks().first("check"), // a value the page's script gives
-	r(web, `<count> more fewer at+least at+most number+of how+many`, `assert_count`).checks().first("check"),
+	r(web, `<count> more fewer at+least at+most number+of how+many per+page`, `assert_count`).checks().first("check"),
 	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in`, `assert_checked`).checks().first("check"),
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
@@ -252,7 +256,7 @@ var rules = []rule{
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
-	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson>`),
+	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson> means meaning actually+mean`),
 	// A status checked is a check of its own beside one of the body.
 	r(api, `<status>`, `assert_equals`).checks().first("status"),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
@@ -263,14 +267,14 @@ var rules = []rule{
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
-	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables`, `db_pg_schema`).first("pg"),
+	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables`, `db_pg_schema`).first("pg"),
 	r(pg, `seed insert populate`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).first("pg"),
-	r(pg, `table tables row rows query count select read compare record records shows+up <sql>`, `db_pg_query`).first("pg"),
+	r(pg, `table tables row rows query count select read find whose compare record records shows+up <sql>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
-	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables`, `db_sqlite_schema`).first("sqlite"),
-	r(sqlite, `table tables row rows query count select read record records <sql>`, `db_sqlite_query`).first("sqlite"),
+	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables the+tables`, `db_sqlite_schema`).first("sqlite"),
+	r(sqlite, `table tables row rows query count select read find whose record records <sql>`, `db_sqlite_query`).first("sqlite"),
 	r(sqlite, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
 	r(redis, `delete remove clear wipe evict`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
@@ -287,6 +291,7 @@ var rules = []rule{
 	r(files, `zip archive compress`, `fs_zip`).but(`unzip extract`),
 	r(files, `unzip extract unpack`, `fs_unzip`),
 	r(files, `watch monitor keep+an+eye whenever notify tell+me+when`, `fs_watch`),
+	r(files, `where which+files`, `fs_search`).with(`call calls called use uses used define defined import imports imported referenced mention mentions`),
 	r(files, `find search grep mention mentions containing`, `fs_search`).but(`flaky flip flips failing failures check verify make+sure ensure`),
 	r(files, `compare diff`, `fs_read object_diff`).with(`key+by+key field+by+field keys fields values`),
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`),
@@ -309,13 +314,13 @@ var rules = []rule{
 	r(files, `mkdir`, `fs_mkdir`),
 	r(files, `create make`, `fs_mkdir`).with(`<dir> folder directory`).but(`=file zip archive backup back+up copy`),
 
-	// Checks of data: databases, caches, files.
+	// Checks of data: databases, caches, files; first, validation against
+	// a schema, whatever the data.
+	r(0, `schema`, `assert_json_schema`).with(`validate valid validation conform conforms match matches against`).but(`generate generat example examples fake`).first("check"),
+	r(api|value|files, `starts+with start+with begins+with ends+with =starts prefix`, `assert_contains`).checks().first("check"),
 	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
 	r(pg|sqlite|redis|files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect`).first("check"),
 	r(0, `compare`, `object_diff`).but(`<file> text texts string strings`),
-
-	// Validation against a schema, whatever the data.
-	r(0, `schema`, `assert_json_schema`).with(`validate valid validation conform conforms match matches against`).but(`generate generat example examples fake`).first("check"),
 
 	// Test results and analysis.
 	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`),
@@ -323,7 +328,7 @@ var rules = []rule{
 	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group why failure failures`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests`),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`),
 	r(0, `flaky flake flakiness intermittent`, `test_flaky_detect`),
-	r(0, `run+first prioritize priority`, `test_prioritize`),
+	r(0, `run+first go+first prioritize prioritise priority order+by+risk`, `test_prioritize`),
 	r(0, `duplicate duplicates redundant`, `test_deduplicate`).with(`test tests`),
 	r(0, `missing gap gaps what+kind`, `test_coverage_gaps`).with(`test tests`),
 	r(0, `regress regression slower baseline`, `performance_regression`).but(`test tests`),
@@ -344,7 +349,7 @@ var rules = []rule{
 	r(job, `status`, `task_status`).with(`log logs output`),
 	r(job, `log logs output`, `task_logs`).with(`its it this+job that+job job+<number> the+log`).first("joblog"),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
-	r(job, `pool busy queued how+many piling piling+up how+s+the queue+status`, `pool_status`).first("job"),
+	r(job, `pool busy queued how+many piling piling+up how+s+the queue+status queue+doing how+the+queue how+the+job+queue`, `pool_status`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
 	r(job, `status finish finishes finished done state still+running is+it+running`, `task_status`).with(`job+<number> my+job the+job this+job that+job still+running`).first("job"),
 	r(job, `list newest recent latest all which`, `task_list`).first("job"),
@@ -389,11 +394,11 @@ var rules = []rule{
 	r(github, `comment`, `gh_issue_comment`).but(`approve request+changes`).first("gh"),
 	r(github, `flaky flake flakiness intermittent flip flips`, `gh_workflow_runs test_flaky_detect`).but(`<file>`).first("gh"),
 	r(github, `flaky flake flakiness intermittent flip flips`, `test_flaky_detect`).first("gh"),
-	r(github, `trigger =run start dispatch kick`, `gh_workflow_run`).with(`workflow ci`).first("gh"),
+	r(github, `trigger =run start dispatch kick`, `gh_workflow_run`).with(`workflow ci <yml>`).first("gh"),
 	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
 	r(github, `changed+between what+changed diff drifted compare`, `gh_diff`).but(`review`),
-	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(editWords + ` junit report reports`),
+	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(editWords + ` junit report reports trigger runs run+link`),
 	// A file changed in a repository is read first: the write takes it
 	// whole.
 	r(github, `commit add+a+new create+a+new new+file`, `gh_file_write`).with(`<file>`).but(editWords),
@@ -413,7 +418,7 @@ var rules = []rule{
 	r(gateway, `unregister remove detach drop take+it+out take+out`, `mcp_unregister`),
 
 	// The Igors, dynamic tools, squads.
-	r(workers, `status health healthy memory stuck pool came+back come+back back+up`, `worker_status`),
+	r(workers, `status health healthy ok okay alive memory stuck pool came+back come+back back+up`, `worker_status`),
 	r(workers, `restart restarted recycle`, `worker_restart`).but(`memory uptime health status how+many`),
 	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back revert latest+snapshot last+snapshot the+snapshot`),
 	r(dynamic, `=snapshots list+snapshot`, `worker_snapshots`).but(`latest+snapshot last+snapshot newest+snapshot`),
@@ -434,7 +439,7 @@ var rules = []rule{
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
 	r(anyDomain, `sha256 sha1 sha512 md5`, `hash_text`).with(`string text`).but(`<file> file`),
 	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now`, `timestamp_now`),
-	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days`, `date_utils`),
+	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days last+day day+window days+window deadline`, `date_utils`),
 	r(0, urlParts, `url_parse`).with(`<link> url link`),
 	r(anyDomain, `line+diff text+diff diff+of+the+text line+by+line+diff`, `string_diff`),
 	r(0, `<regex> regex regexp regular+expression`, `regex_test`).with(`<regex> match matches test`),
