@@ -75,7 +75,7 @@ var (
 	jsExpr    = regexp.MustCompile(`^(?:window|document|navigator|performance|location|localStorage|sessionStorage)\.[\w$.]|^[\w$.]+\.[\w$]+\(.*\)$`)
 	hostLike  = regexp.MustCompile(`^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|local|test|internal|example|co|ai)(?::\d+)?(?:/\S*)?$`)
 	localHost = regexp.MustCompile(`^(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d+)?(?:/\S*)?$`)
-	fileName  = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace|tpl|tmpl|j2|hbs|mustache)$`)
+	fileName  = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace|tpl|tmpl|j2|hbs|mustache|lock|cfg|conf|properties|xlsx|jsonl|ndjson|snap)$`)
 	// regexLike is a regular expression written as one: anchored, or with
 	// a character class and a quantifier.
 	regexLike = regexp.MustCompile(`^\^\S+|^\S+\$$|\\[dwsDWSb]|\[[^\]]+\][*+?{]|^/\S*[\\\[(].*/[gimsuy]*$`)
@@ -92,6 +92,10 @@ var (
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
+	// issueRef is a pull request's or an issue's number: #497.
+	issueRef = regexp.MustCompile(`^#\d+$`)
+	// promoCode is a code a shop's customer types: SPRING10, SAVE10.
+	promoCode = regexp.MustCompile(`^[A-Z]{3,}\d{1,4}$`)
 	// dotFile is a project's hidden file: .env, .env.test, .npmrc (not
 	// a selector's class, .toast).
 	dotFile = regexp.MustCompile(`^\.(?:env|npmrc|nvmrc|gitignore|dockerignore|editorconfig|prettierrc|eslintrc|babelrc|tool-versions)(?:\.[\w-]+)*$`)
@@ -101,6 +105,10 @@ var (
 	localImage = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)+:\w[\w.-]*$`)
 	repoName   = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
+
+// loginVerbs before "logged in" make it a step: get logged in, be
+// signed in.
+var loginVerbs = wordSet(`get gets getting be being stay stays still`)
 
 // imageContext are the stems of words that make a name:tag an image.
 var imageContext = func() map[string]bool {
@@ -292,6 +300,9 @@ func lexChunk(out []token, chunk string) []token {
 	case plainWords(body):
 		// Most chunks are words: none of the values below can be one.
 		return lexWords(out, chunk)
+	case issueRef.MatchString(body):
+		n, _ := strconv.Atoi(body[1:])
+		out = append(out, token{kind: number, text: body[1:], stem: body[1:], num: n, raw: "#"}) // #497: a PR's or an issue's number
 	case jsExpr.MatchString(body):
 		out = append(out, token{kind: script, text: body})
 	case regexLike.MatchString(chunk) && !strings.HasPrefix(lower, "http"):
@@ -664,7 +675,10 @@ func markers(tokens []token, i int) []string {
 		if t.num >= 100 && t.num <= 599 && i > 0 && statusBefore[tokens[i-1].text] {
 			out = append(out, "<status>") // "should 301", "returns 200": an HTTP status
 		}
-		if t.num >= 100 && t.num <= 599 && t.text == strconv.Itoa(t.num) {
+		if t.raw == "#" {
+			out = append(out, "<ref>")
+		}
+		if t.num >= 100 && t.num <= 599 && t.text == strconv.Itoa(t.num) && t.raw != "#" {
 			out = append(out, "<code>") // maybe an HTTP status: "what does a 422 mean"
 		}
 		out = append(out, "<measure>")
@@ -677,6 +691,12 @@ func markers(tokens []token, i int) []string {
 		}
 		if instanceName.MatchString(t.text) {
 			out = append(out, "<instance>") // parcel-shipment-api-1: a container
+		}
+		if (t.text == "logged" || t.text == "signed") && i+1 < len(tokens) && (tokens[i+1].text == "in" || tokens[i+1].text == "into") && (i == 0 || !loginVerbs[tokens[i-1].text]) {
+			out = append(out, "<loggedin>") // logged in as the QA lead: a state
+		}
+		if promoCode.MatchString(t.raw) {
+			out = append(out, "<promo>") // SPRING10: a code typed at the cart
 		}
 		if t.text == "cli" {
 			out = append(out, "<command>") // redis-cli PING

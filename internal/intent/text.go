@@ -195,7 +195,7 @@ func delegated(clauses []*clause, i int, about domain) bool {
 
 // watchWords turn back to a sub-agent handed a task ("poll until it's
 // done", "read its output").
-var watchWords = triggers(`wait poll watch done finish finishes finished output logs status progress`)
+var watchWords = triggers(`wait poll watch keep+an+eye monitor done finish finishes finished output logs status progress`)
 
 // setUp is the last thing before clause i the request set up and may
 // tear down: a stack, a container, a squad.
@@ -445,6 +445,9 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if req.about&squads != 0 && c.hasAny(squadWork) {
 		about = squads // work handed to the squad is the squad's
 	}
+	if req.about&github != 0 && about&(agent|job) == 0 && c.has("<ref>") {
+		about = github // "approve #497 if its diff only touches e2e/"
+	}
 	if req.about&github != 0 && about == files && c.hasAny(edits) {
 		about = github // a file of the repository the request works in
 	}
@@ -541,6 +544,23 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 			return s.Tool == "gh_workflow_runs" || !repo && (s.Tool == "gh_workflow_run" || s.Tool == "gh_file_read")
 		})
 	}
+	// A file read from a repository and then checked is checked for what
+	// it holds ("read .github/workflows/e2e.yml and check it's on node
+	// 20").
+	if i := has("gh_file_read"); i >= 0 && has("assert_") < 0 {
+		if c := slices.IndexFunc(clauses, func(c *clause) bool {
+			return c.words != steps[i].Words && c.about&^github == 0 && c.hasAny(checkWords)
+		}); c >= 0 {
+			steps = slices.Insert(steps, i+1, Step{Tool: "assert_contains", Words: clauses[c].words})
+		}
+	}
+	// A video started is stopped where the request says stop ("then stop
+	// and give me the file").
+	if i := has("browser_start_video"); i >= 0 && has("browser_stop_video") < 0 {
+		if c := slices.IndexFunc(clauses, func(c *clause) bool { return c.about == 0 && c.hasAny(stopWords) }); c >= 0 {
+			steps = append(steps, Step{Tool: "browser_stop_video", Words: clauses[c].words})
+		}
+	}
 	// A page reloaded, gone back from or switched away from is open
 	// already.
 	firstOnPage := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) })
@@ -622,6 +642,9 @@ var deleteIt = triggers(`delete+it remove+it drop+it delete+the+tool remove+the+
 
 // onOpenPage are steps that work on a page open already.
 var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true}
+
+// stopWords end a recording.
+var stopWords = triggers(`=stop stop+it stop+recording end+it`)
 
 // tryIt run a tool just written.
 var tryIt = triggers(tryItWords)

@@ -125,6 +125,10 @@ const sequentially = ` key+by+key character+by+character one+key+at+a+time type+
 // stillIn ask whether a session is still logged in, not to log in.
 const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stays+logged+in stay+logged+in stays+signed+in remain+logged+in`
 
+// loggedIn say a session is logged in already ("(logged in as the QA
+// lead)", "I'm logged into admin"): a state, not a step.
+const loggedIn = ` <loggedin>`
+
 // tableWords name a table's parts.
 var tableWords = triggers(`table tables column columns row rows`)
 
@@ -187,15 +191,17 @@ var rules = []rule{
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
-	r(web, loginWords+` authenticate`, `browser_navigate browser_fill_form browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form` + stillIn),
+	r(web, loginWords+` authenticate`, `browser_navigate browser_fill_form browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form` + stillIn + loggedIn),
 	r(web, `sign+up register registration`, `browser_navigate browser_fill_form browser_click`),
 	r(web, `checkout`, `browser_navigate browser_click browser_fill_form`).with(`flow go+through complete`),
 	// Buying something is the whole flow: the product, the cart, the form.
 	r(web, `place+an+order place+the+order place+order places+an+order buy purchase`, `browser_navigate browser_click browser_fill_form`),
 	// A code applied at the cart is typed into its box and applied.
 	r(web, `promo coupon voucher discount+code gift+card`, `browser_type browser_click`).with(`apply use enter redeem add type`),
+	r(web, `apply use enter redeem try`, `browser_type browser_click`).with(`<promo>`),
 	r(web, `submit submitt`, `browser_fill_form browser_click`).but(`empty blank without`).first("submit"),
 	r(web, `submit submitt`, `browser_click`).first("submit"),
+	r(web, `=search`, `browser_type`).with(`<quoted>`),
 	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form` + sequentially),
 	r(web, `try throw paste put`, `browser_type`).with(`box field input textbox payload payloads`).but(`type enter fill+in form`),
 	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup`),
@@ -216,6 +222,7 @@ var rules = []rule{
 	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route`),
 	r(web, `scroll`, `browser_scroll`),
 	// A dialog, not "confirm the page shows ..." nor the confirmation page.
+	r(web, `=confirm =alert =prompt`, `browser_handle_dialog browser_click`).with(`pops pop popup throws shows+a`),
 	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm the+confirm pops+a+confirm`, `browser_handle_dialog browser_click`),
 	r(web, `reload refresh`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate`).but(`online offline`),
@@ -229,7 +236,7 @@ var rules = []rule{
 	r(web, `video =recording record+a+video`, `browser_start_video`).with(`start record begin`).but(`stop spec playwright+test`),
 	r(web, `chapter`, `browser_video_chapter`),
 	r(web, `recording video`, `browser_stop_video`).with(`stop end finish`),
-	r(web|files, `spec playwright+test test+file <spec>`, `browser_export_test`).with(`export write save record turn`),
+	r(web|files, `spec playwright+test test+file <spec>`, `browser_export_test`).with(`export write save record turn`).but(`reuse`),
 	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
 	r(web, `pdf <pdf>`, `browser_pdf_save`).first("pdf"),
 	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
@@ -251,7 +258,7 @@ var rules = []rule{
 	r(web, `url redirect redirected end+up land+on lands+on taken+to <path>`, `assert_url`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
-	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains`, `assert_text`).checks().first("check"),
+	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number`, `assert_text`).checks().first("check"),
 	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed`).checks().first("check"),
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
