@@ -137,7 +137,7 @@ func (d *Doctor) squadTools() []tool.Tool {
 				schema.String("name", "Squad name").Required().Min(1),
 				schema.String("key", "Key").Required().Min(1),
 				schema.Any("value", "Any JSON value").Required()).
-				WithPhrases("give the team a value", "give squad calls a value", "broadcast value to squad", "seed shared team state", "hand the team a token", "publish variable to squad", "value for all squad calls"),
+				WithPhrases("give the team a value", "give squad calls a value", "broadcast value to squad", "seed shared team state", "hand the team a token", "publish variable to squad", "value for all squad calls", "give everyone in the squad", "push a value to every member", "so all their calls can read it"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Name  string          `json:"name"`
 				Key   string          `json:"key"`

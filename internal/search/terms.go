@@ -203,6 +203,8 @@ var (
 	specFile      = regexp.MustCompile(`\.(?:spec|test)\.[jt]sx?$`)
 	envValue      = regexp.MustCompile(`^[A-Z][A-Z0-9_]*=\S*$`)
 	keyValue      = regexp.MustCompile(`^\w[\w.-]*:[\w.:*{}-]*$`)
+	sizeValue     = regexp.MustCompile(`^\d{3,4}x\d{3,4}$`)
+	dotFile       = regexp.MustCompile(`^\.(?:env|npmrc|nvmrc|gitignore|dockerignore|editorconfig|prettierrc|eslintrc|babelrc|tool-versions)(?:\.[\w-]+)*$`)
 	templateValue = regexp.MustCompile(`\{\{.*\}\}|\$\{.*\}`)
 	// Values of several words: a JSON object or array, an SQL statement,
 	// a Redis command (its verb in capitals, then a key, not a URL), a
@@ -289,6 +291,8 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		for _, q := range quotedValue.FindAllString(query, -1) {
 			if v := strings.Trim(strings.TrimSpace(q), "'\"`‘’“”.,;:?!()[]"); urlValue.MatchString(strings.ToLower(v)) || strings.HasPrefix(v, "/") && strings.ContainsAny(v, "?#") {
 				kinds = append(kinds, "url")
+			} else if templateValue.MatchString(v) {
+				kinds = append(kinds, templateKind) // 'Hi {{name}}': a template to fill
 			}
 		}
 	}
@@ -303,7 +307,7 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 	}
 	for _, f := range strings.Fields(query) {
 		v := strings.Trim(f, `,;:?!()"'`+"`")
-		if plainWord(v) {
+		if plainWord(v) && !sizeValue.MatchString(v) {
 			kept = append(kept, f)
 			continue
 		}
@@ -326,10 +330,12 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 		case envValue.MatchString(v):
 			kind = envKind // POSTGRES_PASSWORD=test: a setting, not a database's password
 		case templateValue.MatchString(v):
-			kind = "template"
+			kind = templateKind
 		case regexValue.MatchString(v):
 			kind = "regex"
-		case knownFile.MatchString(lower):
+		case sizeValue.MatchString(lower):
+			kind = viewportKind // 375x812: a window's size
+		case knownFile.MatchString(lower), dotFile.MatchString(lower):
 			kind = "file"
 		case DatabaseOf(lower) != "":
 			kind = Terms(DatabaseOf(lower))[0] // postgres://..., redis://...: that database

@@ -65,6 +65,11 @@ var same = []string{
 	"snapshot | point in time copy",
 	"rename | change the name | give a new name",
 	"connect | hook up | plug in",
+	"sha256 | sha 256",
+	"sha1 | sha 1",
+	"sha512 | sha 512",
+	"count | how many",
+	"mkdir | make a folder | make a directory | create a folder | create a directory | make the folder | create the folder | make a new directory | make a new folder",
 }
 
 // near are words of related meaning: a query's word brings the others of
@@ -116,6 +121,7 @@ var near = []string{
 	"squad team crew group",
 	"decode decipher gibberish",
 	"offline disconnected",
+	"indent prettify beautify reformat",
 }
 
 // weightNear is a related word's share of the weight of the query word
@@ -165,13 +171,14 @@ func init() {
 	}
 	statusKind, sqliteKind, postgresKind, dirKind = Terms("http status")[0], Terms("sqlite")[0], Terms("postgres")[0], Terms("folder")[0]
 	jsKind, envKind, base64Kind, githubKind, specKind = Terms("javascript")[0], Terms("environment")[0], Terms("base64")[0], Terms("github")[0], Terms("playwright")[0]
+	viewportKind, templateKind = Terms("viewport")[0], Terms("template")[0]
 }
 
 // The terms of the kinds of values a query holds (terms.go), set once
 // the vocabulary above is read: an HTTP status, SQLite's, PostgreSQL's,
 // a folder, a script, an environment variable, an encoded value, a
-// repository's file, a Playwright spec.
-var statusKind, sqliteKind, postgresKind, dirKind, jsKind, envKind, base64Kind, githubKind, specKind string
+// repository's file, a Playwright spec, a window's size, a template.
+var statusKind, sqliteKind, postgresKind, dirKind, jsKind, envKind, base64Kind, githubKind, specKind, viewportKind, templateKind string
 
 // phraseAt reports the term of the domain name that ws starts with, and
 // how many words it takes; 0 when it starts none.

@@ -627,7 +627,7 @@ func pgTransaction() tool.Tool {
 				)).Required().Min(1),
 				aliasArg("PostgreSQL"),
 			)).
-			WithPhrases("begin commit", "rollback on error", "atomic migration", "several sql statements", "postgres batch", "multi-statement sql", "apply a migration", "ddl in one transaction", "all or nothing sql"),
+			WithPhrases("begin commit", "rollback on error", "atomic migration", "several sql statements", "postgres batch", "multi-statement sql", "apply a migration", "ddl in one transaction", "all or nothing sql", "atomically", "if one statement fails undo them all"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := pgLookup(call, in.Alias)
 			if err != nil {

@@ -172,7 +172,7 @@ func fsWatch() tool.Tool {
 				schema.Integer("since", "Return only events with a seq above this (events)").Min(0),
 				schema.Boolean("clear", "Remove the returned events from the buffer (events)").Default(false),
 			)).
-			WithPhrases("file change events", "inotify", "watch for file changes", "hot reload trigger", "detect modified files", "monitor folder", "directory events", "notify when a file appears", "wait for new file"),
+			WithPhrases("file change events", "inotify", "watch for file changes", "hot reload trigger", "detect modified files", "monitor folder", "directory events", "notify when a file appears", "wait for new file", "tell me whenever anything changes in a folder", "keep an eye on a directory"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, call *tool.Call) (any, error) {
 			if err := call.NeedResources("fs_watch and its watchers"); err != nil {
 				return nil, err

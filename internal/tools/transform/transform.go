@@ -136,7 +136,7 @@ func jsonFormat() tool.Tool {
 			Description: "Pretty-print, minify or validate JSON text, keeping key order and number literals. Returns " +
 				"result; validate returns valid, and type or error, line, column, offset. Invalid JSON to format is " +
 				"INVALID_ARGS.",
-			Phrases:  []string{"prettify json", "beautify json", "compress json whitespace", "jq .", "json lint", "is this valid json", "fix json indentation", "json syntax error line"},
+			Phrases:  []string{"prettify json", "beautify json", "compress json whitespace", "jq .", "json lint", "is this valid json", "fix json indentation", "json syntax error line", "indent it so I can read it", "minify json onto one line"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
