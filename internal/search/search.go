@@ -8,7 +8,9 @@
 // first sentence of its description count most; the rest of the
 // description less; its arguments' names and descriptions little, and not
 // at all for an argument that many tools share (testName, timeout,
-// selector): text every tool has says nothing of what one is for. Words
+// selector): text every tool has says nothing of what one is for. A rare
+// word found only in that lesser text counts less again: it may be there
+// by chance ("twice", "given"). Words
 // are split (snake_case too, and camelCase in argument names), reduced to
 // their stems, the
 // domain's names for one thing made one (vocab.go), and filler words
@@ -46,6 +48,7 @@ const (
 	weightCover     = 3.0   // a query that says all of a tool's name
 	weightAsked     = 0.6   // a tool that changes things, for a question that changes nothing
 	weightLead      = 2.0   // a tool whose name holds the verb a request begins with
+	weightWeak      = 0.6   // the share a word counts that is only in a tool's lesser text
 )
 
 // sharedArg is how many tools may have an argument of one name before
@@ -85,6 +88,10 @@ type postingList struct {
 type posting struct {
 	doc int32
 	tf  float32 // weighted term frequency
+	// weak: the term is only in the tool's lesser text (the rest of its
+	// description, its arguments), where a rare word may be there by
+	// chance ("twice", "given"), for weightWeak.
+	weak bool
 }
 
 // New indexes tools.
@@ -96,10 +103,12 @@ func New(tools []*tool.Tool) *Index {
 	for i, t := range tools {
 		ix.names[strings.ToLower(t.Name)] = i
 		tf := map[string]float64{}
+		strong := map[string]bool{}
 		add := func(terms []string, w float64) {
 			for _, term := range terms {
 				tf[term] += w
 				lens[i] += w
+				strong[term] = strong[term] || w >= weightGroup
 			}
 		}
 		nameTerms := identTerms(t.Name)
@@ -142,7 +151,7 @@ func New(tools []*tool.Tool) *Index {
 				pl = &postingList{}
 				ix.postings[term] = pl
 			}
-			pl.ps = append(pl.ps, posting{doc: int32(i), tf: float32(f)})
+			pl.ps = append(pl.ps, posting{doc: int32(i), tf: float32(f), weak: !strong[term]})
 		}
 		total += lens[i]
 	}
@@ -326,7 +335,11 @@ func (ix *Index) wordScores(q []variant, best map[int32]float64) {
 // score is BM25's share of one posting of a query word's variant.
 func (ix *Index) score(v variant, idf float64, p posting) float64 {
 	f := float64(p.tf)
-	return v.weight * idf * f * (k1 + 1) / (f + ix.norm[p.doc])
+	s := v.weight * idf * f * (k1 + 1) / (f + ix.norm[p.doc])
+	if p.weak {
+		s *= weightWeak
+	}
+	return s
 }
 
 // variant is a term a query word is matched by, and its weight.
