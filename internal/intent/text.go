@@ -561,6 +561,14 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 			steps = append(steps, Step{Tool: "browser_stop_video", Words: clauses[c].words})
 		}
 	}
+	// An API named only as where a value came from is not called: the
+	// request asks what its status code means, or pastes what it gave
+	// ("what does the 429 the stock endpoint answers mean", "in this
+	// response from /v2/titles/9, is copies an integer? {...}").
+	if has("http_request") >= 0 && !slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<method>") || c.hasAny(callWords) }) &&
+		(has("http_status_info") >= 0 || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<json>") })) {
+		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "http_request" })
+	}
 	// A page reloaded, gone back from or switched away from is open
 	// already.
 	firstOnPage := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) })
@@ -642,6 +650,9 @@ var deleteIt = triggers(`delete+it remove+it drop+it delete+the+tool remove+the+
 
 // onOpenPage are steps that work on a page open already.
 var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true}
+
+// callWords call an API.
+var callWords = triggers(`call hit fetch curl send request post put patch query fire graphql`)
 
 // stopWords end a recording.
 var stopWords = triggers(`=stop stop+it stop+recording end+it`)
