@@ -141,6 +141,8 @@ func lex(text string) []token {
 			end := sqlEnd(text, i)
 			out = append(out, token{kind: statement, text: strings.TrimSpace(text[i:end])})
 			i = end
+		case r == '(':
+			i += n // "(localhost:3000)", "(#search-suggest)": the value inside
 		case isQuote(r) && (i == 0 || !isWordRune(lastRune(text[:i]))):
 			if end := closingQuote(text, i+n, r); end > 0 {
 				if in := text[i+n : end]; r == '`' && selectorLike.MatchString(in) {
@@ -738,6 +740,8 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<mcpurl>")
 		case t.kind == link && dbPorts[portOf(t.text)] != "":
 			out = append(out, search.Stem(dbPorts[portOf(t.text)])) // localhost:6379 is Redis, not a page
+		case t.kind == link && !strings.Contains(t.text, "://") && dbNamedIn(tokens) != "":
+			out = append(out, dbNamedIn(tokens)) // redis (localhost:6380): the database the clause names
 		case t.kind == link:
 			out = append(out, "<page>")
 		}
@@ -851,6 +855,16 @@ func hostOf(s string) string {
 // dbPorts are the ports databases listen on by default: a link to one
 // (localhost:5432) names the database, not a page.
 var dbPorts = map[string]string{"5432": "postgres", "6379": "redis"}
+
+// dbNamedIn is the stem of the database a clause names by name, if any.
+func dbNamedIn(tokens []token) string {
+	for _, t := range tokens {
+		if t.kind == word && (t.text == "redis" || t.text == "postgres" || t.text == "postgresql") {
+			return t.stem
+		}
+	}
+	return ""
+}
 
 // portOf is a link's port ("" when it gives none).
 func portOf(s string) string {

@@ -207,10 +207,10 @@ var rules = []rule{
 	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup`),
 	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press`, `browser_press_key`),
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
-	r(web, `click tap press add`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point>`),
+	r(web, `click tap press add hit`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point>`),
 	// What a user does on a page with a button: a click.
-	r(web, `approve reject cancel decline delete remove apply pay reserve archive subscribe unsubscribe like`, `browser_click`).
-		but(`cookie cookies localstorage sessionstorage storage+state mock mocked route routes click tap press`),
+	r(web, `approve reject cancel decline delete remove apply pay reserve archive subscribe unsubscribe like =save =import`, `browser_click`).
+		but(`cookie cookies localstorage sessionstorage storage+state mock mocked route routes click tap press screenshot pdf <pdf> trace video spec <spec> har <file> session`),
 	r(web, `open expand collapse toggle`, `browser_click`).with(`modal menu dropdown drawer accordion panel popover sidebar hamburger details`),
 	r(web, `choose select pick`, `browser_select_option`).with(`dropdown option select menu from`),
 	r(web, `upload attach`, `browser_file_upload`).but(`directory folder chown chmod`),
