@@ -94,6 +94,8 @@ var (
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
 	// issueRef is a pull request's or an issue's number: #497.
 	issueRef = regexp.MustCompile(`^#\d+$`)
+	// statusClass is a class of HTTP statuses: 4xx, 5xx.
+	statusClass = regexp.MustCompile(`^[1-5]xx$`)
 	// promoCode is a code a shop's customer types: SPRING10, SAVE10.
 	promoCode = regexp.MustCompile(`^[A-Z]{3,}\d{1,4}$`)
 	// dotFile is a project's hidden file: .env, .env.test, .npmrc (not
@@ -696,6 +698,9 @@ func markers(tokens []token, i int) []string {
 		}
 		if (t.text == "logged" || t.text == "signed") && i+1 < len(tokens) && (tokens[i+1].text == "in" || tokens[i+1].text == "into") && (i == 0 || !loginVerbs[tokens[i-1].text]) {
 			out = append(out, "<loggedin>") // logged in as the QA lead: a state
+		}
+		if statusClass.MatchString(t.text) {
+			out = append(out, "<statusclass>") // a 4xx: a range of statuses
 		}
 		if promoCode.MatchString(t.raw) {
 			out = append(out, "<promo>") // SPRING10: a code typed at the cart

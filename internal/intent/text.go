@@ -24,6 +24,15 @@ func (a *Analyzer) text(text string) Analysis {
 	}
 	clauses := split(lex(text))
 	req := contextOf(clauses)
+	// "Read the schema in X, ... check the body is valid against it": a
+	// validation against the schema the request named.
+	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("schema") }) {
+		for _, c := range clauses {
+			if c.hasAny(validWords) && c.hasAny(checkWords) {
+				c.set["schema"] = true
+			}
+		}
+	}
 
 	var steps []Step
 	for i, c := range clauses {
@@ -536,6 +545,12 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	}); i >= 0 && has("fs_read") < 0 {
 		before(i, Step{Tool: "fs_read", Words: steps[i].Words})
 	}
+	// A schema named as a file is read for the validation that uses it,
+	// wherever the request names it ("take the schema in ./schemas/x.json
+	// and check GET /x matches it").
+	if i := has("assert_json_schema"); i >= 0 && has("fs_read") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("schema") && c.has("<file>") }) {
+		before(i, Step{Tool: "fs_read", Words: steps[i].Words})
+	}
 	// CI runs whose reports are files here ("the JUnit files of the last
 	// 30 runs are in ./ci-history") are read from there, not from GitHub.
 	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(localReports) && (c.has("<file>") || c.has("junit")) }) {
@@ -650,6 +665,9 @@ var deleteIt = triggers(`delete+it remove+it drop+it delete+the+tool remove+the+
 
 // onOpenPage are steps that work on a page open already.
 var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true}
+
+// validWords ask for a validation against a schema named elsewhere.
+var validWords = triggers(`valid validate validates conform conforms against+it against+the+schema matches+it match+it respects`)
 
 // callWords call an API.
 var callWords = triggers(`call hit fetch curl send request post put patch query fire graphql`)

@@ -269,6 +269,7 @@ var rules = []rule{
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
 	r(api, `schema`, `fs_read`).with(`<file>`),
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
+	r(api, `<statusclass>`, `assert_range`).checks().first("check"), // "expect 2xx"
 	r(api|value, `contain contains include includes mention mentions`, `assert_contains`).checks().first("check"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("check"),
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
@@ -325,8 +326,9 @@ var rules = []rule{
 	// a schema, whatever the data.
 	r(0, `schema`, `assert_json_schema`).with(`validate valid validation conform conforms match matches against`).but(`generate generat example examples fake`).first("check"),
 	r(api|value|files, `starts+with start+with begins+with ends+with =starts prefix`, `assert_contains`).checks().first("check"),
+	r(value, `=says contain contains include includes mention mentions`, `assert_contains`).with(`check verify assert ensure =confirm make+sure expect should must`).first("check"),
 	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
-	r(pg|sqlite|redis|files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect`).first("check"),
+	r(pg|sqlite|redis|files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect contain contains made+it+into`).first("check"),
 	r(0, `compare`, `object_diff`).but(`<file> text texts string strings`),
 
 	// Test results and analysis.
