@@ -569,12 +569,19 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 			steps = slices.Insert(steps, i+1, Step{Tool: "assert_contains", Words: clauses[c].words})
 		}
 	}
-	// A video started is stopped where the request says stop ("then stop
-	// and give me the file").
+	// A video started is stopped at the end, to have its file ("then
+	// stop and give me the file" or not).
 	if i := has("browser_start_video"); i >= 0 && has("browser_stop_video") < 0 {
+		words := steps[len(steps)-1].Words
 		if c := slices.IndexFunc(clauses, func(c *clause) bool { return c.about == 0 && c.hasAny(stopWords) }); c >= 0 {
-			steps = append(steps, Step{Tool: "browser_stop_video", Words: clauses[c].words})
+			words = clauses[c].words
 		}
+		steps = append(steps, Step{Tool: "browser_stop_video", Words: words})
+	}
+	// A job the request submits is the one it follows: no list to find
+	// it in.
+	if has("task_submit") >= 0 {
+		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "task_list" })
 	}
 	// An API named only as where a value came from is not called: the
 	// request asks what its status code means, or pastes what it gave

@@ -233,7 +233,7 @@ var rules = []rule{
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
 
 	// Observations.
-	r(web, `video =recording record+a+video`, `browser_start_video`).with(`start record begin`).but(`stop spec playwright+test`),
+	r(web, `video =recording record+a+video`, `browser_start_video`).with(`start record begin make`).but(`stop spec playwright+test`),
 	r(web, `chapter`, `browser_video_chapter`),
 	r(web, `recording video`, `browser_stop_video`).with(`stop end finish`),
 	r(web|files, `spec playwright+test test+file <spec>`, `browser_export_test`).with(`export write save record turn`).but(`reuse`),
