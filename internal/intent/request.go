@@ -92,6 +92,8 @@ var (
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
+	// envAssign is an environment variable set: NAME=value.
+	envAssign = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*=\S+$`)
 	// issueRef is a pull request's or an issue's number: #497.
 	issueRef = regexp.MustCompile(`^#\d+$`)
 	// statusClass is a class of HTTP statuses: 4xx, 5xx.
@@ -107,6 +109,9 @@ var (
 	localImage = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)+:\w[\w.-]*$`)
 	repoName   = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
+
+// yesNo begin a question answered yes or no.
+var yesNo = wordSet(`is are does do did has have`)
 
 // loginVerbs before "logged in" make it a step: get logged in, be
 // signed in.
@@ -304,6 +309,10 @@ func lexChunk(out []token, chunk string) []token {
 	case plainWords(body):
 		// Most chunks are words: none of the values below can be one.
 		return lexWords(out, chunk)
+	case envAssign.MatchString(body):
+		// DB_URL=postgres://..., POSTGRES_PASSWORD=test: a setting's
+		// value, not a database to use
+		out = append(out, token{kind: word, text: strings.ToLower(body), raw: body, stem: strings.ToLower(body)})
 	case issueRef.MatchString(body):
 		n, _ := strconv.Atoi(body[1:])
 		out = append(out, token{kind: number, text: body[1:], stem: body[1:], num: n, raw: "#"}) // #497: a PR's or an issue's number
@@ -591,6 +600,9 @@ func newClause(tokens []token) *clause {
 	}
 	if c.set["<sqlfile>"] && c.hasAny(runSQL) {
 		c.set["<runsql>"] = true // apply migrations/005.sql: a database's work, not a file's
+	}
+	if len(tokens) > 2 && tokens[0].kind == word && yesNo[tokens[0].text] && tokens[1].text != "there" {
+		c.set["<yesno>"] = true // "is GET /api/products sending Cache-Control?": a check
 	}
 	if nounCheck(tokens) {
 		delete(c.set, checkStem) // "the cart persistence check", "a keyboard-only check on /signup": a name, not a check to make

@@ -81,7 +81,7 @@ var domainWords = []struct {
 // checkWords make a step a check.
 var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect should must had+better better+be see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
-	healthy`)
+	healthy <yesno>`)
 
 // rule: a step about in (any step when 0) holding one of when (and one of
 // and, when set), none of unless, takes tools. Within a group only the
@@ -198,7 +198,7 @@ var rules = []rule{
 	r(web, `place+an+order place+the+order place+order places+an+order buy purchase`, `browser_navigate browser_click browser_fill_form`),
 	// A code applied at the cart is typed into its box and applied.
 	r(web, `promo coupon voucher discount+code gift+card`, `browser_type browser_click`).with(`apply use enter redeem add type`),
-	r(web, `apply use enter redeem try`, `browser_type browser_click`).with(`<promo>`),
+	r(web, `apply use enter redeem try promo coupon voucher code`, `browser_type browser_click`).with(`<promo>`),
 	r(web, `submit submitt`, `browser_fill_form browser_click`).but(`empty blank without`).first("submit"),
 	r(web, `submit submitt`, `browser_click`).first("submit"),
 	r(web, `=search`, `browser_type`).with(`<quoted>`),
@@ -277,7 +277,7 @@ var rules = []rule{
 	// Databases.
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables`, `db_pg_schema`).first("pg"),
 	r(pg, `seed insert populate`, `db_pg_seed`).first("pg"),
-	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).first("pg"),
+	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare record records shows+up <sql>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
