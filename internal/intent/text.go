@@ -592,10 +592,13 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "http_request" })
 	}
 	// A page reloaded, gone back from or switched away from is open
-	// already.
+	// already: the first step's, or any step's when the request names no
+	// page ("set it, then reload the page").
 	firstOnPage := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) })
+	named := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<page>") || c.has("<path>") || c.hasAny(placeWords) })
 	there := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) }) ||
-		firstOnPage >= 0 && onOpenPage[steps[firstOnPage].Tool]
+		firstOnPage >= 0 && onOpenPage[steps[firstOnPage].Tool] ||
+		!named && slices.ContainsFunc(steps, func(s Step) bool { return onOpenPage[s.Tool] })
 	if i := firstOnPage; i >= 0 && has("browser_navigate") < 0 && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
 	}
@@ -651,7 +654,14 @@ var readyWords = triggers(`healthy ready up+yet accepting`)
 
 // onPageAlready say the page is open already ("the /book page that's
 // open now", "we are on /register already"): nothing is navigated to.
-var onPageAlready = triggers(`open+now already+open currently+open we+are+on already+on s+open is+open have+open open+right+now`)
+var onPageAlready = triggers(`open+now already+open currently+open we+are+on already+on s+open is+open have+open open+right+now` + openTab)
+
+// placeWords name a page of the site by what it is.
+var placeWords = triggers(`homepage home+page storefront checkout cart admin dashboard`)
+
+// openTab name the page open now: "in the open tab", "the tab that's
+// open", "this browser session".
+const openTab = ` the+open+tab tab+that+open tab+thats+open page+that+open this+browser+session this+session this+page the+current+page`
 
 // openConnection say a database's connection is open already.
 var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)
