@@ -190,8 +190,10 @@ func TestIntentStepsAndHints(t *testing.T) {
 		"Set the key feature:beta in redis":                                       {"db_redis_set", map[string]any{"key": "feature:beta"}},
 		"Merge pull request 12 on acme/web":                                       {"gh_pr_merge", map[string]any{"pullNumber": 12, "owner": "acme", "repo": "web"}},
 		"Call POST /api/orders and assert it returns 201":                         {"assert_equals", map[string]any{"expected": 201}},
-		"Wait 3 seconds": {"wait_ms", map[string]any{"ms": 3000}},
-		"Open the invoice page and save it as invoice-42.pdf": {"browser_pdf_save", map[string]any{"path": "invoice-42.pdf"}},
+		"GET http://localhost:8080/health must be 200":                            {"assert_equals", map[string]any{"expected": 200}},
+		"Merge #497 on acme/web":                                                  {"gh_pr_merge", map[string]any{"pullNumber": 497, "owner": "acme", "repo": "web"}},
+		"Wait 3 seconds":                                                          {"wait_ms", map[string]any{"ms": 3000}},
+		"Open the invoice page and save it as invoice-42.pdf":                     {"browser_pdf_save", map[string]any{"path": "invoice-42.pdf"}},
 	} {
 		r := d.intent.Text(text)
 		if s := step(r, want[0].(string)); mustJSON(s.Args) != mustJSON(want[1]) {

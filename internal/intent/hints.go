@@ -79,9 +79,9 @@ func find(c *clause) found {
 		case number:
 			n := nextTok(1)
 			switch p := prev(1).text; {
-			case t.num >= 100 && t.num <= 599 && (returnWords[p] || prev(2).text == "status"):
-				f.status = t.num
-			case p == "request" && prev(2).text == "pull" || p == "pr" || p == "issue" || p == "#":
+			case t.num >= 100 && t.num <= 599 && t.raw != "#" && (returnWords[p] || statusBefore[p] || prev(2).text == "status"):
+				f.status = t.num // "returns 200", "must be 200", "answers 404"
+			case p == "request" && prev(2).text == "pull" || p == "pr" || p == "issue" || t.raw == "#":
 				f.number = t.num
 			case n.kind == word && (n.stem == "second" || n.stem == "millisecond" || n.text == "ms"):
 				f.ms = t.num
