@@ -82,7 +82,7 @@ var (
 	// imageNames are images everyone runs; name:tag of one is an image.
 	imageNames   = wordSet(`postgres redis mysql mariadb mongo nginx node python golang alpine busybox ubuntu debian httpd rabbitmq memcached elasticsearch minio`)
 	imageTag     = regexp.MustCompile(`^(?:\d[\w.-]*|latest|alpine|slim|[\w.-]*-alpine)$`)
-	spawnID      = regexp.MustCompile(`^sp_\w+$`)
+	spawnID      = regexp.MustCompile(`^sp[_-]\w+$`)
 	sizeLike     = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 	measureLike  = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
 	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
@@ -109,6 +109,9 @@ var (
 	localImage = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)+:\w[\w.-]*$`)
 	repoName   = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]$`)
 )
+
+// toPath before a path say it is where the page is or goes.
+var toPath = wordSet(`to is s be at equals`)
 
 // yesNo begin a question answered yes or no.
 var yesNo = wordSet(`is are does do did has have`)
@@ -746,6 +749,9 @@ func markers(tokens []token, i int) []string {
 			}
 		}
 	case link, urlPath:
+		if t.kind == urlPath && i > 0 && toPath[tokens[i-1].text] {
+			out = append(out, "<topath>") // "kicks me to /login", "check it's /pricing": where the page ends up
+		}
 		switch host := hostOf(t.text); {
 		case search.DatabaseOf(t.text) != "":
 			out = append(out, search.Stem(search.DatabaseOf(t.text))) // postgres://...: that database

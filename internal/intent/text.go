@@ -345,7 +345,7 @@ func contextOf(clauses []*clause) request {
 	sizes, items := 0, 0
 	for _, c := range clauses {
 		req.about |= c.about
-		if c.has("<page>") || c.hasAny(pageWords) && !c.has("full page") || c.has("<path>") && !c.has("<api>") && c.about&web != 0 {
+		if c.has("<page>") || c.hasAny(pageWords) && !(c.has("full page") && !c.hasAny(placeWords)) || c.has("<path>") && !c.has("<api>") && c.about&web != 0 {
 			req.pages = true // a site's page, or a path of it (/login) in a step about pages
 		}
 		if c.hasAny(parallelPhrases) {
@@ -672,7 +672,7 @@ var edits = triggers(`update edit change set fix bump modify`)
 
 // squadWork hand work to a squad the request set up ("run the checks
 // through it", "dispatch the audits to it").
-var squadWork = triggers(`dispatch through+it through+the+squad as+that+squad as+the+squad to+it via+it`)
+var squadWork = triggers(`dispatch through+it through+the+squad as+that+squad as+the+squad to+it via+it with+it`)
 
 // fromIt make data from what the request named before.
 var fromIt = triggers(`from+it from+that from+this from+the+schema`)

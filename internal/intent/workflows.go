@@ -81,7 +81,7 @@ var domainWords = []struct {
 // checkWords make a step a check.
 var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect should must had+better better+be see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
-	healthy <yesno>`)
+	healthy has+to have+to needs+to <yesno>`)
 
 // rule: a step about in (any step when 0) holding one of when (and one of
 // and, when set), none of unless, takes tools. Within a group only the
@@ -147,7 +147,7 @@ const disconnect = `disconnect <disconnect>`
 // a11yWords ask for an accessibility audit; loginWords for logging in.
 const (
 	a11yWords  = `accessibility a11y wcag alt+text screen+reader contrast`
-	loginWords = `log+in logg+in sign+in login`
+	loginWords = `log+in logg+in sign+in login log+into sign+into`
 )
 
 func (x rule) first(group string) rule { x.group = group; return x }
@@ -174,7 +174,7 @@ var rules = []rule{
 	r(web, `offline airplane no+network no+internet`, `browser_network_state_set`),
 	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet print+styles reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
-	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_set_storage_state`).with(`load reuse restore apply import start`).but(`save store write export`).first("state"),
+	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use`).but(`save store write export`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_storage_state`).first("state"),
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe all every`).but(`one only just`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_set`).with(`set add inject write`).but(`which what does+the`).first("cookie"),
@@ -191,7 +191,7 @@ var rules = []rule{
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
-	r(web, loginWords+` authenticate`, `browser_navigate browser_fill_form browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form` + stillIn + loggedIn),
+	r(web, loginWords+` authenticate`, `browser_navigate browser_fill_form browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form saved+login storage+state` + stillIn + loggedIn),
 	r(web, `sign+up register registration`, `browser_navigate browser_fill_form browser_click`),
 	r(web, `checkout`, `browser_navigate browser_click browser_fill_form`).with(`flow go+through complete`),
 	// Buying something is the whole flow: the product, the cart, the form.
@@ -255,7 +255,7 @@ var rules = []rule{
 	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in`, `assert_checked`).checks().first("check"),
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
-	r(web, `url redirect redirected end+up land+on lands+on taken+to <path>`, `assert_url`).checks().first("check"),
+	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on <topath>`, `assert_url`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number`, `assert_text`).checks().first("check"),
@@ -271,7 +271,8 @@ var rules = []rule{
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
 	r(api, `<statusclass>`, `assert_range`).checks().first("check"), // "expect 2xx"
 	r(api|value, `contain contains include includes mention mentions`, `assert_contains`).checks().first("check"),
-	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("check"),
+	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("type"),
+	r(api|value, `truthy falsy`, `assert_truthy`).checks(),
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
@@ -281,7 +282,7 @@ var rules = []rule{
 	r(pg, `table tables row rows query count select read find whose compare record records shows+up <sql>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
-	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables the+tables`, `db_sqlite_schema`).first("sqlite"),
+	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables the+tables its+tables`, `db_sqlite_schema`).first("sqlite"),
 	r(sqlite, `table tables row rows query count select read find whose record records <sql>`, `db_sqlite_query`).first("sqlite"),
 	r(sqlite, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
@@ -299,11 +300,13 @@ var rules = []rule{
 	r(files, `zip archive compress`, `fs_zip`).but(`unzip extract`),
 	r(files, `unzip extract unpack`, `fs_unzip`),
 	r(files, `watch monitor keep+an+eye whenever notify tell+me+when`, `fs_watch`),
+	r(files|web, `find grep`, `fs_search`).with(`spec specs every+file test+files`).but(`flaky`),
 	r(files, `where which+files`, `fs_search`).with(`call calls called use uses used define defined import imports imported referenced mention mentions`),
 	r(files, `find search grep mention mentions containing`, `fs_search`).but(`flaky flip flips failing failures check verify make+sure ensure`),
 	r(files, `compare diff`, `fs_read object_diff`).with(`key+by+key field+by+field keys fields values`),
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
+	r(anyDomain, `compare diff different difference differences`, `object_diff`).with(`<twojson>`).first("diff"),
 	// A file's content checked is read, then the check made.
 	r(files, `contain contains made+it+into in+the+file into+the+file`, `fs_read assert_contains`).checks(),
 	r(files, `read open load contents`, `fs_read`).but(`<plan> read+only readonly session`),
@@ -363,7 +366,7 @@ var rules = []rule{
 	r(job, `status finish finishes finished done state still+running is+it+running`, `task_status`).with(`job+<number> my+job the+job this+job that+job still+running`).first("job"),
 	r(job, `list newest recent latest all which`, `task_list`).first("job"),
 	r(job, `status finish finishes finished done state`, `task_status`).first("job"),
-	r(job, `run submit queue start kick execute build test tests background worktree`, `task_submit task_status`).but(`lately anything+fail anything+failed how+many backed+up =running are+running is+running`).first("job"),
+	r(job, `run submit queue start kick execute build test tests background worktree`, `task_submit task_status`).but(`lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
 
 	// Containers.
 	r(compose, `what+s+up what+s+down up+and+down which+are+up which+are+down`, `compose_ps`).first("compose"),
@@ -406,7 +409,7 @@ var rules = []rule{
 	r(github, `trigger =run start dispatch kick`, `gh_workflow_run`).with(`workflow ci <yml>`).first("gh"),
 	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
-	r(github, `changed+between what+changed diff drifted compare`, `gh_diff`).but(`review`),
+	r(github, `changed+between what+changed what+it+changes diff drifted compare`, `gh_diff`).but(`review`),
 	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(editWords + ` junit report reports trigger runs run+link`),
 	// A file changed in a repository is read first: the write takes it
 	// whole.
@@ -432,7 +435,9 @@ var rules = []rule{
 	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back revert latest+snapshot last+snapshot the+snapshot`),
 	r(dynamic, `=snapshots list+snapshot`, `worker_snapshots`).but(`latest+snapshot last+snapshot newest+snapshot`),
 	r(dynamic, `rollback roll+back restore revert undo`, `worker_rollback`),
-	r(dynamic, `delete remove drop`, `dynamic_tool_delete`),
+	r(dynamic, `delete remove drop`, `dynamic_tool_delete`).but(`dropped+it dropped+into i+dropped`),
+	r(dynamic, `reload rescan`, `tools_reload`),
+	r(dynamic, `can+be+found found+now shows+up show+up`, `tool_search`),
 	r(squads, `create set+up form start`, `squad_create`),
 	r(squads, `share shared put`, `squad_share`).but(`what+shared read get`),
 	r(squads, `run dispatch through as+that`, `squad_dispatch`),
@@ -463,7 +468,7 @@ var rules = []rule{
 	r(web, `trace tracing`, `browser_stop_tracing`),
 	r(pg, disconnect, `db_pg_disconnect`),
 	r(redis, disconnect, `db_redis_disconnect`),
-	r(sqlite, disconnect, `db_sqlite_close`),
+	r(sqlite, disconnect+` close`, `db_sqlite_close`),
 }
 
 // triggers reads a space-separated list: words and "a+b" phrases, each
