@@ -92,8 +92,8 @@ var (
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
-	// envAssign is an environment variable set: NAME=value.
-	envAssign = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*=\S+$`)
+	// envAssign is a setting given a value: NAME=value, ml_consent=all.
+	envAssign = regexp.MustCompile(`^[A-Za-z_][\w.-]*=\S+$`)
 	// issueRef is a pull request's or an issue's number: #497.
 	issueRef = regexp.MustCompile(`^#\d+$`)
 	// statusClass is a class of HTTP statuses: 4xx, 5xx.
@@ -151,6 +151,9 @@ func lex(text string) []token {
 			end := sqlEnd(text, i)
 			out = append(out, token{kind: statement, text: strings.TrimSpace(text[i:end])})
 			i = end
+		case strings.HasPrefix(text[i:], "(open)"):
+			out = append(out, token{kind: word, text: "is", stem: "is"}, token{kind: word, text: "open", stem: search.Stem("open")}) // "on /account (open)": the page is open
+			i += len("(open)")
 		case r == '(':
 			i += n // "(localhost:3000)", "(#search-suggest)": the value inside
 		case isQuote(r) && (i == 0 || !isWordRune(lastRune(text[:i]))):
