@@ -98,6 +98,9 @@ var (
 	issueRef = regexp.MustCompile(`^#\d+$`)
 	// statusClass is a class of HTTP statuses: 4xx, 5xx.
 	statusClass = regexp.MustCompile(`^[1-5]xx$`)
+	// columnRef is a table's column, maybe with a value: orders.status,
+	// products.price=279.
+	columnRef = regexp.MustCompile(`^[a-z][a-z_]*\.[a-z][a-z_]*(?:$|[=<>!])`)
 	// promoCode is a code a shop's customer types: SPRING10, SAVE10.
 	promoCode = regexp.MustCompile(`^[A-Z]{3,}\d{1,4}$`)
 	// dotFile is a project's hidden file: .env, .env.test, .npmrc (not
@@ -719,6 +722,9 @@ func markers(tokens []token, i int) []string {
 		}
 		if statusClass.MatchString(t.text) {
 			out = append(out, "<statusclass>") // a 4xx: a range of statuses
+		}
+		if columnRef.MatchString(t.text) {
+			out = append(out, "<column>") // orders.status='paid': a table's column
 		}
 		if promoCode.MatchString(t.raw) {
 			out = append(out, "<promo>") // SPRING10: a code typed at the cart

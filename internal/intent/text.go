@@ -702,7 +702,7 @@ var localReports = triggers(`junit report reports result+files xml history`)
 // table's.
 var strongWeb = triggers(`<selector> <page> page pages site website browser button buttons link click tap screenshot tab form modal dialog popup viewport cookie cookies localstorage sessionstorage console`)
 
-var strongDB = triggers(`database db table tables sql migration migrations seed transaction <sqlfile>`)
+var strongDB = triggers(`database db table tables sql migration migrations seed transaction <sqlfile> <column> has+a+row row+for row+in rows+for row+was+created a+row+for`)
 
 var loggingIn = triggers(loginWords)
 
