@@ -116,6 +116,9 @@ var (
 // toPath before a path say it is where the page is or goes.
 var toPath = wordSet(`to is s be at equals`)
 
+// elementNouns after a quoted name make it an element's name.
+var elementNouns = wordSet(`banner button bar link modal tab dialog popup chip icon menu dropdown checkbox section panel card`)
+
 // yesNo begin a question answered yes or no.
 var yesNo = wordSet(`is are does do did has have`)
 
@@ -778,6 +781,9 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<page>")
 		}
 	case quoted:
+		if i+1 < len(tokens) && tokens[i+1].kind == word && elementNouns[tokens[i+1].text] {
+			out = append(out, "<named>") // the 'You are offline' banner: an element by its name
+		}
 		switch t.raw {
 		case "`":
 			out = append(out, "<command>") // `npm run migrate`

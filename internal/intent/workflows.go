@@ -260,7 +260,7 @@ var rules = []rule{
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number`, `assert_text`).checks().first("check"),
-	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed`).checks().first("check"),
+	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed <named>`).checks().first("check"),
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
