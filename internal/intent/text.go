@@ -587,8 +587,14 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	// request asks what its status code means, or pastes what it gave
 	// ("what does the 429 the stock endpoint answers mean", "in this
 	// response from /v2/titles/9, is copies an integer? {...}").
-	if has("http_request") >= 0 && !slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<method>") || c.hasAny(callWords) }) &&
-		(has("http_status_info") >= 0 || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<json>") })) {
+	calls := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<method>") || c.hasAny(callWords) })
+	meaning := has("http_status_info") >= 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(meaningWords) })
+	if has("http_request") >= 0 && (meaning || !calls && (has("http_status_info") >= 0 || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<json>") }))) {
+		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "http_request" })
+	}
+	// Calls handed to the pool are the swarm's to make: its tasks name
+	// them ("run these GETs at once across the workers").
+	if has("swarm_run") >= 0 {
 		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "http_request" })
 	}
 	// A page reloaded, gone back from or switched away from is open
@@ -685,6 +691,9 @@ var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back"
 
 // validWords ask for a validation against a schema named elsewhere.
 var validWords = triggers(`valid validate validates conform conforms against+it against+the+schema matches+it match+it respects`)
+
+// meaningWords ask what something means.
+var meaningWords = triggers(`mean means meaning`)
 
 // callWords call an API.
 var callWords = triggers(`call hit fetch curl send request post put patch query fire graphql`)

@@ -346,7 +346,7 @@ var rules = []rule{
 	r(0, `duplicate duplicates redundant`, `test_deduplicate`).with(`test tests`),
 	r(0, `missing gap gaps what+kind`, `test_coverage_gaps`).with(`test tests`),
 	r(0, `regress regression slower baseline`, `performance_regression`).but(`test tests`),
-	r(0, `percentile percentiles median average p95 p99 mean`, `math_stats`).but(`what+does what+do mean+again what+mean =meaning`),
+	r(0, `percentile percentiles median average p95 p99 mean stats statistics`, `math_stats`).but(`what+does what+do mean+again what+mean =meaning to+mean timing+stats slowest`),
 	r(value, `sha256 sha1 sha512 md5 hash checksum digest`, `hash_text`),
 
 	// Jobs and sub-agents: the first that applies.
@@ -433,7 +433,7 @@ var rules = []rule{
 	r(gateway, `unregister remove detach drop take+it+out take+out`, `mcp_unregister`),
 
 	// The Igors, dynamic tools, squads.
-	r(workers, `status health healthy ok okay alive memory stuck pool came+back come+back back+up`, `worker_status`),
+	r(workers, `status health healthy ok okay alive memory stuck came+back come+back back+up`, `worker_status`),
 	r(workers, `restart restarted recycle`, `worker_restart`).but(`memory uptime health status how+many`),
 	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back revert latest+snapshot last+snapshot the+snapshot`),
 	r(dynamic, `=snapshots list+snapshot list+them which+snapshots`, `worker_snapshots`).but(`latest+snapshot last+snapshot newest+snapshot`),
