@@ -98,6 +98,8 @@ var (
 	issueRef = regexp.MustCompile(`^#\d+$`)
 	// statusClass is a class of HTTP statuses: 4xx, 5xx.
 	statusClass = regexp.MustCompile(`^[1-5]xx$`)
+	// snapshotID is a snapshot's id: a name and a time in milliseconds.
+	snapshotID = regexp.MustCompile(`^[a-z][\w-]*[_-]\d{10,}$|^\d{12,}$`)
 	// columnRef is a table's column, maybe with a value: orders.status,
 	// products.price=279.
 	columnRef = regexp.MustCompile(`^[a-z][a-z_]*\.[a-z][a-z_]*(?:$|[=<>!])`)
@@ -605,6 +607,11 @@ func newClause(tokens []token) *clause {
 	}
 	c.words = strings.Join(words, " ")
 	for i, t := range tokens {
+		if t.kind == number && i > 0 && tokens[i-1].kind == word {
+			c.set[tokens[i-1].stem+" <number>"] = true // "job 5533", "PR 12": a thing by its number
+		}
+	}
+	for i, t := range tokens {
 		if t.kind == word && t.text == "seed" && i+1 < len(tokens) && tokens[i+1].kind == number {
 			delete(c.set, t.stem) // "seed 42": a random seed, not seeding a table
 			c.set["<randomseed>"] = true
@@ -725,6 +732,9 @@ func markers(tokens []token, i int) []string {
 		}
 		if statusClass.MatchString(t.text) {
 			out = append(out, "<statusclass>") // a 4xx: a range of statuses
+		}
+		if snapshotID.MatchString(t.text) {
+			out = append(out, "<snapshotid>") // pricing_1717000000000: a snapshot's id
 		}
 		if columnRef.MatchString(t.text) {
 			out = append(out, "<column>") // orders.status='paid': a table's column

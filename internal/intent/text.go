@@ -545,6 +545,11 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	}); i >= 0 && has("fs_read") < 0 {
 		before(i, Step{Tool: "fs_read", Words: steps[i].Words})
 	}
+	// A rollback to a snapshot the request neither took nor names looks
+	// for it first ("roll back to the snapshot before my last edit").
+	if i := has("worker_rollback"); i >= 0 && has("worker_snapshot") < 0 && !slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<snapshotid>") }) {
+		before(i, Step{Tool: "worker_snapshots", Words: steps[i].Words})
+	}
 	// A schema named as a file is read for the validation that uses it,
 	// wherever the request names it ("take the schema in ./schemas/x.json
 	// and check GET /x matches it").
@@ -578,9 +583,9 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 		}
 		steps = append(steps, Step{Tool: "browser_stop_video", Words: words})
 	}
-	// A job the request submits is the one it follows: no list to find
-	// it in.
-	if has("task_submit") >= 0 {
+	// A job the request submits, or names by number, is the one it
+	// follows: no list to find it in.
+	if has("task_submit") >= 0 || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has(jobNumber) }) {
 		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "task_list" })
 	}
 	// An API named only as where a value came from is not called: the
@@ -691,6 +696,9 @@ var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back"
 
 // validWords ask for a validation against a schema named elsewhere.
 var validWords = triggers(`valid validate validates conform conforms against+it against+the+schema matches+it match+it respects`)
+
+// jobNumber is a job named by its number.
+var jobNumber = triggers(`job+<number>`)[0]
 
 // meaningWords ask what something means.
 var meaningWords = triggers(`mean means meaning`)

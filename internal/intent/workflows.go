@@ -56,7 +56,7 @@ var domainWords = []struct {
 }{
 	{web, triggers(`<selector> page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
-		log+in sign+in sign+up login logout checkbox heading scroll hover drag pdf trace tracing console
+		log+in sign+in sign+up login logout log+into sign+into checkbox heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
 		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar`)},
 	{api, triggers(`api endpoint endpoints rest graphql curl wget response respond responds <method> <status> return returns status+code
@@ -70,7 +70,7 @@ var domainWords = []struct {
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
 	{docker, triggers(`docker container containers dockerfile image+build <image> restart+loop crash+loop crashloop <instance> =exec`)},
 	{compose, triggers(`compose stack`)},
-	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge`)},
+	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge request+changes`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl>`)},
 	{workers, triggers(`igor igors worker workers`)},
 	{dynamic, triggers(`dynamic+tool dynamic+tools tool+snapshot tool+snapshots`)},
@@ -175,7 +175,7 @@ var rules = []rule{
 	r(web, `offline airplane no+network no+internet`, `browser_network_state_set`),
 	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet print+styles reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
-	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use`).but(`save store write export`).first("state"),
+	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use`).but(`=save =store =write =export save+to save+it`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state`, `browser_storage_state`).first("state"),
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe all every`).but(`one only just`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_set`).with(`set add inject write`).but(`which what does+the`).first("cookie"),
@@ -257,7 +257,7 @@ var rules = []rule{
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
 	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on <topath>`, `assert_url`).checks().first("check"),
-	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown`, `assert_hidden`).checks().first("check"),
+	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number`, `assert_text`).checks().first("check"),
 	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed <named>`).checks().first("check"),
@@ -280,7 +280,7 @@ var rules = []rule{
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables`, `db_pg_schema`).first("pg"),
 	r(pg, `seed insert populate`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
-	r(pg, `table tables row rows query count select read find whose compare record records shows+up <sql>`, `db_pg_query`).first("pg"),
+	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
 	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables the+tables its+tables`, `db_sqlite_schema`).first("sqlite"),
@@ -288,7 +288,7 @@ var rules = []rule{
 	r(sqlite, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
 	r(redis, `delete remove clear wipe evict`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
-	r(redis, `flush clear wipe empty`, `db_redis_flush`).first("redis"),
+	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
 	r(redis, `set store write flip turn+on turn+off enable disable expire ttl`, `db_redis_set`).first("redis"),
 	r(redis, `=keys pattern`, `db_redis_keys`).first("redis"),
 	r(redis, `delete remove evict drop`, `db_redis_del`).first("redis"),
@@ -339,7 +339,7 @@ var rules = []rule{
 	// Test results and analysis.
 	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`),
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug`),
-	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group why failure failures`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests`),
+	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group failure failures`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests`),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`),
 	r(0, `flaky flake flakiness intermittent`, `test_flaky_detect`),
 	r(0, `run+first go+first prioritize prioritise priority order+by+risk`, `test_prioritize`),
@@ -360,6 +360,7 @@ var rules = []rule{
 	r(job|github, `pr prs pull+request pull+requests`, `gh_pr_list`).with(`its+head head+branch most+recently+merged last+merged latest+merged recently+merged each+pr for+prs`),
 	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
 	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
+	r(job, `unzip unpack`, `fs_unzip`),
 	r(job, `status`, `task_status`).with(`log logs output`),
 	r(job, `log logs output`, `task_logs`).with(`its it this+job that+job job+<number> the+log`).first("joblog"),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
