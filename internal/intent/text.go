@@ -35,7 +35,12 @@ func (a *Analyzer) text(text string) Analysis {
 	}
 
 	var steps []Step
+	body := false // in the text of an issue, a comment or a PR the request writes
 	for i, c := range clauses {
+		if body && !c.then && c.about&github == 0 {
+			continue // "with steps: sign in, open record b12, click Place hold": what the issue says
+		}
+		body = c.about&github != 0 && c.hasAny(writtenText) && c.hasAny(writeIssue)
 		about := req.said(c)
 		// The search's best tools for the step's words, asked once.
 		var hits []search.Hit
@@ -699,6 +704,12 @@ var validWords = triggers(`valid validate validates conform conforms against+it 
 
 // jobNumber is a job named by its number.
 var jobNumber = triggers(`job+<number>`)[0]
+
+// writeIssue write an issue, a comment or a PR.
+var writeIssue = triggers(`open create file raise comment post`)
+
+// writtenText introduce the text of an issue, a comment or a PR.
+var writtenText = triggers(`body steps titled title description saying =says text:`)
 
 // meaningWords ask what something means.
 var meaningWords = triggers(`mean means meaning`)
