@@ -67,7 +67,7 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 		{
 			Def: def("mcp_unregister", "Stop a server registered with mcp_register (its whole process tree) and remove it and its tools. Servers of gateway.servers are changed in the config file.", h.cfg.StopGrace*3+5*time.Second,
 				schema.String("id", "Its name, as mcp_list shows").Required()).
-				WithPhrases("remove mcp server", "disconnect mcp server", "stop hosted server", "unplug upstream", "uninstall mcp server"),
+				WithPhrases("remove mcp server", "disconnect mcp server", "stop hosted server", "unplug upstream", "uninstall mcp server", "detach a server and drop its tools"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				ID string `json:"id"`
 			}, _ *tool.Call) (any, error) {

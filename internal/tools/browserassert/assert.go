@@ -382,7 +382,7 @@ func url() tool.Tool {
 
 func title() tool.Tool {
 	return pageValue("assert_title", "title", false, func(ctx context.Context, p *browser.Page) (string, error) { return p.Title(ctx) },
-		"page title is", "document.title", "toHaveTitle", "tab title", "html title tag", "title after navigation")
+		"page title is", "document.title", "toHaveTitle", "tab title", "html title tag", "title after navigation", "what the browser tab says", "name of the page in the tab")
 }
 
 func count() tool.Tool {

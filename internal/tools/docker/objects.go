@@ -428,7 +428,7 @@ func cleanupTool() tool.Tool {
 				schema.Boolean("confirm", "Confirms all: true"),
 				schema.Boolean("dryRun", "List what would be removed, and remove nothing"),
 			)).
-			WithPhrases("docker prune", "free disk space", "remove leftovers", "clean up containers", "system prune", "reclaim space", "delete test containers", "reset docker to before", "remove only what we created", "remove containers we started", "dangling images"),
+			WithPhrases("docker prune", "free disk space", "remove leftovers", "clean up containers", "system prune", "reclaim space", "delete test containers", "reset docker to before", "remove only what we created", "everything it spun up, leave my own containers alone", "remove containers we started", "dangling images"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			if in.All && !in.Confirm && !in.DryRun {
 				return nil, tool.Errorf(tool.CodeInvalidArgs, "%s", cleanupRefusal)
