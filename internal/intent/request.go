@@ -822,7 +822,7 @@ func markers(tokens []token, i int) []string {
 		}
 		if lower := strings.ToLower(t.text); strings.HasPrefix(lower, ".github/") {
 			out = append(out, search.Stem("github")) // .github/workflows/ci.yml is a repository's
-		} else if strings.HasSuffix(lower, ".json") && (strings.Contains(lower, "auth") || strings.Contains(lower, "storagestate") || strings.Contains(lower, "storage-state")) {
+		} else if strings.HasSuffix(lower, ".json") && (strings.Contains(lower, "auth") || strings.Contains(lower, "state")) {
 			out = append(out, search.Stem("storage")+" "+search.Stem("state")) // auth/admin.json: a saved login
 		}
 		if lower := strings.ToLower(t.text); strings.HasSuffix(lower, ".spec.ts") || strings.HasSuffix(lower, ".spec.js") || strings.HasSuffix(lower, ".test.ts") {
