@@ -121,6 +121,22 @@ var toPath = wordSet(`to is s be at equals`)
 // elementNouns after a quoted name make it an element's name.
 var elementNouns = wordSet(`banner button bar link modal tab dialog popup chip icon menu dropdown checkbox section panel card`)
 
+// isModal says whether t is a word that makes a check: should, must.
+func isModal(t token) bool { return t.kind == word && modalWords[t.text] }
+
+var modalWords = wordSet(`should must shouldn`)
+
+// segmentEnd is where the clause from i ends at the latest: the next
+// mark.
+func segmentEnd(tokens []token, i int) int {
+	for j := i; j < len(tokens); j++ {
+		if tokens[j].kind == punct {
+			return j
+		}
+	}
+	return len(tokens)
+}
+
 // yesNo begin a question answered yes or no.
 var yesNo = wordSet(`is are does do did has have`)
 
@@ -557,6 +573,12 @@ func split(tokens []token) []*clause {
 			if n := next(k); n.kind == word && (stepStarters[n.text] || nounVerbs[n.text] && objectFollows(next(k+1))) {
 				flush()
 				i += k - 1
+				continue
+			}
+			// "the title should contain X, the button must be visible":
+			// two checks, each its own step.
+			if t.text == "," && slices.ContainsFunc(cur, isModal) && slices.ContainsFunc(tokens[i+1:segmentEnd(tokens, i+1)], isModal) {
+				flush()
 				continue
 			}
 			if t.kind == punct {

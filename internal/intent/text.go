@@ -677,7 +677,7 @@ var placeWords = triggers(`homepage home+page storefront checkout cart admin das
 
 // openTab name the page open now: "in the open tab", "the tab that's
 // open", "this browser session".
-const openTab = ` the+open+tab tab+that+open tab+thats+open page+that+open that+open the+open+page this+browser+session this+session this+page the+current+page we+on`
+const openTab = ` the+open+tab tab+that+open tab+thats+open page+that+open that+open the+open+page this+browser+session this+session this+page the+current+page we+on on+the+open`
 
 // openConnection say a database's connection is open already.
 var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)

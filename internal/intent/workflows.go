@@ -71,7 +71,7 @@ var domainWords = []struct {
 	{docker, triggers(`docker container containers dockerfile image+build <image> restart+loop crash+loop crashloop <instance> =exec`)},
 	{compose, triggers(`compose stack`)},
 	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge request+changes`)},
-	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl>`)},
+	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl> every+server every+remaining+server on+every+server each+server all+servers`)},
 	{workers, triggers(`igor igors worker workers`)},
 	{dynamic, triggers(`dynamic+tool dynamic+tools tool+snapshot tool+snapshots`)},
 	{squads, triggers(`squad squads shared+context`)},
@@ -314,6 +314,7 @@ var rules = []rule{
 	r(files, `read open load contents`, `fs_read`).but(`<plan> read+only readonly session`),
 	// A file the request says holds what the work needs is read.
 	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists`),
+	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
 	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
 	r(files, `what+s+in what+is+in show+me+what`, `fs_list`).but(`list failure failures read`),
@@ -450,7 +451,10 @@ var rules = []rule{
 	r(squads, `dissolve disband tear`, `squad_dissolve`),
 
 	// Text, templates, the server.
-	r(0, `event events event+log recent+events in+the+last+few`, `events_recent`),
+	r(0, `event+log recent+events front+events in+the+last+few`, `events_recent`),
+	// "the events" of the server, not a concert ("the seat map for event
+	// 4417").
+	r(0, `event events`, `events_recent`).with(`recent latest last failure failures failed fail front igor igors worker workers task tasks registered the+events`).but(`event+<number>`),
 	r(0, `tool+list my+list in+my+list to+my+list tools+in+my`, `tool_bag`).but(`<plan> can+t+find cannot+find not+in+my isn+t+in don+t+see`),
 	r(0, `some+tool+here tool+here+that any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool find+the+tools look+up+the+tools find+tools look+up+tools tools+that+fit tools+for+that find+me+tools tools+that+could tools+that+can`, `tool_search`),
 	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
@@ -466,7 +470,7 @@ var rules = []rule{
 	r(anyDomain, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
 	r(anyDomain, `tool`, `dynamic_tool_create`).with(`create creat make write build add`).but(`custom+tool new+tool typescript own+tool tool+list my+list`),
 	r(dynamic|value|gateway, tryItWords, `tool_call`),
-	r(0, `fail+lately failed+lately anything+fail anything+failed events`, `events_recent`),
+	r(0, `fail+lately failed+lately anything+fail anything+failed`, `events_recent`),
 	r(0, `code`, `http_status_info`).with(`mean means meaning`),
 
 	// Tear-down.
