@@ -225,7 +225,7 @@ var rules = []rule{
 	r(web, `scroll`, `browser_scroll`),
 	// A dialog, not "confirm the page shows ..." nor the confirmation page.
 	r(web, `=confirm =alert =prompt`, `browser_handle_dialog browser_click`).with(`pops pop popup throws shows+a`),
-	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm the+confirm pops+a+confirm`, `browser_handle_dialog browser_click`),
+	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm the+confirm pops+a+confirm`, `browser_handle_dialog browser_click`).but(`confirmation+page confirmation+screen confirmation+email confirmation+number`),
 	r(web, `reload refresh`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate press+back hit+back`).but(`online offline`),
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
@@ -243,6 +243,7 @@ var rules = []rule{
 	r(web, `pdf <pdf>`, `browser_pdf_save`).first("pdf"),
 	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
 	r(web, `text`, `browser_get_text`).with(`read get grab copy pull extract`),
+	r(web, `grab note copy read pull get`, `browser_get_text`).with(`order+number reference+number confirmation+number rma+number booking+reference`),
 	r(web, `read+me read+out tell+me+what what+it+says what+it+shows`, `browser_get_text`).but(`text console error errors network request requests`),
 	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
