@@ -165,6 +165,9 @@ func lex(text string) []token {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		switch {
+		case r == '\n' && len(out) > 0 && out[len(out)-1].kind != punct && !strings.HasPrefix(strings.TrimLeft(text[i:], " \t\n"), "{"):
+			out = append(out, token{kind: punct, text: ";"}) // a line of a list is a step of its own
+			i += n
 		case unicode.IsSpace(r):
 			i += n
 		case (r == '{' || r == '[') && (i == 0 || unicode.IsSpace(lastRune(text[:i]))) && jsonEnd(text, i) > 0:
