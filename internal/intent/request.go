@@ -92,6 +92,8 @@ var (
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
+	// emailAddr is an e-mail address.
+	emailAddr = regexp.MustCompile(`^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$`)
 	// envAssign is a setting given a value: NAME=value, ml_consent=all.
 	envAssign = regexp.MustCompile(`^[A-Za-z_][\w.-]*=\S+$`)
 	// issueRef is a pull request's or an issue's number: #497.
@@ -135,6 +137,22 @@ func segmentEnd(tokens []token, i int) int {
 		}
 	}
 	return len(tokens)
+}
+
+// roleLabel says whether the word at i names who speaks or acts ("as
+// the agent", "as CS agent", "Agent:", "(agent planning)") rather than
+// an agent to hand work to.
+func roleLabel(tokens []token, i int) bool {
+	for j := max(0, i-3); j < i; j++ {
+		if tokens[j].kind == word && tokens[j].text == "as" {
+			return true
+		}
+	}
+	if i+1 < len(tokens) {
+		n := tokens[i+1]
+		return n.kind == punct && n.text == ":" || n.kind == word && (n.text == "planning" || n.text == "here")
+	}
+	return false
 }
 
 // yesNo begin a question answered yes or no.
@@ -342,6 +360,10 @@ func lexChunk(out []token, chunk string) []token {
 	case plainWords(body):
 		// Most chunks are words: none of the values below can be one.
 		return lexWords(out, chunk)
+	case emailAddr.MatchString(body):
+		// qa.lead@voltbay.test: a user's address, not the words "qa",
+		// "lead" and "test"
+		out = append(out, token{kind: word, text: strings.ToLower(body), raw: body, stem: "<email>"})
 	case envAssign.MatchString(body):
 		// DB_URL=postgres://..., POSTGRES_PASSWORD=test: a setting's
 		// value, not a database to use
@@ -647,6 +669,11 @@ func newClause(tokens []token) *clause {
 	}
 	if len(tokens) > 2 && tokens[0].kind == word && yesNo[tokens[0].text] && tokens[1].text != "there" {
 		c.set["<yesno>"] = true // "is GET /api/products sending Cache-Control?": a check
+	}
+	for i, t := range tokens {
+		if t.kind == word && (t.text == "agent" || t.text == "agents") && roleLabel(tokens, i) {
+			delete(c.set, t.stem) // "as the agent", "(agent planning)", "Agent: ...": who speaks, not a sub-agent
+		}
 	}
 	if nounCheck(tokens) {
 		delete(c.set, checkStem) // "the cart persistence check", "a keyboard-only check on /signup": a name, not a check to make
