@@ -92,6 +92,8 @@ var (
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
+	// listMark numbers an item of a list: 1) 2. 3:
+	listMark = regexp.MustCompile(`^\d{1,2}[).:]$`)
 	// emailAddr is an e-mail address.
 	emailAddr = regexp.MustCompile(`^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$`)
 	// envAssign is a setting given a value: NAME=value, ml_consent=all.
@@ -137,6 +139,18 @@ func segmentEnd(tokens []token, i int) int {
 		}
 	}
 	return len(tokens)
+}
+
+// passwordNext says whether the text after a slash begins with what
+// looks like a password: a word with a digit or a sign in it (Test1234!,
+// Adm1n!qa).
+func passwordNext(rest string) bool {
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return false
+	}
+	w := strings.TrimRight(f[0], ",.;:)?")
+	return len(w) >= 6 && strings.ContainsAny(w, "0123456789!#$%&*") && strings.ContainsFunc(w, unicode.IsLetter) && !strings.Contains(w, "/")
 }
 
 // roleLabel says whether the word at i names who speaks or acts ("as
@@ -222,7 +236,14 @@ func lex(text string) []token {
 				}
 				end += m
 			}
-			out = lexChunk(out, text[i:end])
+			switch chunk := text[i:end]; {
+			case listMark.MatchString(chunk):
+				out = append(out, token{kind: punct, text: ";"}) // "1)", "2.": an item of a list, a step of its own
+			case chunk == "/" && len(out) > 0 && (out[len(out)-1].stem == "<email>" || out[len(out)-1].kind == word) && passwordNext(text[end:]):
+				out = append(out, token{kind: word, text: "<creds>", stem: "<creds>"}) // qa.admin / Adm1n!qa: a login
+			default:
+				out = lexChunk(out, chunk)
+			}
 			i = end
 		}
 	}

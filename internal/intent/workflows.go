@@ -56,7 +56,7 @@ var domainWords = []struct {
 }{
 	{web, triggers(`<selector> page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
-		log+in sign+in sign+up login logout log+into sign+into checkbox heading scroll hover drag pdf trace tracing console
+		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
 		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar`)},
 	{api, triggers(`api endpoint endpoints rest graphql curl wget response respond responds <method> <status> return returns status+code
@@ -147,7 +147,7 @@ const disconnect = `disconnect <disconnect>`
 // a11yWords ask for an accessibility audit; loginWords for logging in.
 const (
 	a11yWords  = `accessibility a11y wcag alt+text screen+reader contrast`
-	loginWords = `log+in logg+in sign+in login log+into sign+into`
+	loginWords = `log+in logg+in sign+in login log+into sign+into <creds>`
 )
 
 func (x rule) first(group string) rule { x.group = group; return x }
