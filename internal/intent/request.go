@@ -210,9 +210,9 @@ func lex(text string) []token {
 			end := sqlEnd(text, i)
 			out = append(out, token{kind: statement, text: strings.TrimSpace(text[i:end])})
 			i = end
-		case strings.HasPrefix(text[i:], "(open)"):
+		case strings.HasPrefix(text[i:], "(open)"), strings.HasPrefix(text[i:], "open)"):
 			out = append(out, token{kind: word, text: "is", stem: "is"}, token{kind: word, text: "open", stem: search.Stem("open")}) // "on /account (open)": the page is open
-			i += len("(open)")
+			i += strings.Index(text[i:], ")") + 1
 		case r == '(':
 			i += n // "(localhost:3000)", "(#search-suggest)": the value inside
 		case isQuote(r) && (i == 0 || !isWordRune(lastRune(text[:i]))):

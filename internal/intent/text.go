@@ -670,14 +670,16 @@ var readyWords = triggers(`healthy ready up+yet accepting`)
 
 // onPageAlready say the page is open already ("the /book page that's
 // open now", "we are on /register already"): nothing is navigated to.
-var onPageAlready = triggers(`open+now already+open currently+open we+are+on already+on s+open is+open have+open open+right+now` + openTab)
+var onPageAlready = triggers(alreadyOpen)
 
 // placeWords name a page of the site by what it is.
 var placeWords = triggers(`homepage home+page storefront checkout cart admin dashboard`)
 
-// openTab name the page open now: "in the open tab", "the tab that's
-// open", "this browser session".
-const openTab = ` the+open+tab tab+that+open tab+thats+open page+that+open that+open the+open+page this+browser+session this+session this+page the+current+page we+on on+the+open`
+// alreadyOpen say the page is open now: "the /book page that's open",
+// "in the open tab", "with the basket page open", "this browser session".
+const alreadyOpen = ` open+now already+open currently+open we+are+on already+on s+open is+open have+open open+right+now
+	the+open+tab tab+that+open tab+thats+open page+that+open that+open the+open+page this+browser+session this+session this+page
+	the+current+page we+on on+the+open page+open basket+open cart+open tab+open map+open list+open open+in+the+browser logged+in+on`
 
 // openConnection say a database's connection is open already.
 var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)
