@@ -166,7 +166,7 @@ func roleLabel(tokens []token, i int) bool {
 		n := tokens[i+1]
 		return n.kind == punct && n.text == ":" || n.kind == word && (n.text == "planning" || n.text == "here")
 	}
-	return false
+	return i == 0 // "Agent: create a squad ...": the word alone, before what it says
 }
 
 // yesNo begin a question answered yes or no.

@@ -192,8 +192,8 @@ const minOwnScore = 12.0
 // output"). Steps before the handing over, and after that turn, are the
 // agent's own ("... then open a PR from its branch").
 func delegated(clauses []*clause, i int, about domain) bool {
-	if about&agent != 0 {
-		return false
+	if about&agent != 0 || clauses[i].hasAny(watchWords) {
+		return false // "... and when it's done open a PR from its branch": the agent's own again
 	}
 	handed := false
 	for j := range i {
