@@ -588,6 +588,15 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 		}
 		steps = append(steps, Step{Tool: "browser_stop_video", Words: words})
 	}
+	// Reports the request only says it keeps are what flakiness is found
+	// from, not reports to summarise ("We keep the JUnit reports of the
+	// last 30 runs in ./ci-history/. Which tests are flaky?").
+	if has("test_flaky_detect") >= 0 {
+		steps = slices.DeleteFunc(steps, func(s Step) bool {
+			c := clauseOf(clauses, s.Words)
+			return (s.Tool == "report_summary" || s.Tool == "report_failures") && c != nil && !asks(c) && !c.hasAny(summaryWords)
+		})
+	}
 	// A job the request submits, or names by number, is the one it
 	// follows: no list to find it in.
 	if has("task_submit") >= 0 || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has(jobNumber) }) {
@@ -712,6 +721,9 @@ var writeIssue = triggers(`open create file raise comment post`)
 
 // writtenText introduce the text of an issue, a comment or a PR.
 var writtenText = triggers(`body steps titled title description saying =says text:`)
+
+// summaryWords ask for a summary or an analysis of failures.
+var summaryWords = triggers(`summary summarise summarize analysis analyse analyze overview`)
 
 // meaningWords ask what something means.
 var meaningWords = triggers(`mean means meaning`)

@@ -341,7 +341,7 @@ var rules = []rule{
 
 	// Test results and analysis.
 	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`),
-	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug`),
+	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug flaky flake flakiness`),
 	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group failure failures`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests`),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`),
 	r(0, `flaky flake flakiness intermittent`, `test_flaky_detect`),
