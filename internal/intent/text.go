@@ -90,7 +90,7 @@ func (a *Analyzer) text(text string) Analysis {
 			steps = append(steps, Step{Tool: n, Words: c.words})
 		}
 	}
-	steps = implied(steps, clauses, req, tools)
+	steps = needless(implied(steps, clauses, req, tools), clauses)
 	if req.swarm && req.about&squads == 0 {
 		steps = append([]Step{{Tool: "swarm_run", Words: req.parallelWords}}, steps...) // a squad's "4 at once" is its own
 	}
@@ -588,34 +588,6 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 		}
 		steps = append(steps, Step{Tool: "browser_stop_video", Words: words})
 	}
-	// Reports the request only says it keeps are what flakiness is found
-	// from, not reports to summarise ("We keep the JUnit reports of the
-	// last 30 runs in ./ci-history/. Which tests are flaky?").
-	if has("test_flaky_detect") >= 0 {
-		steps = slices.DeleteFunc(steps, func(s Step) bool {
-			c := clauseOf(clauses, s.Words)
-			return (s.Tool == "report_summary" || s.Tool == "report_failures") && c != nil && !asks(c) && !c.hasAny(summaryWords)
-		})
-	}
-	// A job the request submits, or names by number, is the one it
-	// follows: no list to find it in.
-	if has("task_submit") >= 0 || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has(jobNumber) }) {
-		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "task_list" })
-	}
-	// An API named only as where a value came from is not called: the
-	// request asks what its status code means, or pastes what it gave
-	// ("what does the 429 the stock endpoint answers mean", "in this
-	// response from /v2/titles/9, is copies an integer? {...}").
-	calls := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<method>") || c.hasAny(callWords) })
-	meaning := has("http_status_info") >= 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(meaningWords) })
-	if has("http_request") >= 0 && (meaning || !calls && (has("http_status_info") >= 0 || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<json>") }))) {
-		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "http_request" })
-	}
-	// Calls handed to the pool are the swarm's to make: its tasks name
-	// them ("run these GETs at once across the workers").
-	if has("swarm_run") >= 0 {
-		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == "http_request" })
-	}
 	// A page reloaded, gone back from or switched away from is open
 	// already: the first step's, or any step's when the request names no
 	// page ("set it, then reload the page").
@@ -629,6 +601,45 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	}
 	if i := max(has("browser_fill_form"), has("browser_type")); i >= 0 && has("assert_") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loggingIn) }) {
 		steps = append(steps, Step{Tool: "assert_url", Words: steps[i].Words})
+	}
+	return steps
+}
+
+// needless drops the steps a workflow gave that the request, read whole,
+// does not need: a summary of reports it only keeps, a task list for a job
+// it names, a call to an API it only quotes, the calls a swarm makes.
+func needless(steps []Step, clauses []*clause) []Step {
+	has := func(tool string) bool { return slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == tool }) }
+	drop := func(tool string) {
+		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == tool })
+	}
+	// Reports the request only says it keeps are what flakiness is found
+	// from, not reports to summarise ("We keep the JUnit reports of the
+	// last 30 runs in ./ci-history/. Which tests are flaky?").
+	if has("test_flaky_detect") {
+		steps = slices.DeleteFunc(steps, func(s Step) bool {
+			c := clauseOf(clauses, s.Words)
+			return (s.Tool == "report_summary" || s.Tool == "report_failures") && c != nil && !asks(c) && !c.hasAny(summaryWords)
+		})
+	}
+	// A job the request submits, or names by number, is the one it
+	// follows: no list to find it in.
+	if has("task_submit") || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has(jobNumber) }) {
+		drop("task_list")
+	}
+	// An API named only as where a value came from is not called: the
+	// request asks what its status code means, or pastes what it gave
+	// ("what does the 429 the stock endpoint answers mean", "in this
+	// response from /v2/titles/9, is copies an integer? {...}").
+	calls := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<method>") || c.hasAny(callWords) })
+	meaning := has("http_status_info") && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(meaningWords) })
+	if has("http_request") && (meaning || !calls && (has("http_status_info") || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<json>") }))) {
+		drop("http_request")
+	}
+	// Calls handed to a swarm the request names ("as one parallel swarm
+	// over the workers") are the swarm's to make: its tasks name them.
+	if has("swarm_run") {
+		drop("http_request")
 	}
 	return steps
 }
@@ -720,7 +731,7 @@ var jobNumber = triggers(`job+<number>`)[0]
 var writeIssue = triggers(`open create file raise comment post`)
 
 // writtenText introduce the text of an issue, a comment or a PR.
-var writtenText = triggers(`body steps titled title description saying =says text:`)
+var writtenText = triggers(`body steps titled title description saying =says text`)
 
 // summaryWords ask for a summary or an analysis of failures.
 var summaryWords = triggers(`summary summarise summarize analysis analyse analyze overview`)
