@@ -158,8 +158,8 @@ func passwordNext(rest string) bool {
 // an agent to hand work to.
 func roleLabel(tokens []token, i int) bool {
 	for j := max(0, i-3); j < i; j++ {
-		if tokens[j].kind == word && tokens[j].text == "as" {
-			return true
+		if tokens[j].kind == word && (tokens[j].text == "as" || tokens[j].text == "me") {
+			return true // "as the agent", "next step for me (agent)"
 		}
 	}
 	if i+1 < len(tokens) {

@@ -212,10 +212,10 @@ func delegated(clauses []*clause, i int, about domain) bool {
 var watchWords = triggers(`wait poll watch keep+an+eye monitor done finish finishes finished output logs status progress`)
 
 // setUp is the last thing before clause i the request set up and may
-// tear down: a stack, a container, a squad.
+// tear down: a stack, a container, a squad, a database's connection.
 func setUp(clauses []*clause, i int) domain {
 	for j := i - 1; j >= 0; j-- {
-		if d := clauses[j].about & (compose | docker | squads); d != 0 {
+		if d := clauses[j].about & (compose | docker | squads | pg | sqlite | redis); d != 0 {
 			return d
 		}
 	}
@@ -229,7 +229,7 @@ var imageDB = map[string]domain{"postgres": pg, "postgis/postgis": pg, "redis": 
 var dbUse = triggers(`connect query select load seed migrate migration migrations table tables row rows <sql> schema`)
 
 // tearDown end what a request set up ("then tear it all down").
-var tearDown = triggers(`tear+down tear+it tear+everything tear+all shut+down shut+it shut+everything bring+down bring+it+down take+down take+it+down clean+up cleanup stop+everything stop+it+all`)
+var tearDown = triggers(`tear+down tear+it tear+everything tear+all shut+down shut+it shut+everything bring+down bring+it+down take+down take+it+down clean+up cleanup stop+everything stop+it+all close+it close+both`)
 
 // asks says whether a clause asks for something: it begins with a verb
 // or a question, or says what is wanted. A clause that only sets the

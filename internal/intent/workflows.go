@@ -503,6 +503,9 @@ func triggers(s string) []string {
 	return out
 }
 
+// workflowVerbs start a workflow.
+var workflowVerbs = triggers(`trigger dispatch kick rerun`)
+
 // openWords open a page.
 var openWords = triggers(`open go visit navigate load reload browse`)
 
@@ -523,6 +526,9 @@ func aboutOf(c *clause) domain {
 	}
 	if c.has("<path>") && !c.has("<api>") && d == 0 && c.hasAny(openWords) {
 		d |= web // "then open /book": a page of the site
+	}
+	if c.has("<yml>") && c.hasAny(workflowVerbs) {
+		d |= github // "trigger e2e.yml on feature/x": a repository's workflow
 	}
 	if d&(pg|sqlite|redis) != 0 && !c.has("<page>") {
 		d &^= web // a hash's field, a table's rows: not a page's
