@@ -914,6 +914,9 @@ func markers(tokens []token, i int) []string {
 		} else if strings.HasSuffix(lower, "dockerfile") {
 			out = append(out, search.Stem("dockerfile"))
 		}
+		if strings.Contains(strings.ToLower(t.text), "junit") {
+			out = append(out, "junit") // test-results/junit.xml: a test report
+		}
 		if lower := strings.ToLower(t.text); strings.HasSuffix(lower, ".md") && strings.Contains(lower, "plan") {
 			out = append(out, "<plan>") // plan.md, docs/TEST_PLAN.md: plan_read's
 		}

@@ -71,6 +71,9 @@ func (a *Analyzer) text(text string) Analysis {
 		if bareCheck(c) && slices.ContainsFunc(steps, func(s Step) bool { return strings.HasPrefix(s.Tool, "assert_") }) {
 			continue // "..., verify": the check the clause before asked for
 		}
+		if bare(c, findItWords) && slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == "tool_search" }) {
+			continue // "is there a tool for X? find it for me": the same search
+		}
 		if form := search.Form(c.words); form != "" && tools[form] != nil {
 			// A step about the tools themselves ("is there a tool that
 			// can record video?") is the finding, not the work.
@@ -114,13 +117,16 @@ func (a *Analyzer) text(text string) Analysis {
 
 // bareCheck says whether a clause only asks for a check ("verify.",
 // "check pls"), of what the clause before said.
-func bareCheck(c *clause) bool {
+func bareCheck(c *clause) bool { return bare(c, bareCheckWords) }
+
+// bare says whether a clause holds only words of set.
+func bare(c *clause, set map[string]bool) bool {
 	n := 0
 	for _, t := range c.tokens {
 		if t.kind != word && t.kind != punct {
 			return false
 		}
-		if t.kind == word && !bareCheckWords[t.text] {
+		if t.kind == word && !set[t.text] {
 			return false
 		}
 		n += len(t.text)
@@ -128,7 +134,10 @@ func bareCheck(c *clause) bool {
 	return n > 0
 }
 
-var bareCheckWords = wordSet(`check verify confirm assert ensure please pls plz too also it that this for me and then`)
+var (
+	bareCheckWords = wordSet(`check verify confirm assert ensure please pls plz too also it that this for me and then`)
+	findItWords    = wordSet(`find look search it up for me please pls one and`)
+)
 
 // fits says whether the search's t may do a step about about. A browser
 // tool needs a step about pages, or one about no system at all: the

@@ -56,7 +56,7 @@ var domainWords = []struct {
 }{
 	{web, triggers(`<selector> page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
-		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox heading scroll hover drag pdf trace tracing console
+		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
 		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar`)},
 	{api, triggers(`api endpoint endpoints rest graphql curl wget response respond responds <method> <status> return returns status+code
@@ -176,7 +176,7 @@ var rules = []rule{
 	r(web, `offline airplane no+network no+internet`, `browser_network_state_set`),
 	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet print+styles reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
-	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use`).but(`=save =store =write =export save+to save+it`).first("state"),
+	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use from with sign+in+from`).but(`=save =store =write =export save+to save+it`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_storage_state`).first("state"),
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe all every`).but(`one only just`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_set`).with(`set add inject write`).but(`which what does+the`).first("cookie"),
@@ -207,7 +207,7 @@ var rules = []rule{
 	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form` + sequentially),
 	r(web, `try throw paste put`, `browser_type`).with(`box field input textbox payload payloads`).but(`type enter fill+in form`),
 	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup`),
-	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press`, `browser_press_key`),
+	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press =escape =esc arrowup arrowdown arrowleft arrowright pageup pagedown`, `browser_press_key`),
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
 	r(web, `click tap press add hit`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point>`),
 	// What a user does on a page with a button: a click.
@@ -413,15 +413,15 @@ var rules = []rule{
 	r(github, `flaky flake flakiness intermittent flip flips`, `gh_workflow_runs test_flaky_detect`).but(`<file> issue issues label labelled labeled`).first("gh"),
 	r(github, `flaky flake flakiness intermittent flip flips`, `test_flaky_detect`).first("gh"),
 	r(github, `trigger =run start dispatch kick`, `gh_workflow_run`).with(`workflow ci <yml>`).but(`green red passed failed status`).first("gh"),
-	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge`),
+	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge pass+rate`),
 	r(github, `ci+run run+passed run+is+green is+green passed+ci ci+passed checks+passed`, `gh_workflow_runs`).with(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
 	r(github, `changed+between what+changed what+it+changes diff drifted compare`, `gh_diff`).but(`review`),
-	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(editWords + ` junit report reports trigger runs run+link`),
+	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change write fix bump modify junit report reports trigger kick dispatch runs run+link run+id`),
 	// A file changed in a repository is read first: the write takes it
 	// whole.
 	r(github, `commit add+a+new create+a+new new+file`, `gh_file_write`).with(`<file>`).but(editWords),
-	r(github, editWords, `gh_file_read gh_file_write`).with(`<file>`),
+	r(github, editWords, `gh_file_read gh_file_write`).with(`<file>`).but(`set+to what+are what+is`),
 
 	// Hosted MCP servers.
 	r(gateway, `discover discovered configured config cursor claude+code vs+code import`, `mcp_discover`),
@@ -462,7 +462,8 @@ var rules = []rule{
 	r(0, `template render`, `template_render`).first("template"),
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
 	r(anyDomain, `sha256 sha1 sha512 md5`, `hash_text`).with(`string text`).but(`<file> file`),
-	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now`, `timestamp_now`),
+	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now in+the+future in+the+past`, `timestamp_now`),
+	r(files|web|value, `grep`, `fs_search`),
 	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days last+day day+window days+window deadline`, `date_utils`),
 	r(0, urlParts, `url_parse`).with(`<link> url link`),
 	r(anyDomain, `line+diff text+diff diff+of+the+text line+by+line+diff`, `string_diff`),
