@@ -375,7 +375,7 @@ func typeText() tool.Tool {
 				schema.Boolean("clear", "Clear the field first").Default(true),
 				schema.Boolean("pressEnter", "Press Enter afterwards (submits most forms)").Default(false),
 				healArg(), timeoutArg())).
-			WithPhrases("type into input", "enter text in field", "fill one textbox", "type password", "search box input", "keyboard text entry", "login username field", "type email into a form"),
+			WithPhrases("type into input", "enter text in field", "fill one textbox", "type password", "search box input", "keyboard text entry", "login username field", "type email into a form", "put text into a field"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			clear := in.Clear == nil || *in.Clear
 			pr, err := p.Type(ctx, in.Selector, in.Text, clear, in.PressEnter, findOpts(in.Timeout, in.SelfHeal))

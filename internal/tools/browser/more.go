@@ -65,7 +65,7 @@ func networkRequests() tool.Tool {
 			schema.String("filter", "Only URLs containing this text"), schema.String("method", "Only this method (GET, POST, ...)"),
 			schema.Integer("status", "Only this status (404, ...)"), schema.String("resourceType", "Only this type: Document, Script, XHR, Fetch, Image, Stylesheet, ..."),
 			schema.String("harPath", "Also write the requests (those the filters keep) as HAR 1.2 to this file: relative to the server's working directory, inside the allowed roots (e.g. \"network.har\")"))).
-		WithPhrases("xhr calls", "failed requests", "api calls made by page", "network tab", "network log", "404 resources", "fetch requests", "http traffic of page", "requests fired on submit", "request durations", "how long xhr calls took",
+		WithPhrases("xhr calls", "failed requests", "api calls made by page", "which calls did the page make", "network tab", "network log", "404 resources", "fetch requests", "http traffic of page", "requests fired on submit", "request durations", "how long xhr calls took",
 			"save har file", "export network as har", "record har for routeFromHAR", "which requests were mocked")
 	d.UsesRoots = true
 	return tool.Tool{
@@ -410,7 +410,7 @@ func tabs() tool.Tool {
 		Def: def("browser_tabs", "Tabs of the active session: list; new (optionally opening url); select index; close index (tab 0 holds the session). A page a tab opens itself (window.open, a target=_blank link) is a tab too, with the session's routes and emulation. Returns {tabs}.", true,
 			schema.Object(schema.String("action", "What to do").Enum("list", "new", "select", "close").Required(),
 				schema.String("url", "Address for a new tab"), schema.Integer("index", "Tab index (select, close)").Min(0))).
-			WithPhrases("new tab", "switch tab", "open in new tab", "list open tabs", "close tab", "multiple tabs", "popup opens a tab"),
+			WithPhrases("new tab", "switch tab", "open in new tab", "list open tabs", "close tab", "multiple tabs", "popup opens a tab", "which tabs are open"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			b, err := browser.Get(ctx, call.Resources)
 			if err != nil {
@@ -598,7 +598,7 @@ func stopTracing() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_stop_tracing", "Stop the trace and write it (Chrome trace JSON) under tools.screenshotDir. Returns {path, events, bytes}.", true,
 			schema.Object(schema.String("path", "File name, relative to tools.screenshotDir (e.g. \"trace.json\")").Required().Min(1))).
-			WithPhrases("save trace file", "end profiling", "finish performance recording", "write trace json", "stop recording perf"),
+			WithPhrases("save trace file", "end profiling", "finish performance recording", "write trace json", "stop recording perf", "end the performance capture"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			path, err := outputPath("path", in.Path)
 			if err != nil {
@@ -728,7 +728,7 @@ func sessionSwitch() tool.Tool {
 
 func sessionList() tool.Tool {
 	return sessionTool("browser_session_list", "List the browser sessions with their tabs' URLs and which is active. Returns {sessions}.",
-		[]string{"which sessions are open", "list browser contexts", "active session", "which users are logged in", "open sessions and tabs"},
+		[]string{"which sessions are open", "list browser contexts", "active session", "which users are logged in", "open sessions and tabs", "which isolated browsers are open"},
 		func() []schema.Prop { return nil },
 		func(ctx context.Context, b *browser.Browser, _ sessionArgs) (any, error) {
 			return map[string]any{"sessions": b.Sessions(ctx)}, nil

@@ -173,7 +173,7 @@ func visible() tool.Tool {
 	return tool.Tool{
 		Def: def("assert_visible", "Assert that an element is visible on the page (waiting up to timeout). A failure is a result. Returns {passed, expected, actual, message}.",
 			schema.Object(selectorArg(), timeoutArg())).
-			WithPhrases("element is shown", "expect visible", "is displayed", "toBeVisible", "element appears", "verify element on screen", "button shows up"),
+			WithPhrases("element is shown", "expect visible", "is displayed", "toBeVisible", "element appears", "verify element on screen", "button shows up", "banner shows up", "banner is showing"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			o, waited, err := until(ctx, in.Timeout, func() (outcome, error) {
 				pr, err := probe(ctx, p, in.Selector)
