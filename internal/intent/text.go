@@ -357,8 +357,10 @@ var (
 func contextOf(clauses []*clause) request {
 	var req request
 	sizes, items := 0, 0
+	path := false
 	for _, c := range clauses {
 		req.about |= c.about
+		path = path || c.has("<path>") && !c.has("<api>")
 		if c.has("<page>") || c.hasAny(pageWords) && !(c.has("full page") && !c.hasAny(placeWords)) || c.has("<path>") && !c.has("<api>") && c.about&web != 0 {
 			req.pages = true // a site's page, or a path of it (/login) in a step about pages
 		}
@@ -385,6 +387,9 @@ func contextOf(clauses []*clause) request {
 				}
 			}
 		}
+	}
+	if path && req.about&web != 0 {
+		req.pages = true // "add the charger (/p/vb-chg-65w) to the basket": a path of the site, in a request about pages
 	}
 	named := req.about
 	for _, c := range clauses {

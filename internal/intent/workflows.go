@@ -420,7 +420,8 @@ var rules = []rule{
 	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change write fix bump modify junit report reports trigger kick dispatch runs run+link run+id`),
 	// A file changed in a repository is read first: the write takes it
 	// whole.
-	r(github, `commit add+a+new create+a+new new+file`, `gh_file_write`).with(`<file>`).but(editWords),
+	r(github, `commit add+a+new create+a+new new+file =add`, `gh_file_write`).with(`<file>`).but(editWords),
+	r(github, `push`, `fs_read gh_file_write`).with(`<file>`), // a local file pushed to the repository
 	r(github, editWords, `gh_file_read gh_file_write`).with(`<file>`).but(`set+to what+are what+is`),
 
 	// Hosted MCP servers.
