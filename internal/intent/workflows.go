@@ -79,9 +79,11 @@ var domainWords = []struct {
 }
 
 // checkWords make a step a check.
-var checkWords = triggers(`check checks verify assert ensure =confirm =confirms make+sure expect should must had+better better+be see sees appear appears shown
+var checkWords = triggers(checkWordList)
+
+const checkWordList = `check checks verify assert ensure =confirm =confirms make+sure expect should must had+better better+be see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
-	healthy has+to have+to needs+to <yesno>`)
+	healthy has+to have+to needs+to <yesno>`
 
 // rule: a step about in (any step when 0) holding one of when (and one of
 // and, when set), none of unless, takes tools. Within a group only the
@@ -262,7 +264,9 @@ var rules = []rule{
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number`, `assert_text`).checks().first("check"),
-	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed <named>`).checks().first("check"),
+	// A text quoted as expected is checked beside an audit of the console
+	// ("should give 'Invalid code' and nothing in the console").
+	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed <named>`).with(checkWordList).first("check"),
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
