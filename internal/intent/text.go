@@ -602,6 +602,11 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 		}
 		steps = append(steps, Step{Tool: "browser_stop_video", Words: words})
 	}
+	// Inputs thrown at a field one by one are each submitted ("throw the
+	// edge cases at the signup email field").
+	if i := has("browser_type"); i >= 0 && has("data_edge_cases") >= 0 && has("browser_click") < 0 && has("browser_press_key") < 0 {
+		steps = slices.Insert(steps, i+1, Step{Tool: "browser_click", Words: steps[i].Words})
+	}
 	// A page reloaded, gone back from or switched away from is open
 	// already: the first step's, or any step's when the request names no
 	// page ("set it, then reload the page").
