@@ -33,7 +33,7 @@ func (d *Doctor) managementTools() []tool.Tool {
 	return []tool.Tool{
 		{
 			Def: mgmt("worker_status", "Health of the front, its Igor workers (settings; per Igor pid, status, memory, uptime, restarts, tasks) and hosted MCP servers.").
-				WithPhrases("is barrhawk healthy", "barrhawk health check", "how many igors", "memory of all igors", "worker memory usage", "rss per worker", "server uptime and version", "igor pids", "is the server up", "busy or idle workers", "spare worker standing by", "state of each worker process"),
+				WithPhrases("is barrhawk healthy", "barrhawk health check", "how many igors", "memory of all igors", "worker memory usage", "rss per worker", "server uptime and version", "igor pids", "is the server up", "busy or idle workers", "spare worker standing by", "state of each worker process", "are the workers alive or stuck"),
 			Run: func(context.Context, *tool.Call) (any, error) { return d.Status(), nil },
 		},
 		{

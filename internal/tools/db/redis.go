@@ -153,7 +153,7 @@ func redisGet() tool.Tool {
 			"a list or set as an array, a sorted set as [{member, score}] (a hash or collection at most 1000 members, with a note); ttl in seconds, -1 for none. "+
 			"When any of it is not UTF-8, encoding: base64 says every string of the value is in base64.", false,
 			schema.Object(schema.String("key", "The key").Required(), aliasArg("Redis"))).
-			WithPhrases("peek at cache", "read cache key", "redis lookup", "cache entry value", "key ttl", "list or set members", "what is in the cache", "get redis key", "lrange smembers"),
+			WithPhrases("peek at cache", "read cache key", "redis lookup", "cache entry value", "key ttl", "list or set members", "what is in the cache", "get redis key", "lrange smembers", "what is stored under a key"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {
@@ -401,7 +401,7 @@ func redisKeys() tool.Tool {
 				schema.Integer("limit", "Most keys returned").Default(defaultKeysLimit).Min(1).Max(maxKeysLimit),
 				aliasArg("Redis"),
 			)).
-			WithPhrases("redis SCAN", "find keys by pattern", "list cache keys", "redis keys *", "key glob", "which keys exist", "keys with a prefix", "list all keys"),
+			WithPhrases("redis SCAN", "find keys by pattern", "list cache keys", "redis keys *", "key glob", "which keys exist", "keys with a prefix", "list all keys", "keys that start with a prefix"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {

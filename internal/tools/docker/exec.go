@@ -32,7 +32,7 @@ func execTool() tool.Tool {
 				envArg("Environment variables added for the command"),
 				schema.Boolean("privileged", "Extended privileges for the command (needs docker.allowPrivileged)").Default(false),
 				schema.Integer("maxBytes", "Bound of stdout and of stderr (the middle is left out)").Default(defaultOutputBytes).Min(1000).Max(maxOutputBytes))).
-			WithPhrases("shell into container", "run command inside container", "shell command in container", "docker exec -it", "exec into container", "sh -c in container", "look inside container"),
+			WithPhrases("shell into container", "run command inside container", "shell command in container", "docker exec -it", "exec into container", "sh -c in container", "look inside container", "run a command in a container", "ls inside a container"),
 		Run: tool.Typed(execCommand),
 	}
 }

@@ -86,7 +86,7 @@ func fsRead() tool.Tool {
 				schema.String("encoding", "utf8 (binary files fall back to base64) or base64").Enum("utf8", "base64").Default("utf8"),
 				schema.Integer("maxBytes", "Most bytes returned").Default(defaultReadBytes).Min(1).Max(maxReadBytes),
 			)).
-			WithPhrases("cat file", "open file", "file contents", "view file", "read text file", "load config file", "read binary as base64", "show file contents"),
+			WithPhrases("cat file", "open file", "file contents", "view file", "read text file", "load config file", "read binary as base64", "show file contents", "what is in this file"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -592,7 +592,7 @@ func fsChown() tool.Tool {
 				schema.Integer("uid", "New owner's user id, or -1 to keep it").Required().Min(-1),
 				schema.Integer("gid", "New group id, or -1 to keep it").Required().Min(-1),
 			)).
-			WithPhrases("change ownership", "chown user:group", "set uid gid", "file owner", "fix ownership"),
+			WithPhrases("change ownership", "chown user:group", "set uid gid", "file owner", "fix ownership", "make a user own a folder", "give a folder to a user and group"),
 		Run: boxed(func(_ context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {

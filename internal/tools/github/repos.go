@@ -150,7 +150,7 @@ func fileReadTool() tool.Tool {
 				schema.String("ref", "A branch, tag or commit sha (default: the default branch)"),
 				schema.Integer("maxBytes", fmt.Sprintf("The most content bytes to answer (default %d)", defaultMaxFileBytes)).Min(1),
 			)).
-			WithPhrases("read file from github", "file contents on github", "raw file", "gh api contents", "view file in repo", "file at commit", "read file on a branch", "readme of a remote repo", "browse repo directory"),
+			WithPhrases("read file from github", "file contents on github", "raw file", "gh api contents", "view file in repo", "file at commit", "read file on a branch", "readme of a remote repo", "browse repo directory", "a file on a branch of a repo"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			path := strings.Trim(in.Path, "/")
 			file, dir, _, err := c.Repositories.GetContents(ctx, in.Owner, in.Repo, path, &github.RepositoryContentGetOptions{Ref: in.Ref})
@@ -337,7 +337,7 @@ func branchCreateTool() tool.Tool {
 				schema.String("branch", "The new branch's name").Required(),
 				schema.String("from", "A branch, tag or full commit sha to start from (default: the default branch)"),
 			)).
-			WithPhrases("new branch", "git checkout -b", "create a git branch", "branch off a tag", "new branch from a commit", "cut a branch", "start a branch"),
+			WithPhrases("new branch", "git checkout -b", "create a git branch", "branch off a tag", "new branch from a commit", "cut a branch", "start a branch", "cut a branch from a tag"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			branch := strings.TrimPrefix(in.Branch, "refs/heads/")
 			from := in.From

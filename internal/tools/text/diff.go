@@ -56,7 +56,7 @@ func stringDiff() tool.Tool {
 				"(--- expected / +++ actual, @@ hunks with `context` unchanged lines around each change; empty when equal); " +
 				"`changes` lists every changed line as {type: add|remove, line, lineNumberExpected (removes), " +
 				"lineNumberActual (adds), text}, where `line` is the 1-based line number on the side the line belongs to.",
-			Phrases:  []string{"text diff", "compare two strings", "diff -u", "line by line diff", "expected and actual text", "what changed between texts", "crlf differences"},
+			Phrases:  []string{"text diff", "compare two strings", "diff -u", "line by line diff", "expected and actual text", "what changed between texts", "crlf differences", "line diff of expected vs actual output", "diff two pasted snippets"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
