@@ -472,7 +472,7 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 		{
 			Def: mgmt("worker_rollback", "Restore the dynamic tools from a snapshot and reload them; the state before is kept as a pre-rollback snapshot.",
 				schema.String("snapshot", "From worker_snapshots; default latest not pre-rollback")).
-				WithPhrases("undo tool changes", "revert custom tools", "restore a checkpoint", "go back to restore point", "roll back broken plugin", "restore tools backup"),
+				WithPhrases("undo tool changes", "revert custom tools", "restore a checkpoint", "go back to restore point", "roll back broken plugin", "restore tools backup", "put the custom tools back the way they were at a checkpoint"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Snapshot string `json:"snapshot"`
 			}, _ *tool.Call) (any, error) {

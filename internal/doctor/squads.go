@@ -90,7 +90,7 @@ func (d *Doctor) squadTools() []tool.Tool {
 				schema.String("tool", "The tool to run (or give tasks)"),
 				schema.Any("args", "Its arguments").Types("object", "null"),
 				schema.Array("tasks", "Run as the squad's size allows", task)).
-				WithPhrases("send work to the team", "run calls as a team", "dispatch tasks to squad", "fan out within a squad", "team runs tools together"),
+				WithPhrases("send work to the team", "run calls as a team", "dispatch tasks to squad", "fan out within a squad", "team runs tools together", "run tasks under the group", "as part of the team"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Name  string          `json:"name"`
 				Tool  string          `json:"tool"`

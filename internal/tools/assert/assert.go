@@ -56,7 +56,7 @@ func assertEquals() tool.Tool {
 			Description: "Assert that two JSON values are deeply equal. Key order never matters, arrays compare by index, " +
 				"numbers by value; unless strict, 1 equals \"1\" and true \"true\". A failed assertion is a result, not an " +
 				"error: {passed, message, differences: [{path, type, expected, actual}], ...}.",
-			Phrases:  []string{"expect toEqual", "deep equal", "expected equals actual", "assertEqual", "deepStrictEqual", "same json values", "response equals expected"},
+			Phrases:  []string{"expect toEqual", "deep equal", "expected equals actual", "assertEqual", "deepStrictEqual", "same json values", "response equals expected", "fail unless the body is exactly"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

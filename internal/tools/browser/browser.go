@@ -399,7 +399,7 @@ func getText() tool.Tool {
 			schema.Object(selectorArg(false), timeoutArg(),
 				schema.Integer("offset", "The first character to return (for the next part of a long text)").Default(0).Min(0),
 				schema.Integer("maxLength", "At most this many characters").Default(getTextMax).Min(1).Max(getTextMax))).
-			WithPhrases("read page text", "scrape text", "innerText", "what does the page say", "extract visible text", "page content as text", "textContent", "read error message", "what does the message say", "field validation message"),
+			WithPhrases("read page text", "scrape text", "innerText", "what does the page say", "extract visible text", "page content as text", "textContent", "read error message", "what does the message say", "field validation message", "what text is displayed in an element", "words showing in a panel"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			s, err := p.Text(ctx, in.Selector, findOpts(in.Timeout, false))
 			if err != nil {

@@ -390,7 +390,7 @@ func resize() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_resize", "Set the viewport's size (responsive checks). Returns {width, height}.", true,
 			schema.Object(schema.Integer("width", "Width in CSS pixels").Required().Min(100).Max(7680), schema.Integer("height", "Height in CSS pixels").Required().Min(100).Max(4320))).
-			WithPhrases("viewport size", "mobile view", "responsive testing", "screen resolution", "window size", "tablet breakpoint", "emulate phone width", "resize browser window", "window width and height"),
+			WithPhrases("viewport size", "mobile view", "responsive testing", "screen resolution", "window size", "tablet breakpoint", "emulate phone width", "resize browser window", "window width and height", "make the viewport", "browser window width by height"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.Resize(ctx, in.Width, in.Height); err != nil {
 				return nil, err

@@ -271,7 +271,7 @@ func text() tool.Tool {
 		Def: def("assert_text", "Assert an element's visible text: contains (default), equals, or matches a regular expression (waiting up to timeout). A failure is a result with the text found.",
 			schema.Object(selectorArg(), schema.String("expected", "The text (or pattern)").Required(), modeArg(),
 				schema.Boolean("ignoreCase", "Compare case-insensitively").Default(false), timeoutArg())).
-			WithPhrases("element text contains", "verify label text", "toHaveText", "heading says", "h1 text is", "element text matches regex", "expect error message", "text is exactly", "cell text equals"),
+			WithPhrases("element text contains", "verify label text", "toHaveText", "heading says", "h1 text is", "element text matches regex", "expect error message", "text is exactly", "cell text equals", "an element reads a value"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			ok, err := match(in.Mode, in.Expected, in.IgnoreCase)
 			if err != nil {

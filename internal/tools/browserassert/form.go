@@ -28,7 +28,7 @@ func value() tool.Tool {
 				schema.String("value", "The whole value expected"),
 				schema.String("contains", "Text the value contains"),
 				schema.String("matches", "A regular expression (RE2) the value matches"), timeoutArg())).
-			WithPhrases("input value is", "toHaveValue", "field contains text", "textbox has value", "selected option value", "what is typed in the field", "form field value equals", "textarea content", "input prefilled with"),
+			WithPhrases("input value is", "toHaveValue", "field contains text", "textbox has value", "selected option value", "what is typed in the field", "form field value equals", "textarea content", "input prefilled with", "input still holds", "field should read"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			mode, want, err := oneOf(map[string]*string{"value": in.Value, "contains": in.Contains, "matches": in.Matches})
 			if err != nil {

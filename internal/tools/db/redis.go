@@ -345,7 +345,7 @@ func redisSet() tool.Tool {
 				schema.Integer("ttl", "Seconds until the key expires (0: never)").Default(0).Min(0),
 				aliasArg("Redis"),
 			)).
-			WithPhrases("seed cache key", "write cache key", "setex", "store value with expiry", "put k/v", "cache a value", "save value in redis", "set a key with ttl"),
+			WithPhrases("seed cache key", "write cache key", "setex", "store value with expiry", "put k/v", "cache a value", "save value in redis", "set a key with ttl", "turn on a feature flag key", "set a key that expires in seconds"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {

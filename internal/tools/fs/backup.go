@@ -84,7 +84,7 @@ func fsBackup() tool.Tool {
 				schema.String("destination", "Where the backup goes; default <source>.backup-<UTC time>[.tar.gz] beside the source"+pathNote),
 				schema.Boolean("compress", "Write a .tar.gz instead of a directory").Default(true),
 			)).
-			WithPhrases("snapshot directory", "backup folder", "back up a folder", "tar.gz backup", "save copy before change", "archive with checksums", "preserve state", "copy to restore later"),
+			WithPhrases("snapshot directory", "backup folder", "back up a folder", "tar.gz backup", "save copy before change", "archive with checksums", "preserve state", "copy to restore later", "exact copy with permissions and symlinks", "back up first so I can put it back"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			src, err := s.resolve("source", in.Source)
 			if err != nil {

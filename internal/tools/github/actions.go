@@ -36,7 +36,7 @@ func workflowListTool() tool.Tool {
 	return tool.Tool{
 		Def: def("gh_workflow_list", groupActions, "List a repository's GitHub Actions workflows: {workflows: [{id, name, path, state, url}], count, total}. gh_workflow_run and gh_workflow_runs take the id or the file name (ci.yml).", false,
 			repoProps(limitProp("workflows"))).
-			WithPhrases("list workflows", "actions yaml files", "ci pipelines", "workflow files", "ci.yml", "which workflows exist", "find a workflow id", ".github/workflows"),
+			WithPhrases("list workflows", "actions yaml files", "ci pipelines", "workflow files", "ci.yml", "which workflows exist", "find a workflow id", ".github/workflows", "what ci pipelines are defined in a repo"),
 		Run: run(func(ctx context.Context, in args, c *conn) (any, error) {
 			l, err := githubapi.List(ctx, in.Limit, func(ctx context.Context, o github.ListOptions) ([]row, *github.Response, error) {
 				ws, resp, err := c.Actions.ListWorkflows(ctx, in.Owner, in.Repo, &o)
