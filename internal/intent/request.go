@@ -92,6 +92,8 @@ var (
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
+	// listItem begins a line that is an item of a list: "- ", "* ", "1) ".
+	listItem = regexp.MustCompile(`^[ \t]*(?:[-*•][ \t]|\d{1,2}[.)][ \t])`)
 	// listMark numbers an item of a list: 1) 2. 3:
 	listMark = regexp.MustCompile(`^\d{1,2}[).:]$`)
 	// emailAddr is an e-mail address.
@@ -197,7 +199,7 @@ func lex(text string) []token {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		switch {
-		case r == '\n' && len(out) > 0 && out[len(out)-1].kind != punct && !strings.HasPrefix(strings.TrimLeft(text[i:], " \t\n"), "{"):
+		case r == '\n' && len(out) > 0 && out[len(out)-1].kind != punct && listItem.MatchString(text[i+n:]):
 			out = append(out, token{kind: punct, text: ";"}) // a line of a list is a step of its own
 			i += n
 		case unicode.IsSpace(r):

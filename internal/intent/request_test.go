@@ -20,6 +20,11 @@ func TestSplitIntoSteps(t *testing.T) {
 		"Build the image from ./app and run it":                         {"Build the image from ./app", "run it"},
 		"Back up the fixtures folder, after that restore it":            {"Back up the fixtures folder", "restore it"},
 		"Log in as alice and as bob":                                    {"Log in as alice and as bob"},
+		// Two checks in one sentence; a list's lines; a numbered list.
+		"the title should contain 'Shop', the 'Buy' button must be visible": {"the title should contain 'Shop'", "the 'Buy' button must be visible"},
+		"Run this:\n- open /cart\n- pick size M":                            {"Run this", "open /cart", "pick size M"},
+		"Check: 1) the cart 2) the badge":                                   {"Check", "the cart", "the badge"},
+		"Check the cart\nand the badge":                                     {"Check the cart and the badge"},
 	} {
 		var got []string
 		for _, c := range split(lex(text)) {
@@ -45,6 +50,40 @@ func TestLex(t *testing.T) {
 	}
 	if !toks[0].method || toks[9].method || toks[3].text != "It's done" || toks[4].raw != "feature:beta" {
 		t.Errorf("tokens: %+v", toks)
+	}
+}
+
+// Values a request names are read whole, as what they are: an e-mail
+// address, a pull request's number, a login's user and password, a
+// setting, a table's column, a code typed at the cart.
+func TestLexValues(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"log in as qa.lead@voltbay.test": "<email>",
+		"approve #497":                   "<ref>",
+		"admin qa.admin / Adm1n!qa":      "<creds>",
+		"set DB_URL=postgres://x@y/z":    "db_url=postgres://x@y/z",
+		"check orders.status='paid'":     "<column>",
+		"apply SPRING10 at the cart":     "<promo>",
+		"On /account (open), click Save": "is open",
+	} {
+		c := newClause(lex(text))
+		if !c.has(want) {
+			t.Errorf("%q: no %q in %v", text, want, c.set)
+		}
+	}
+	// "mean / median": no password after the slash, no login.
+	if c := newClause(lex("mean / median / stddev?")); c.has("<creds>") {
+		t.Errorf("a list with slashes read as a login: %v", c.set)
+	}
+	// Who speaks is not a sub-agent.
+	for _, text := range []string{"as the agent I plan this", "(agent planning) read the plan", "Agent"} {
+		if c := newClause(lex(text)); c.has("agent") {
+			t.Errorf("%q: read as a sub-agent", text)
+		}
+	}
+	if c := newClause(lex("have an agent fix the test")); !c.has("agent") {
+		t.Error("an agent to hand work to was not read as one")
 	}
 }
 
