@@ -442,7 +442,7 @@ func (d *Doctor) dynamicManagementTools() []tool.Tool {
 		{
 			Def: mgmt("worker_snapshot", "Snapshot the dynamic tools directory; returns the id (name_unixms).",
 				schema.String("name", "[A-Za-z0-9][A-Za-z0-9_-]*, at most 64").Required().Min(1)).
-				WithPhrases("back up custom tools", "save a checkpoint", "create a restore point", "checkpoint before refactor", "snapshot the dynamic tools", "snapshot before changing tools", "named snapshot", "save plugins state"),
+				WithPhrases("back up custom tools", "save a checkpoint", "create a restore point", "checkpoint before refactor", "snapshot the dynamic tools", "snapshot before changing tools", "named snapshot", "save plugins state", "checkpoint the custom tools before changing them", "a versioned copy of my custom tools"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				Name string `json:"name"`
 			}, _ *tool.Call) (any, error) {

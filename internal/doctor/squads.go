@@ -189,7 +189,7 @@ func (d *Doctor) squadTools() []tool.Tool {
 			Def: orch("context_get", "Read a value shared by a squad's calls.",
 				schema.String("key", "Omit for all"),
 				schema.String("squad", "Default: this call's squad")).
-				WithPhrases("read a shared variable", "look up a shared value", "read value from shared context", "get squad variable", "what an earlier step saved", "list shared values", "k/v lookup in shared context", "read back what the squad shared", "fetch back a value a step put there"),
+				WithPhrases("read a shared variable", "look up a shared value", "read value from shared context", "get squad variable", "what an earlier step saved", "list shared values", "k/v lookup in shared context", "read back what the squad shared", "fetch back a value a step put there", "what is a value set to in the squad"),
 			Run: tool.Typed(func(ctx context.Context, in struct {
 				Key   string `json:"key"`
 				Squad string `json:"squad"`

@@ -67,7 +67,7 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 		{
 			Def: def("mcp_unregister", "Stop a server registered with mcp_register (its whole process tree) and remove it and its tools. Servers of gateway.servers are changed in the config file.", h.cfg.StopGrace*3+5*time.Second,
 				schema.String("id", "Its name, as mcp_list shows").Required()).
-				WithPhrases("remove mcp server", "disconnect mcp server", "stop hosted server", "unplug upstream", "uninstall mcp server", "detach a server and drop its tools"),
+				WithPhrases("remove mcp server", "disconnect mcp server", "stop hosted server", "unplug upstream", "uninstall mcp server", "detach a server and drop its tools", "shut down a hosted server and take its tools out"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				ID string `json:"id"`
 			}, _ *tool.Call) (any, error) {
@@ -100,7 +100,7 @@ func (h *Hub) Tools(search Searcher) []tool.Tool {
 		{
 			Def: def("mcp_health", "Health of the hosted MCP servers (or the one named by id): state, pid, uptime, restarts, ping latency, last call's duration, calls and failures, last error and when it may retry.", 15*time.Second,
 				schema.String("id", "A server's name; omit for all")).
-				WithPhrases("is the mcp server up", "ping mcp servers", "upstream latency", "mcp server down", "upstream errors", "why is upstream failing"),
+				WithPhrases("is the mcp server up", "ping mcp servers", "upstream latency", "mcp server down", "upstream errors", "why is upstream failing", "are the connected outside servers healthy", "calls to the servers failing"),
 			Run: tool.Typed(func(_ context.Context, in struct {
 				ID string `json:"id"`
 			}, _ *tool.Call) (any, error) {

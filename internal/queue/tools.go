@@ -117,7 +117,7 @@ func (s *Service) Tools() []tool.Tool {
 				}
 			})},
 		{Def: def("task_list", "The newest jobs first: id, state, attempts, outcome.", schema.Integer("limit", "At most this many jobs").Default(50).Min(1).Max(1000)).
-			WithPhrases("recent jobs", "list queued jobs", "job history", "what jobs ran", "all ci jobs"),
+			WithPhrases("recent jobs", "list queued jobs", "job history", "what jobs ran", "all ci jobs", "latest build and test jobs and their states"),
 			Run: tool.Typed(func(ctx context.Context, in idArgs, _ *tool.Call) (any, error) {
 				q, err := queue(ctx)
 				if err != nil {

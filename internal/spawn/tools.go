@@ -55,7 +55,7 @@ func (s *Service) Tools() []tool.Tool {
 		schema.String("base", "PR target (default: current branch)"),
 		schema.Boolean("wait", "With progress notifications").Default(false),
 	).
-		WithPhrases("delegate to claude code", "run a sub-agent", "hand off a coding task", "spawn gemini cli", "background coding agent", "let an agent fix it", "agent opens a PR", "parallel agent")
+		WithPhrases("delegate to claude code", "run a sub-agent", "hand off a coding task", "spawn gemini cli", "background coding agent", "let an agent fix it", "agent opens a PR", "parallel agent", "give this job to another claude on its own branch", "a separate ai helper to fix it")
 	start.Timeout, start.Retries = maxWait, -1
 	return []tool.Tool{
 		{Def: start, Run: tool.Typed(func(ctx context.Context, in startArgs, _ *tool.Call) (any, error) {
@@ -95,7 +95,7 @@ func (s *Service) Tools() []tool.Tool {
 			})},
 		{Def: agentDef("spawn_logs", "A spawn's agent output (stream-json, secrets redacted) from offset. Returns {text, nextOffset, done}.",
 			schema.String("id", "From spawn_agent").Required().Min(1), schema.Integer("offset", "The last nextOffset").Min(0)).
-			WithPhrases("agent transcript", "what the agent printed", "what the agent works on", "sub-agent output", "follow agent log", "claude code output"),
+			WithPhrases("agent transcript", "what the agent printed", "what the agent works on", "sub-agent output", "follow agent log", "claude code output", "read what the helper agent writes while it works"),
 			Run: tool.Typed(func(_ context.Context, in idArgs, _ *tool.Call) (any, error) {
 				text, next, done, err := s.Logs(in.ID, in.Offset, 64<<10)
 				if err != nil {

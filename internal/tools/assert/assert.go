@@ -135,7 +135,7 @@ func assertContains() tool.Tool {
 				"is always contained. A failed assertion is a result, not an error. Returns {passed, message, " +
 				"substring, caseSensitive, index}: index is the character (Unicode code point) offset of the " +
 				"first match, -1 when there is none.",
-			Phrases:  []string{"string includes substring", "expect toContain", "output mentions a phrase", "log contains line", "response body contains", "substring in plain text"},
+			Phrases:  []string{"string includes substring", "expect toContain", "output mentions a phrase", "log contains line", "response body contains", "substring in plain text", "the body has a text in it", "has to include a text"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

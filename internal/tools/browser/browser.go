@@ -46,9 +46,9 @@ func Tools() []tool.Tool {
 		getElements(), snapshot(), evaluate(), consoleMessages(), networkRequests(), hover(), drag(), selectOption(),
 		fileUpload(), handleDialog(), fillForm(),
 		history("browser_navigate_back", "Go back one page in the tab's history.", -1,
-			"back button", "history.back()", "previous page", "undo navigation", "browser back", "return to last page"),
+			"back button", "history.back()", "previous page", "undo navigation", "browser back", "return to last page", "hit the browser back button"),
 		history("browser_navigate_forward", "Go forward one page in the tab's history.", 1,
-			"forward button", "history.forward()", "redo navigation", "browser forward", "next page in history"),
+			"forward button", "history.forward()", "redo navigation", "browser forward", "next page in history", "go to the next page in history again"),
 		history("browser_reload", "Reload the page.", 0,
 			"refresh page", "f5 refresh", "reload tab", "hard refresh", "refresh browser"),
 		resize(), tabs(), pdfSave(), mouseMove(), mouseClick(), mouseDrag(), mouseWheel(), startTracing(), stopTracing(),
@@ -336,7 +336,7 @@ func click() tool.Tool {
 				schema.String("button", "Mouse button").Enum("left", "right", "middle").Default("left"),
 				schema.Integer("clickCount", "2 for a double click").Default(1).Min(1).Max(3),
 				healArg(), timeoutArg())).
-			WithPhrases("click a button", "press a link", "tap element", "double click", "right click", "click by visible text", "self-healing selector", "click submit", "press the button", "click sign in button"),
+			WithPhrases("click a button", "press a link", "tap element", "double click", "right click", "click by visible text", "self-healing selector", "click submit", "press the button", "click sign in button", "press a button on the page"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			sel := in.Selector
 			if sel == "" && in.Text != "" {
@@ -595,7 +595,7 @@ func getElements() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_get_elements", "List the elements a selector matches: tag, role, accessible name, text, visibility, key attributes. Returns {total, elements}.", false,
 			schema.Object(selectorArg(true), schema.Integer("limit", "Most elements listed").Default(20).Min(1).Max(500))).
-			WithPhrases("querySelectorAll", "find matching elements", "which elements match selector", "debug a selector", "element roles and names", "list links on page", "inspect dom elements", "list all buttons", "buttons and their labels", "attributes of form inputs", "list fields of a form"),
+			WithPhrases("querySelectorAll", "find matching elements", "which elements match selector", "debug a selector", "element roles and names", "list links on page", "inspect dom elements", "list all buttons", "buttons and their labels", "attributes of form inputs", "list fields of a form", "elements matching a selector with their text", "all the links on the page with their text"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Limit <= 0 {
 				in.Limit = 20
@@ -618,7 +618,7 @@ func snapshot() tool.Tool {
 		Def: def("browser_snapshot", "The page's accessibility tree as compact text: one line per element (role, name, state) with a ref such as e12 that any selector argument accepts. "+
 			"Capped at about 25,000 tokens, with a note when cut (then pass root to narrow it).", false,
 			schema.Object(schema.String("root", "Only this element's subtree (a selector)"), schema.Boolean("includeHidden", "Include hidden elements").Default(false))).
-			WithPhrases("a11y tree", "aria snapshot", "dom snapshot", "page structure", "element refs", "what is on the page", "outline of the page", "find a selector"),
+			WithPhrases("a11y tree", "aria snapshot", "dom snapshot", "page structure", "element refs", "what is on the page", "outline of the page", "find a selector", "an outline of what is on the page", "overview of roles and names"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			s, err := p.Snapshot(ctx, in.Root, in.IncludeHidden, snapshotBytes)
 			if err != nil {

@@ -174,7 +174,7 @@ func selectOption() tool.Tool {
 		Def: def("browser_select_option", "Choose options of a <select> by value, label, index, or several values (multiple). Fires input and change. Returns {selected: [values]}.", true,
 			schema.Object(selectorArg(true), schema.String("value", "Option value"), schema.String("label", "Option's visible text"),
 				schema.Integer("index", "Option index (0 first)").Min(0), schema.Array("values", "Several values, for a multiple select", schema.StringItems()), timeoutArg())).
-			WithPhrases("pick from dropdown", "choose dropdown value", "select menu", "combobox choice", "multi select", "select element option"),
+			WithPhrases("pick from dropdown", "choose dropdown value", "select menu", "combobox choice", "multi select", "select element option", "choose a value in the list"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			o := findOpts(in.Timeout, false)
 			o.Actionable = true
@@ -499,7 +499,7 @@ func mouseMove() tool.Tool {
 	return tool.Tool{
 		Def: def("browser_mouse_move", "Move the mouse to viewport coordinates. Returns {x, y}.", true,
 			schema.Object(schema.Number("x", "Viewport x").Required(), schema.Number("y", "Viewport y").Required(), schema.Integer("steps", "Intermediate moves").Default(1).Min(1).Max(100))).
-			WithPhrases("move cursor", "pointer to coordinates", "mouse position", "cursor to x y", "mousemove", "position the cursor", "cursor over canvas"),
+			WithPhrases("move cursor", "pointer to coordinates", "mouse position", "cursor to x y", "mousemove", "position the cursor", "cursor over canvas", "bring the mouse to a point without clicking"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.MouseMoveSteps(ctx, in.X, in.Y, in.Steps); err != nil {
 				return nil, err
@@ -542,7 +542,7 @@ func mouseDrag() tool.Tool {
 		Def: def("browser_mouse_drag", "Press at one point, move to another and release. Returns {from, to}.", true,
 			schema.Object(schema.Number("fromX", "Start x").Required(), schema.Number("fromY", "Start y").Required(),
 				schema.Number("toX", "End x").Required(), schema.Number("toY", "End y").Required(), schema.Integer("steps", "Intermediate moves").Default(10).Min(1).Max(100))).
-			WithPhrases("drag by coordinates", "draw on canvas", "slider drag", "drag from point to point", "swipe gesture", "select region with mouse"),
+			WithPhrases("drag by coordinates", "draw on canvas", "slider drag", "drag from point to point", "swipe gesture", "select region with mouse", "press the mouse, drag and release"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if err := p.Drag(ctx, in.FromX, in.FromY, in.ToX, in.ToY, in.Steps); err != nil {
 				return nil, err
@@ -714,7 +714,7 @@ func sessionNew() tool.Tool {
 
 func sessionSwitch() tool.Tool {
 	return sessionTool("browser_session_switch", "Make another browser session active (the first is \"default\"). Returns {sessions}.",
-		[]string{"switch user", "change browser context", "back to default session", "toggle between users", "activate session"},
+		[]string{"switch user", "change browser context", "back to default session", "toggle between users", "activate session", "go to another browser context", "go back to the default browser session"},
 		func() []schema.Prop {
 			return []schema.Prop{schema.String("id", "The session's name").Required().Min(1)}
 		},
@@ -728,7 +728,7 @@ func sessionSwitch() tool.Tool {
 
 func sessionList() tool.Tool {
 	return sessionTool("browser_session_list", "List the browser sessions with their tabs' URLs and which is active. Returns {sessions}.",
-		[]string{"which sessions are open", "list browser contexts", "active session", "which users are logged in", "open sessions and tabs", "which isolated browsers are open"},
+		[]string{"which sessions are open", "list browser contexts", "active session", "which users are logged in", "open sessions and tabs", "which isolated browsers are open", "which browser sessions are open"},
 		func() []schema.Prop { return nil },
 		func(ctx context.Context, b *browser.Browser, _ sessionArgs) (any, error) {
 			return map[string]any{"sessions": b.Sessions(ctx)}, nil

@@ -34,7 +34,7 @@ func startVideo() tool.Tool {
 			schema.Boolean("cursor", "Draw a mouse pointer on the page at each action point (click, hover, drag), so the video shows where it acted").Default(false)))
 	d.UsesRoots = true
 	return tool.Tool{
-		Def: d.WithPhrases("record video of the browser", "screen recording", "record the tab", "capture a video of the test", "webm recording", "record a screencast", "video of the session", "film the test run"),
+		Def: d.WithPhrases("record video of the browser", "screen recording", "record the tab", "capture a video of the test", "webm recording", "record a screencast", "video of the session", "film the test run", "start filming the tab", "begin screen recording"),
 		Run: browserRun(func(ctx context.Context, b *browser.Browser, in args) (any, error) {
 			if in.Filename == "" {
 				in.Filename = "video-" + time.Now().Format("20060102-150405") + ".webm"

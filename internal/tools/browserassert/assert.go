@@ -443,7 +443,7 @@ func attribute() tool.Tool {
 			schema.Object(selectorArg(), schema.String("name", "Attribute name (href, aria-expanded, disabled, ...)").Required().Min(1),
 				schema.String("value", "Expected value; omit to check only that the attribute is present"),
 				schema.String("mode", "How to compare the value").Enum("equals", "contains", "matches").Default("equals"), timeoutArg())).
-			WithPhrases("has attribute", "href equals", "aria-expanded", "disabled button", "toHaveAttribute", "class attribute", "link target", "data attribute value", "img alt text", "alt attribute equals"),
+			WithPhrases("has attribute", "href equals", "aria-expanded", "disabled button", "toHaveAttribute", "class attribute", "link target", "data attribute value", "img alt text", "alt attribute equals", "the button should be disabled", "href must end in", "has aria-disabled"),
 		Run: runOn(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			if in.Mode == "" {
 				in.Mode = "equals"

@@ -582,7 +582,7 @@ func pgQuery() tool.Tool {
 				schema.Integer("maxRows", "Most rows returned").Default(defaultMaxRows).Min(1).Max(maxMaxRows),
 				aliasArg("PostgreSQL"),
 			)).
-			WithPhrases("run sql postgres", "psql query", "select from postgres", "postgres insert update delete", "parameterized query", "execute sql statement", "query postgres table", "check row exists in table", "count rows in postgres"),
+			WithPhrases("run sql postgres", "psql query", "select from postgres", "postgres insert update delete", "parameterized query", "execute sql statement", "query postgres table", "check row exists in table", "count rows in postgres", "how many rows are in a status"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := pgLookup(call, in.Alias)
 			if err != nil {

@@ -371,7 +371,7 @@ func redisDel() tool.Tool {
 	return tool.Tool{
 		Def: def("db_redis_del", redisGroup, "Delete keys. Returns {deleted} (how many existed).", true,
 			schema.Object(schema.Array("keys", "Keys to delete", schema.StringItems()).Required().Min(1), aliasArg("Redis"))).
-			WithPhrases("drop a single key", "delete cache key", "evict key", "invalidate cache entry", "remove redis keys", "unlink key"),
+			WithPhrases("drop a single key", "delete cache key", "evict key", "invalidate cache entry", "remove redis keys", "unlink key", "delete keys", "clear the cached entry"),
 		Run: tool.Typed(func(ctx context.Context, in args, call *tool.Call) (any, error) {
 			c, err := redisLookup(call, in.Alias)
 			if err != nil {

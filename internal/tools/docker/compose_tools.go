@@ -498,7 +498,7 @@ func composeExecTool() tool.Tool {
 		Def: def("compose_exec", groupCompose, "Run a command in a running container of a Compose service with the real Compose CLI (exec -T, no terminal), and answer its exit code, stdout and stderr apart. "+
 			"The call's timeout bounds it. Returns {exitCode, stdout, stderr} (warnings: compose's own, when it printed any).", true,
 			schema.Object(props...)).
-			WithPhrases("exec into compose service", "docker compose exec", "run in service container", "migrate inside service", "manage.py in service", "docker-compose exec"),
+			WithPhrases("exec into compose service", "docker compose exec", "run in service container", "migrate inside service", "manage.py in service", "docker-compose exec", "run a command in a service of the compose project"),
 		Run: tool.Typed(composeExec),
 	}
 }

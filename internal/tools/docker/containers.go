@@ -323,7 +323,7 @@ func runTool() tool.Tool {
 				schema.Array("devices", "Host devices to add, /dev/x[:/dev/y] (need docker.allowPrivileged)", schema.StringItems()),
 				schema.Integer("maxBytes", "Bound of stdout and of stderr of an attached run (the middle is left out)").Default(defaultOutputBytes).Min(1000).Max(maxOutputBytes),
 			)).
-			WithPhrases("start a container", "spin up container", "spin up an image", "docker run -d", "run an image", "one-off container", "run nginx", "ephemeral container --rm", "publish port", "start it with environment variables"),
+			WithPhrases("start a container", "spin up container", "spin up an image", "docker run -d", "run an image", "one-off container", "run nginx", "ephemeral container --rm", "publish port", "start it with environment variables", "spin up a container"),
 		Run: tool.Typed(runContainer),
 	}
 }

@@ -262,7 +262,7 @@ func fsRestore() tool.Tool {
 				pathArg("destination", "Where to restore: the directory (for a directory backup) or the file (for a file backup)"),
 				schema.Boolean("overwrite", "Replace files that exist at the destination").Default(false),
 			)).
-			WithPhrases("restore from backup", "roll back files", "undo file changes", "recover directory", "bring files back from backup", "revert files", "put back as it was"),
+			WithPhrases("restore from backup", "roll back files", "undo file changes", "recover directory", "bring files back from backup", "revert files", "put back as it was", "put a folder back from a backup archive and verify checksums"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			bk, err := s.resolve("backup", in.Backup)
 			if err != nil {

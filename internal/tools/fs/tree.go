@@ -243,7 +243,7 @@ func fsList() tool.Tool {
 				schema.String("pattern", "Glob the entries must match (*.go, test_?.txt); matched against the name, or the relative path when it holds a /"),
 				schema.Integer("limit", "Most entries returned").Default(defaultListLimit).Min(1).Max(maxListLimit),
 			)).
-			WithPhrases("ls", "list files in folder", "directory contents", "dir listing", "what files are here", "ls -la", "recursive listing", "browse folder", "what files a folder has"),
+			WithPhrases("ls", "list files in folder", "directory contents", "dir listing", "what files are here", "ls -la", "recursive listing", "browse folder", "what files a folder has", "what is in the folder right now", "what is inside a directory"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
@@ -319,7 +319,7 @@ func fsSearch() tool.Tool {
 				schema.Integer("limit", "Most matches returned").Default(defaultSearchLimit).Min(1).Max(maxListLimit),
 				schema.Boolean("ignoreCase", "Match case-insensitively").Default(false),
 			)).
-			WithPhrases("grep", "find files", "grep -r", "ripgrep", "find by name", "search file contents", "find . -name", "locate file", "regex in files", "files containing text", "which files contain a string"),
+			WithPhrases("grep", "find files", "grep -r", "ripgrep", "find by name", "search file contents", "find . -name", "locate file", "regex in files", "files containing text", "which files contain a string", "which spec files mention", "where in the codebase do we mention", "find all files matching a pattern"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {

@@ -108,7 +108,7 @@ func disconnectTool() tool.Tool {
 func repoInfoTool() tool.Tool {
 	return tool.Tool{
 		Def: def("gh_repo_info", groupRepos, "A repository's facts: {fullName, description, private, visibility, defaultBranch, url, language, topics, stars, forks, openIssues, archived, fork, license, pushedAt, updatedAt, permissions}.", false, repoProps()).
-			WithPhrases("repo details", "default branch", "what is the default branch", "repository metadata", "stars and forks", "gh repo view", "repo visibility", "is repo private", "repo license", "repo topics"),
+			WithPhrases("repo details", "default branch", "what is the default branch", "repository metadata", "stars and forks", "gh repo view", "repo visibility", "is repo private", "repo license", "repo topics", "stars and open issues of a repo", "default branch and visibility"),
 		Run: run(func(ctx context.Context, in repoArgs, c *conn) (any, error) {
 			r, _, err := c.Repositories.Get(ctx, in.Owner, in.Repo)
 			if err != nil {

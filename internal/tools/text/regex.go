@@ -54,7 +54,7 @@ func regexTest() tool.Tool {
 				"Unicode characters (code points), byteIndex in UTF-8 bytes; groups lists capture groups 1..n (null when a group did " +
 				fmt.Sprintf("not take part); at most %d matches are listed and truncated says when matchCount is larger. ", MaxRegexMatches) +
 				"With replace, replaced is the text with the first match (all matches with g) replaced; pattern is the Go regexp actually compiled.",
-			Phrases:  []string{"regexp match", "capture groups", "regex replace", "extract with regex", "grep pattern", "find all matches", "does pattern match"},
+			Phrases:  []string{"regexp match", "capture groups", "regex replace", "extract with regex", "grep pattern", "find all matches", "does pattern match", "check my pattern against sample strings", "does this pattern match these"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(

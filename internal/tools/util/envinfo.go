@@ -49,7 +49,7 @@ func envInfo() tool.Tool {
 				"numCPU, gomaxprocs, numGoroutine, pid, hostname, uptimeMs, uptime (\"1h2m3.456s\"), " +
 				"memory {rssBytes (resident set from /proc/self/statm; null where unavailable), heapAllocBytes, heapSysBytes, sysBytes, numGC}, " +
 				"envVarCount}. Environment variable names and values are never returned, only their count.",
-			Phrases:        []string{"what os", "go version", "runtime info", "cpu count", "memory of this process", "hostname", "system info", "uname"},
+			Phrases:        []string{"what os", "go version", "runtime info", "cpu count", "memory of this process", "hostname", "system info", "uname", "what node version and platform is it running on"},
 			Group:          Group,
 			Category:       tool.CategoryUtility,
 			Input:          schema.Object(),
