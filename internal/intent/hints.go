@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/barrhawk/barrhawk/internal/search"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
 
@@ -100,7 +101,7 @@ func find(c *clause) found {
 		case word:
 			if wh, ok := namedSizes[t.text]; ok {
 				f.sizes = append(f.sizes, map[string]any{"width": wh[0], "height": wh[1]})
-			} else if m := sizeLike.FindStringSubmatch(t.text); m != nil {
+			} else if m := search.WindowSize.FindStringSubmatch(t.text); m != nil {
 				w, _ := strconv.Atoi(m[1])
 				h, _ := strconv.Atoi(m[2])
 				f.sizes = append(f.sizes, map[string]any{"width": w, "height": h})

@@ -83,7 +83,6 @@ var (
 	imageNames   = wordSet(`postgres redis mysql mariadb mongo nginx node python golang alpine busybox ubuntu debian httpd rabbitmq memcached elasticsearch minio`)
 	imageTag     = regexp.MustCompile(`^(?:\d[\w.-]*|latest|alpine|slim|[\w.-]*-alpine)$`)
 	spawnID      = regexp.MustCompile(`^sp[_-]\w+$`)
-	sizeLike     = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 	measureLike  = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
 	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
 	selectorLike = regexp.MustCompile(`^(?:(?:a|button|div|span|input|select|textarea|form|img|li|ul|ol|tr|td|th|table|nav|header|footer|section|main|h[1-6]|p|label|dialog)?(?:#[a-zA-Z_][\w-]*|\.[a-zA-Z_][\w-]+)(?:[.#][\w-]+|:[\w-]+(?:\([^)]*\))?)*|\[[\w-]+(?:[~|^$*]?=[^\]]*)?\])$`)
@@ -111,9 +110,6 @@ var (
 	columnRef = regexp.MustCompile(`^[a-z][a-z_]*\.[a-z][a-z_]*(?:$|[=<>!])`)
 	// promoCode is a code a shop's customer types: SPRING10, SAVE10.
 	promoCode = regexp.MustCompile(`^[A-Z]{3,}\d{1,4}$`)
-	// dotFile is a project's hidden file: .env, .env.test, .npmrc (not
-	// a selector's class, .toast).
-	dotFile = regexp.MustCompile(`^\.(?:env|npmrc|nvmrc|gitignore|dockerignore|editorconfig|prettierrc|eslintrc|babelrc|tool-versions)(?:\.[\w-]+)*$`)
 	// localImage is an image built here, named with a hyphen and tagged
 	// (shop-api:qa, oakbench-api:dev); it is one where the clause speaks
 	// of images or containers.
@@ -401,7 +397,7 @@ func lexChunk(out []token, chunk string) []token {
 		return out
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
-	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"), dotFile.MatchString(body):
+	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"), search.DotFile(body):
 		out = append(out, token{kind: file, text: body})
 	case search.SlashedList(body):
 		for _, w := range strings.Split(body, "/") {
@@ -796,7 +792,7 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<point>") // 400,300 or (100, 100): a point on the page
 		}
 	case word:
-		if sizeLike.MatchString(t.text) || t.text == "x" && i > 0 && i+1 < len(tokens) && tokens[i-1].kind == number && tokens[i+1].kind == number && tokens[i-1].num >= 100 {
+		if search.WindowSize.MatchString(t.text) || t.text == "x" && i > 0 && i+1 < len(tokens) && tokens[i-1].kind == number && tokens[i+1].kind == number && tokens[i-1].num >= 100 {
 			out = append(out, "<size>") // 1280x800, 390 x 844
 		}
 		if instanceName.MatchString(t.text) {

@@ -377,7 +377,7 @@ func contextOf(clauses []*clause) request {
 			switch {
 			case t.kind == link && search.DatabaseOf(t.text) == "":
 				items++ // a page or an API to work on, not a database's URL
-			case t.kind == word && sizeWords[t.text], t.kind == word && sizeLike.MatchString(t.text):
+			case t.kind == word && sizeWords[t.text], t.kind == word && search.WindowSize.MatchString(t.text):
 				sizes++
 			case t.kind == number && i+1 < len(c.tokens) && itemNouns[c.tokens[i+1].text] && t.num >= 2:
 				items += t.num
@@ -774,7 +774,11 @@ var localReports = triggers(`junit report reports result+files xml history`)
 // table's.
 var strongWeb = triggers(`<selector> <page> page pages site website browser button buttons link click tap screenshot tab form modal dialog popup viewport cookie cookies localstorage sessionstorage console`)
 
-var strongDB = triggers(`database db table tables sql migration migrations seed transaction <sqlfile> <column> has+a+row row+for row+in rows+for row+was+created a+row+for`)
+var strongDB = triggers(`database db table tables sql migration migrations seed transaction <sqlfile>` + rowLookup)
+
+// rowLookup name a table's row or column looked for ("has a row for",
+// orders.status='paid'): a database's, in a request about pages too.
+const rowLookup = ` <column> has+a+row row+for row+in rows+for row+was+created a+row+for`
 
 var loggingIn = triggers(loginWords)
 

@@ -64,7 +64,7 @@ var domainWords = []struct {
 	{pg, triggers(`postgres postgresql pg psql`)},
 	{sqlite, triggers(`sqlite sqlite3 <dbfile>`)},
 	{redis, triggers(`redis cache+key cache+keys cached+key`)},
-	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed transaction <sql> <runsql> <column> has+a+row row+for row+in rows+for row+was+created a+row+for`)},
+	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed transaction <sql> <runsql>` + rowLookup)},
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},

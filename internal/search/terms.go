@@ -203,8 +203,6 @@ var (
 	specFile      = regexp.MustCompile(`\.(?:spec|test)\.[jt]sx?$`)
 	envValue      = regexp.MustCompile(`^[A-Z][A-Z0-9_]*=\S*$`)
 	keyValue      = regexp.MustCompile(`^\w[\w.-]*:[\w.:*{}-]*$`)
-	sizeValue     = regexp.MustCompile(`^\d{3,4}x\d{3,4}$`)
-	dotFile       = regexp.MustCompile(`^\.(?:env|npmrc|nvmrc|gitignore|dockerignore|editorconfig|prettierrc|eslintrc|babelrc|tool-versions)(?:\.[\w-]+)*$`)
 	templateValue = regexp.MustCompile(`\{\{.*\}\}|\$\{.*\}`)
 	// Values of several words: a JSON object or array, an SQL statement,
 	// a Redis command (its verb in capitals, then a key, not a URL), a
@@ -307,7 +305,7 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 	}
 	for _, f := range strings.Fields(query) {
 		v := strings.Trim(f, `,;:?!()"'`+"`")
-		if plainWord(v) && !sizeValue.MatchString(v) {
+		if plainWord(v) && !WindowSize.MatchString(v) {
 			kept = append(kept, f)
 			continue
 		}
@@ -333,9 +331,9 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 			kind = templateKind
 		case regexValue.MatchString(v):
 			kind = "regex"
-		case sizeValue.MatchString(lower):
+		case WindowSize.MatchString(lower):
 			kind = viewportKind // 375x812: a window's size
-		case knownFile.MatchString(lower), dotFile.MatchString(lower):
+		case knownFile.MatchString(lower), DotFile(lower):
 			kind = "file"
 		case DatabaseOf(lower) != "":
 			kind = Terms(DatabaseOf(lower))[0] // postgres://..., redis://...: that database
@@ -374,6 +372,16 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 	}
 	return strings.Join(kept, " "), kinds, strings.Join(named, " ")
 }
+
+// WindowSize is a window's size, width x height: 1280x800, 375x812.
+var WindowSize = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
+
+// dotFile is a project's hidden file: .env, .env.test, .npmrc (not a
+// selector's class, .toast).
+var dotFile = regexp.MustCompile(`^\.(?:env|npmrc|nvmrc|gitignore|dockerignore|editorconfig|prettierrc|eslintrc|babelrc|tool-versions)(?:\.[\w-]+)*$`)
+
+// DotFile says whether v names a project's hidden file (.env.test).
+func DotFile(v string) bool { return dotFile.MatchString(v) }
 
 // sqliteNamed names SQLite or a file of one.
 var sqliteNamed = regexp.MustCompile(`(?i)sqlite|\.db\b`)
