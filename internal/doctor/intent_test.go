@@ -115,6 +115,27 @@ func TestIntentReadsValues(t *testing.T) {
 	})
 }
 
+// A page's actions are read as a tester writes them: a value picked from
+// a select, a radio or else clicked; a basket filled; another user's
+// session switched back to; a dialog or a recording the request named
+// before and only refers to ("accept it", "stop"); a path of the site
+// is a page.
+func TestIntentReadsPageActions(t *testing.T) {
+	t.Parallel()
+	wantTools(t, newSearchDoctor(t), []toolsCase{
+		{"On /collect/york-01 pick 'Saturday 10:00' in #slot", []string{"browser_navigate", "browser_select_option"}, []string{"browser_click"}},
+		{"Pick 'Dermatology' in the department select on /book", []string{"browser_select_option"}, []string{"browser_click"}},
+		{"On /checkout choose the 'Pay later with Klarna' radio", []string{"browser_check"}, []string{"browser_select_option"}},
+		{"On /checkout type SW1A key by key into #postcode and pick the first suggestion", []string{"browser_press_sequentially", "browser_click"}, []string{"browser_select_option"}},
+		{"Put the 55\" OLED (/p/vb-tv-55oled) in the basket", []string{"browser_navigate", "browser_click"}, nil},
+		{"As admin open /admin/orders in a separate session, then switch back to the customer", []string{"browser_session_new", "browser_session_switch"}, nil},
+		{"Cancel order 12 from /account/orders/12 (it asks with a confirm() dialog), accept it", []string{"browser_navigate", "browser_click", "browser_handle_dialog"}, []string{"task_cancel"}},
+		{"Record a video of the basket: open /basket, pick DHL Express, stop", []string{"browser_start_video", "browser_click", "browser_stop_video"}, nil},
+		{"Go to /account, take the session offline, then put it online again", []string{"browser_network_state_set"}, nil},
+		{"Then the status should be Approved on /admin/returns/7", []string{"assert_text"}, []string{"gh_pr_review"}},
+	})
+}
+
 // toolsCase is a request, tools its analysis must suggest and tools it
 // must not.
 type toolsCase struct {

@@ -861,6 +861,13 @@ func markers(tokens []token, i int) []string {
 		case t.kind == link:
 			out = append(out, "<page>")
 		}
+	case selector:
+		if strings.HasPrefix(t.text, "select") {
+			out = append(out, "<selectel>") // select#slot: a select element
+		}
+		if i > 0 && (tokens[i-1].text == "in" || tokens[i-1].text == "from") {
+			out = append(out, "<inselector>") // "pick 'Eastside' in #pickup-branch": a value of the element
+		}
 	case quoted:
 		if i+1 < len(tokens) && tokens[i+1].kind == word && elementNouns[tokens[i+1].text] {
 			out = append(out, "<named>") // the 'You are offline' banner: an element by its name

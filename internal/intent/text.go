@@ -23,16 +23,8 @@ func (a *Analyzer) text(text string) Analysis {
 		}
 	}
 	clauses := split(lex(text))
+	carry(clauses)
 	req := contextOf(clauses)
-	// "Read the schema in X, ... check the body is valid against it": a
-	// validation against the schema the request named.
-	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("schema") }) {
-		for _, c := range clauses {
-			if c.hasAny(validWords) && c.hasAny(checkWords) {
-				c.set["schema"] = true
-			}
-		}
-	}
 
 	var steps []Step
 	body := false // in the text of an issue, a comment or a PR the request writes
@@ -113,6 +105,32 @@ func (a *Analyzer) text(text string) Analysis {
 		r.Complexity = Simple
 	}
 	return finish(r, tools)
+}
+
+// carry gives a step the thing an earlier one named, which it only
+// refers to: "read the schema in X, ... check the body is valid against
+// it" validates against the schema; "it asks with a confirm() dialog ...
+// accept it" answers the dialog; "record a video ... stop" stops the
+// recording.
+func carry(clauses []*clause) {
+	for _, x := range carried {
+		if !slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(x.named) }) {
+			continue
+		}
+		for _, c := range clauses {
+			if c.hasAny(x.when) && (len(x.and) == 0 || c.hasAny(x.and)) && !c.hasAny(x.named) {
+				c.set[x.named[0]] = true
+			}
+		}
+	}
+}
+
+// carried: in a request that names named, a step holding one of when
+// (and one of and) is about the first of named.
+var carried = []struct{ named, when, and []string }{
+	{triggers(`schema`), validWords, checkWords},
+	{triggers(`dialog =confirm =alert =prompt`), triggers(`=accept =dismiss`), triggers(`it =them`)},
+	{triggers(`video recording`), triggers(`=stop =end =finish`), nil},
 }
 
 // bareCheck says whether a clause only asks for a check ("verify.",

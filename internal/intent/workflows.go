@@ -131,6 +131,10 @@ const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stay
 // lead)", "I'm logged into admin"): a state, not a step.
 const loggedIn = ` <loggedin>`
 
+// stateSaid say what a thing's state is ("the status says Cancelled",
+// "should show Subscribed"): its words are the state, not a step.
+const stateSaid = `status+say status+says status+show status+shows status+is status+should status+must should+say should+show should+be must+say must+show must+be`
+
 // tableWords name a table's parts.
 var tableWords = triggers(`table tables column columns row rows`)
 
@@ -175,7 +179,7 @@ var rules = []rule{
 	// The session's network and media, before the page loads.
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(web, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
-	r(web, `offline airplane no+network no+internet`, `browser_network_state_set`),
+	r(web, `offline airplane no+network no+internet online+again back+online go+online`, `browser_network_state_set`),
 	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet print+styles reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use from with sign+in+from`).but(`=save =store =write =export save+to save+it`).first("state"),
@@ -214,9 +218,17 @@ var rules = []rule{
 	r(web, `click tap press add hit`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point>`),
 	// What a user does on a page with a button: a click.
 	r(web, `approve reject cancel decline delete remove apply pay reserve archive subscribe unsubscribe like =save =import`, `browser_click`).
-		but(`cookie cookies localstorage sessionstorage storage+state mock mocked route routes click tap press screenshot pdf <pdf> trace video spec <spec> har <file> session`),
+		but(`cookie cookies localstorage sessionstorage storage+state mock mocked route routes click tap press screenshot pdf <pdf> trace video spec <spec> har <file> session ` + stateSaid),
 	r(web, `open expand collapse toggle`, `browser_click`).with(`modal menu dropdown drawer accordion panel popover sidebar hamburger details`),
-	r(web, `choose select pick`, `browser_select_option`).with(`dropdown option select menu from`),
+	// Picking a value: from a select, a radio, else what is clicked (a
+	// suggestion, a swatch, a size).
+	r(web, `choose pick`, `browser_select_option`).with(`dropdown option select menu from <selectel> <inselector>`).first("pick"),
+	r(web, `select`, `browser_select_option`).with(`dropdown option menu from <selectel> <inselector>`).first("pick"),
+	r(web, `choose pick select`, `browser_check`).with(`radio`).first("pick"),
+	r(web, `choose pick select`, `browser_click`).but(`random randomly pick+up picks+up tool tools`).first("pick"),
+	r(web, `put`, `browser_click`).with(`cart basket bag trolley`),
+	r(web, `switch+back switch+to back+as back+to+the`, `browser_session_switch`).with(`user customer admin shopper session buyer seller`).but(`tab tabs mode theme frame iframe`),
+	r(web, `close+the+browser close+browser quit+the+browser shut+the+browser`, `browser_close`),
 	r(web, `upload attach`, `browser_file_upload`).but(`directory folder chown chmod`),
 	r(web, `untick uncheck uncheck+the`, `browser_uncheck`).first("tick"),
 	r(web, `tick checkbox checkboxes`, `browser_check`).but(`untick uncheck`).first("tick"),
@@ -239,7 +251,7 @@ var rules = []rule{
 	// Observations.
 	r(web, `video =recording record+a+video`, `browser_start_video`).with(`start record begin make`).but(`stop spec playwright+test`),
 	r(web, `chapter`, `browser_video_chapter`),
-	r(web, `recording video`, `browser_stop_video`).with(`stop end finish`),
+	r(web, `recording video`, `browser_stop_video`).with(`stop end finish =save`),
 	r(web|files, `spec playwright+test test+file <spec>`, `browser_export_test`).with(`export write save record turn`).but(`reuse`),
 	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
 	r(web, `pdf <pdf>`, `browser_pdf_save`).first("pdf"),
@@ -267,6 +279,7 @@ var rules = []rule{
 	// A text quoted as expected is checked beside an audit of the console
 	// ("should give 'Invalid code' and nothing in the console").
 	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed <named>`).with(checkWordList).first("check"),
+	r(web, stateSaid, `assert_text`).but(`visible invisible displayed shown appear appears`).checks().first("check"), // "the status should be Approved"
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
 
 	// HTTP APIs.
@@ -530,8 +543,8 @@ func aboutOf(c *clause) domain {
 	if c.has("<page>") && (d&api == 0 || c.hasAny(pageLoads)) {
 		d |= web // a URL to open, not an API to call; the requests a page makes as it loads
 	}
-	if c.has("<path>") && !c.has("<api>") && d == 0 && c.hasAny(openWords) {
-		d |= web // "then open /book": a page of the site
+	if c.has("<path>") && !c.has("<api>") && d == 0 {
+		d |= web // "then open /book", "cancel it from /account/orders/12": a page of the site
 	}
 	if c.has("<yml>") && c.hasAny(workflowVerbs) {
 		d |= github // "trigger e2e.yml on feature/x": a repository's workflow

@@ -49,6 +49,7 @@ const (
 	weightAsked     = 0.6   // a tool that changes things, for a question that changes nothing
 	weightLead      = 2.0   // a tool whose name holds the verb a request begins with
 	weightWeak      = 0.6   // the share a word counts that is only in a tool's lesser text
+	weightWhy       = 0.4   // a word of what the request is for ("so the wizard starts over"), not of what it asks
 )
 
 // sharedArg is how many tools may have an argument of one name before
@@ -203,6 +204,7 @@ func splitSummary(desc string) (summary, rest string) {
 // category when it is not empty. A query naming a tool exactly puts it
 // first.
 func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
+	query = Unlabel(query)
 	scores := make([]float64, len(ix.tools))
 	best := map[int32]float64{}
 	qs := ix.weigh(query)
@@ -356,16 +358,19 @@ func (ix *Index) weigh(query string) [][]variant {
 	var out [][]variant
 	seen := map[string]bool{}
 	words, kinds, names := valuesAndNames(query)
-	for _, t := range Terms(words) {
-		if seen[t] {
-			continue
+	what, why := purpose(words)
+	for part, w := range []float64{1, weightWhy} {
+		for _, t := range Terms([]string{what, why}[part]) {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			vs := []variant{{t, w}}
+			for _, r := range related[t] {
+				vs = append(vs, variant{r, w * weightNear})
+			}
+			out = append(out, vs)
 		}
-		seen[t] = true
-		vs := []variant{{t, 1}}
-		for _, r := range related[t] {
-			vs = append(vs, variant{r, weightNear})
-		}
-		out = append(out, vs)
 	}
 	for _, t := range Terms(names) {
 		if !seen[t] {

@@ -284,3 +284,30 @@ func TestRequestsAboutTools(t *testing.T) {
 		}
 	}
 }
+
+// A label a request begins with ("Next step:", "Step 3:") says where it
+// stands, and what it is for ("so the wizard starts over") counts less
+// than what it asks.
+func TestLabelAndPurpose(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{
+		"Next step: fetch the cookie": "fetch the cookie",
+		"Step 3: reload the page":     "reload the page",
+		"Agent - list the jobs":       "list the jobs",
+		"next steps for the release":  "next steps for the release",
+	} {
+		if got := Unlabel(q); got != want {
+			t.Errorf("Unlabel(%q) = %q, want %q", q, got, want)
+		}
+	}
+	for q, want := range map[string][2]string{
+		"Wipe this tab's session storage so the wizard starts over": {"Wipe this tab's session storage", " so the wizard starts over"},
+		"do it so":                         {"do it so", ""},
+		"save the file now because we can": {"save the file now", " because we can"},
+		"save it because we can":           {"save it because we can", ""}, // too short to hold a purpose
+	} {
+		if what, why := purpose(q); what != want[0] || why != want[1] {
+			t.Errorf("purpose(%q) = %q, %q, want %q, %q", q, what, why, want[0], want[1])
+		}
+	}
+}

@@ -557,6 +557,31 @@ func leadTerms(query string) map[string]float64 {
 	return nil
 }
 
+// purposeStart begins what a request is for, after what it asks: "so
+// the wizard starts over", "so I can attach it", "because".
+var purposeStart = regexp.MustCompile(`(?i)(?:,\s*|\s)(?:so that|so (?:i|we|you|they|the|it|that|no|our)|in order to|because|since|to learn|to find out|to make sure|to confirm|to see (?:if|whether|which|what))\s`)
+
+// purpose splits query into what it asks and what that is for.
+func purpose(query string) (what, why string) {
+	if m := purposeStart.FindStringIndex(query); m != nil && len(strings.Fields(query[:m[0]])) >= 3 {
+		return query[:m[0]], query[m[0]:]
+	}
+	return query, ""
+}
+
+// stepLabel is a label a request begins with that says where it stands
+// in a plan or who speaks ("Next step:", "Step 3:", "Agent:"), not what
+// it wants done.
+var stepLabel = regexp.MustCompile(`(?i)^\s*(?:(?:next|first|then|last|final)\s+step|step\s*\d+|agent|todo|now|next|then)\s*[:\-–—]\s+`)
+
+// Unlabel is query without the label it begins with.
+func Unlabel(query string) string {
+	if m := stepLabel.FindStringIndex(query); m != nil {
+		return query[m[1]:]
+	}
+	return query
+}
+
 // capitalWord says whether s holds a word of three or more capitals.
 func capitalWord(s string) bool {
 	n := 0

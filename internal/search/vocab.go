@@ -76,7 +76,7 @@ var same = []string{
 // its group in at weightNear of its own weight.
 var near = []string{
 	"delete destroy purge drop discard trash nuke",
-	"list show enumerate ls display",
+	"list show enumerate ls display dump",
 	"create make new add",
 	"run execute exec launch invoke trigger kick",
 	"stop halt kill terminate abort cancel",
@@ -101,7 +101,7 @@ var near = []string{
 	"clean cleanup prune tidy",
 	"running alive",
 	"health healthy ping alive",
-	"fake mock dummy synthetic sample fixture stub",
+	"fake mock dummy synthetic sample fixture stub intercept",
 	"clear wipe reset empty",
 	"parallel concurrent concurrently simultaneous simultaneously",
 	"issue bug ticket",
