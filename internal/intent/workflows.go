@@ -59,7 +59,7 @@ var domainWords = []struct {
 		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
 		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar`)},
-	{api, triggers(`api endpoint endpoints rest graphql curl wget response respond responds <method> <status> return returns status+code
+	{api, triggers(`api endpoint endpoints rest graphql curl wget =response =responses =respond =responds =responded <method> <status> status+code
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
 	{sqlite, triggers(`sqlite sqlite3 <dbfile>`)},
@@ -70,7 +70,7 @@ var domainWords = []struct {
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
 	{docker, triggers(`docker container containers dockerfile image+build <image> restart+loop crash+loop crashloop <instance> =exec`)},
 	{compose, triggers(`compose stack`)},
-	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge request+changes`)},
+	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl> every+server every+remaining+server on+every+server each+server all+servers`)},
 	{workers, triggers(`igor igors worker workers`)},
 	{dynamic, triggers(`dynamic+tool dynamic+tools tool+snapshot tool+snapshots`)},
@@ -131,6 +131,10 @@ const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stay
 // lead)", "I'm logged into admin"): a state, not a step.
 const loggedIn = ` <loggedin>`
 
+// modifierKeys are the keys held while another is pressed or a click
+// made.
+const modifierKeys = `shift ctrl control alt option meta cmd command`
+
 // stateSaid say what a thing's state is ("the status says Cancelled",
 // "should show Subscribed"): its words are the state, not a step.
 const stateSaid = `status+say status+says status+show status+shows status+is status+should status+must should+say should+show should+be must+say must+show must+be`
@@ -164,7 +168,7 @@ var rules = []rule{
 	r(web, `trace tracing`, `browser_start_tracing`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`).with(`switch back other first second admin customer user+a user+b two+user two+users`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new`).but(`this+session this+browser+session current+session the+default+session`),
-	r(0, `invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
+	r(0, `=invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated =validation against`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status> locator`).first("data"),
@@ -212,7 +216,7 @@ var rules = []rule{
 	r(web, `=search`, `browser_type`).with(`<quoted>`),
 	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form` + sequentially),
 	r(web, `try throw paste put`, `browser_type`).with(`box field input textbox payload payloads`).but(`type enter fill+in form`),
-	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup`),
+	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup password username`),
 	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press =escape =esc arrowup arrowdown arrowleft arrowright pageup pagedown`, `browser_press_key`),
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
 	r(web, `click tap press add hit`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point>`),
@@ -233,6 +237,10 @@ var rules = []rule{
 	r(web, `untick uncheck uncheck+the`, `browser_uncheck`).first("tick"),
 	r(web, `tick checkbox checkboxes`, `browser_check`).but(`untick uncheck`).first("tick"),
 	r(web, sequentially, `browser_press_sequentially`),
+	// A key held while clicking: shift-click, ctrl-click a range.
+	r(web, `shift+click shift+select ctrl+click control+click cmd+click meta+click`, `browser_keydown browser_click browser_keyup`).first("held"),
+	r(web, `hold holding press+and+hold keep+down hold+down`, `browser_keydown`).with(modifierKeys).first("held"),
+	r(web, `release let+go`, `browser_keyup`).with(modifierKeys).first("held"),
 	r(0, `hover mouse+over`, `browser_hover`),
 	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
 	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route`),
@@ -252,7 +260,8 @@ var rules = []rule{
 	r(web, `video =recording record+a+video`, `browser_start_video`).with(`start record begin make`).but(`stop spec playwright+test`),
 	r(web, `chapter`, `browser_video_chapter`),
 	r(web, `recording video`, `browser_stop_video`).with(`stop end finish =save`),
-	r(web|files, `spec playwright+test test+file <spec>`, `browser_export_test`).with(`export write save record turn`).but(`reuse`),
+	r(web|files, `spec playwright+test test+file <spec>`, `browser_export_test`).with(`export write save record turn`).but(`reuse`).first("export"),
+	r(web, `export`, `browser_export_test`).with(`test`).first("export"), // "export the test" of what was done
 	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
 	r(web, `pdf <pdf>`, `browser_pdf_save`).first("pdf"),
 	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
