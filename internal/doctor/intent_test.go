@@ -133,6 +133,11 @@ func TestIntentReadsPageActions(t *testing.T) {
 		{"Record a video of the basket: open /basket, pick DHL Express, stop", []string{"browser_start_video", "browser_click", "browser_stop_video"}, nil},
 		{"Go to /account, take the session offline, then put it online again", []string{"browser_network_state_set"}, nil},
 		{"Then the status should be Approved on /admin/returns/7", []string{"assert_text"}, []string{"gh_pr_review"}},
+		{"On /ops/orders shift-select orders #3001 to #3010", []string{"browser_keydown", "browser_click", "browser_keyup"}, nil},
+		{"On /checkout: card 4242 4242 4242 4242, 12/30, CVC 123, pay", []string{"browser_fill_form", "browser_click"}, nil},
+		{"In the back office (/backoffice → Marketing → Vouchers → New) create XMAS25", []string{"browser_navigate", "browser_click"}, nil},
+		{"On /register: email 'anna@@x' -> 'Enter a valid email'", []string{"browser_type", "assert_text"}, nil},
+		{"Export the test after the checkout run on /basket", []string{"browser_export_test"}, nil},
 	})
 }
 

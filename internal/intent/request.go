@@ -379,6 +379,9 @@ func lexChunk(out []token, chunk string) []token {
 	case plainWords(body):
 		// Most chunks are words: none of the values below can be one.
 		return lexWords(out, chunk)
+	case body == "->" || body == "→" || body == "=>":
+		// "/p/tv -> 'Reserve'", "Marketing → Vouchers → New": where to go next on a page
+		out = append(out, token{kind: punct, text: "->"})
 	case emailAddr.MatchString(body):
 		// qa.lead@voltbay.test: a user's address, not the words "qa",
 		// "lead" and "test"
@@ -625,7 +628,7 @@ func split(tokens []token) []*clause {
 				flush()
 				continue
 			}
-			if t.kind == punct {
+			if t.kind == punct && t.text != "->" {
 				continue
 			}
 		}
@@ -683,6 +686,9 @@ func newClause(tokens []token) *clause {
 			c.set["<randomseed>"] = true
 		}
 	}
+	if cardNumber(tokens) {
+		c.set["<cardnum>"] = true // 4242 4242 4242 4242: a payment card's details, typed into the form
+	}
 	if c.set["<sqlfile>"] && c.hasAny(runSQL) {
 		c.set["<runsql>"] = true // apply migrations/005.sql: a database's work, not a file's
 	}
@@ -719,6 +725,25 @@ func newClause(tokens []token) *clause {
 	}
 	c.about = aboutOf(c)
 	return c
+}
+
+// cardNumber says whether tokens hold a payment card's number: sixteen
+// digits, whole or in four groups of four.
+func cardNumber(tokens []token) bool {
+	run := 0
+	for _, t := range tokens {
+		switch {
+		case t.kind == number && len(t.text) == 16:
+			return true
+		case t.kind == number && len(t.text) == 4:
+			if run++; run == 4 {
+				return true
+			}
+		default:
+			run = 0
+		}
+	}
+	return false
 }
 
 // runSQL run a file of SQL.
@@ -881,6 +906,13 @@ func markers(tokens []token, i int) []string {
 		if next := tokens[i+1 : min(i+3, len(tokens))]; slices.ContainsFunc(next, func(t token) bool { return t.kind == word && t.stem == connectionStem }) {
 			out = append(out, "<namedconn>") // the 'local' connection: one open already
 		}
+	case punct:
+		if t.text == "->" && i > 0 && i+1 < len(tokens) && uiStep(tokens[i-1], tokens[i+1]) {
+			out = append(out, "<uistep>") // /p/vb-tv-55oled -> 'Reserve & collect', Marketing → Vouchers: a click on the way
+		}
+		if t.text == "->" && i > 0 && i+1 < len(tokens) && tokens[i-1].kind == quoted && tokens[i+1].kind == quoted {
+			out = append(out, "<inputgives>") // email 'anna@@x' -> 'Enter a valid email': a value typed, the message it gets
+		}
 	case statement:
 		if strings.Contains(strings.TrimRight(t.text, "; "), ";") {
 			out = append(out, "<sqls>") // statements that go together: a transaction
@@ -927,6 +959,26 @@ func markers(tokens []token, i int) []string {
 		}
 	}
 	return out
+}
+
+// uiStep says whether an arrow from before to after is a step on a page:
+// from a page's path to a button's quoted name, or from one menu's
+// name (written with a capital) to the next.
+func uiStep(before, after token) bool {
+	switch {
+	case before.kind == urlPath || before.kind == link:
+		return after.kind == quoted
+	case before.kind == word && after.kind == word:
+		return unicode.IsUpper(firstRune(before.raw)) && unicode.IsUpper(firstRune(after.raw))
+	}
+	return false
+}
+
+func firstRune(s string) rune {
+	for _, r := range s {
+		return r
+	}
+	return 0
 }
 
 // apiPath is a path an API serves, not a page: a version (/v1/), GraphQL,

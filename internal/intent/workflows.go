@@ -216,6 +216,9 @@ var rules = []rule{
 	r(web, `=search`, `browser_type`).with(`<quoted>`),
 	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form` + sequentially),
 	r(web, `try throw paste put`, `browser_type`).with(`box field input textbox payload payloads`).but(`type enter fill+in form`),
+	r(web, `<cardnum> cvc cvv`, `browser_fill_form`), // a card's number, expiry and CVC
+	r(web, `<uistep>`, `browser_click`),
+	r(web, `<inputgives>`, `browser_type assert_text`),
 	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup password username`),
 	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press =escape =esc arrowup arrowdown arrowleft arrowright pageup pagedown`, `browser_press_key`),
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
