@@ -138,6 +138,11 @@ func TestIntentReadsPageActions(t *testing.T) {
 		{"In the back office (/backoffice → Marketing → Vouchers → New) create XMAS25", []string{"browser_navigate", "browser_click"}, nil},
 		{"On /register: email 'anna@@x' -> 'Enter a valid email'", []string{"browser_type", "assert_text"}, nil},
 		{"Export the test after the checkout run on /basket", []string{"browser_export_test"}, nil},
+		{"Start the browser now so the first checkout test doesn't pay the startup time", []string{"browser_launch"}, []string{"browser_click"}},
+		{"Set the consent cookie ml_consent=all so the banner stops showing, reload the home page", []string{"browser_cookie_set", "browser_reload"}, nil},
+		{"Which browser sessions are open? Then close the browser", []string{"browser_session_list", "browser_close"}, []string{"browser_session_new"}},
+		{"What does the open tab keep in localStorage? List every item.", []string{"browser_localstorage_list"}, []string{"browser_localstorage_get"}},
+		{"On the size guide click at x=320, y=210", []string{"browser_mouse_click"}, []string{"browser_click"}},
 	})
 }
 

@@ -91,6 +91,8 @@ var (
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
+	// pointAxis is one coordinate of a point on a page: x=320.
+	pointAxis = regexp.MustCompile(`^[xy]=\d+$`)
 	// listItem begins a line that is an item of a list: "- ", "* ", "1) ".
 	listItem = regexp.MustCompile(`^[ \t]*(?:[-*•][ \t]|\d{1,2}[.)][ \t])`)
 	// listMark numbers an item of a list: 1) 2. 3:
@@ -606,6 +608,13 @@ func split(tokens []token) []*clause {
 			flush()
 			then = true
 			continue
+		case len(cur) >= 3 && purposeAt(tokens, i):
+			// "... so the other tests can reuse it", "because the
+			// banner hides it": why, not a step; up to a mark or "then".
+			for i+1 < len(tokens) && tokens[i+1].kind != punct && !(tokens[i+1].kind == word && thenWords[tokens[i+1].text]) {
+				i++
+			}
+			continue
 		case t.kind == word && t.text == "after" && next(1).text == "that":
 			flush()
 			i++
@@ -727,6 +736,34 @@ func newClause(tokens []token) *clause {
 	return c
 }
 
+// purposeAt says whether the words at i begin what a step is for: "so
+// the other tests can reuse it", "so that", "because", "in order to".
+func purposeAt(tokens []token, i int) bool {
+	t := tokens[i]
+	if t.kind != word {
+		return false
+	}
+	next := func(k int) string {
+		if i+k < len(tokens) && tokens[i+k].kind == word {
+			return tokens[i+k].text
+		}
+		return ""
+	}
+	switch t.text {
+	case "so":
+		return purposeSubjects[next(1)]
+	case "because":
+		return true
+	case "in":
+		return next(1) == "order" && next(2) == "to"
+	}
+	return false
+}
+
+// purposeSubjects after "so" begin a purpose ("so the tests can reuse
+// it"), not a step ("so check it").
+var purposeSubjects = wordSet(`that i we you they the it its our no nobody other others everyone`)
+
 // cardNumber says whether tokens hold a payment card's number: sixteen
 // digits, whole or in four groups of four.
 func cardNumber(tokens []token) bool {
@@ -819,6 +856,9 @@ func markers(tokens []token, i int) []string {
 	case word:
 		if search.WindowSize.MatchString(t.text) || t.text == "x" && i > 0 && i+1 < len(tokens) && tokens[i-1].kind == number && tokens[i+1].kind == number && tokens[i-1].num >= 100 {
 			out = append(out, "<size>") // 1280x800, 390 x 844
+		}
+		if pointAxis.MatchString(t.text) {
+			out = append(out, "<point>") // x=320, y=210: a point on the page
 		}
 		if instanceName.MatchString(t.text) {
 			out = append(out, "<instance>") // parcel-shipment-api-1: a container

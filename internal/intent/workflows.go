@@ -131,6 +131,12 @@ const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stay
 // lead)", "I'm logged into admin"): a state, not a step.
 const loggedIn = ` <loggedin>`
 
+// sessionsOpen ask which browser sessions are open.
+const sessionsOpen = ` which+browser+sessions which+sessions sessions+are+open sessions+open list+the+sessions list+sessions list+the+browser+sessions`
+
+// storedAll ask for all a storage holds, not one key.
+const storedAll = `list every+item all+items everything what+s+in what+is+in what+does all+entries every+entry all+the+keys every+key`
+
 // modifierKeys are the keys held while another is pressed or a click
 // made.
 const modifierKeys = `shift ctrl control alt option meta cmd command`
@@ -167,7 +173,9 @@ var rules = []rule{
 	r(0, `<plan>`, `plan_read`),
 	r(web, `trace tracing`, `browser_start_tracing`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`).with(`switch back other first second admin customer user+a user+b two+user two+users`),
-	r(web, `session sessions different+user separate+user`, `browser_session_new`).but(`this+session this+browser+session current+session the+default+session`),
+	r(web, `session sessions different+user separate+user`, `browser_session_new`).but(`this+session this+browser+session current+session current+browser+session the+default+session` + sessionsOpen),
+	r(web, sessionsOpen, `browser_session_list`),
+	r(web, `start+the+browser launch+the+browser start+a+browser launch+a+browser launch+browser start+browser warm+up open+a+browser`, `browser_launch`),
 	r(0, `=invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated =validation against`).first("data"),
@@ -189,17 +197,19 @@ var rules = []rule{
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use from with sign+in+from`).but(`=save =store =write =export save+to save+it`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_storage_state`).first("state"),
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe all every`).but(`one only just`).first("cookie"),
-	r(web, `cookie cookies`, `browser_cookie_set`).with(`set add inject write`).but(`which what does+the`).first("cookie"),
+	r(web, `cookie cookies`, `browser_cookie_set`).with(`set setting add inject write`).but(`which what does+the`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop`).first("cookie"),
 	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).first("cookie"),
 	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty`).first("local"),
-	r(web, `localstorage`, `browser_localstorage_set`).with(`set put write store seed`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).first("local"),
 	r(web, `localstorage`, `browser_localstorage_get`).first("local"),
 	r(web, `sessionstorage`, `browser_sessionstorage_clear`).with(`clear wipe empty`).first("sessionstore"),
-	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set put write store seed`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set setting put write store seed`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
@@ -231,8 +241,8 @@ var rules = []rule{
 	// suggestion, a swatch, a size).
 	r(web, `choose pick`, `browser_select_option`).with(`dropdown option select menu from <selectel> <inselector>`).first("pick"),
 	r(web, `select`, `browser_select_option`).with(`dropdown option menu from <selectel> <inselector>`).first("pick"),
-	r(web, `choose pick select`, `browser_check`).with(`radio`).first("pick"),
-	r(web, `choose pick select`, `browser_click`).but(`random randomly pick+up picks+up tool tools`).first("pick"),
+	r(web, `choose pick select`, `browser_check`).with(`radio`).but(stateSaid + ` =selected`).first("pick"),
+	r(web, `choose pick select`, `browser_click`).but(`random randomly pick+up picks+up tool tools =selected ` + stateSaid).first("pick"),
 	r(web, `put`, `browser_click`).with(`cart basket bag trolley`),
 	r(web, `switch+back switch+to back+as back+to+the`, `browser_session_switch`).with(`user customer admin shopper session buyer seller`).but(`tab tabs mode theme frame iframe`),
 	r(web, `close+the+browser close+browser quit+the+browser shut+the+browser`, `browser_close`),
@@ -329,7 +339,7 @@ var rules = []rule{
 	// Files.
 	r(files, `backup back+up`, `fs_backup`),
 	r(files, `restore`, `fs_restore`),
-	r(files, `zip archive compress`, `fs_zip`).but(`unzip extract`),
+	r(files, `zip archive compress`, `fs_zip`).but(`unzip extract delete remove`),
 	r(files, `unzip extract unpack`, `fs_unzip`),
 	r(files, `watch monitor keep+an+eye whenever notify tell+me+when`, `fs_watch`),
 	r(files|web, `find grep which+spec which+specs which+test`, `fs_search`).with(`spec specs every+file test+files`).but(`flaky`),
@@ -355,7 +365,8 @@ var rules = []rule{
 	r(files, `delete remove`, `fs_remove`),
 	r(files, `move rename`, `fs_move`),
 	r(files, `get+rid`, `fs_remove`),
-	r(files, `executable chmod permission permissions read+only readonly`, `fs_chmod`),
+	r(files, `executable chmod permission permissions read+only readonly mode+<number>`, `fs_chmod`),
+	r(files, `chown owner owned+by uid gid`, `fs_chown`),
 	r(files, `mkdir`, `fs_mkdir`),
 	r(files, `create make`, `fs_mkdir`).with(`<dir> folder directory`).but(`=file zip archive backup back+up copy`),
 
@@ -469,7 +480,7 @@ var rules = []rule{
 	// The Igors, dynamic tools, squads.
 	r(workers, `status health healthy ok okay alive memory stuck came+back come+back back+up`, `worker_status`).but(`leak leaking`),
 	r(workers, `restart restarted recycle`, `worker_restart`).but(`memory uptime health status how+many =restarted`),
-	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back revert latest+snapshot last+snapshot the+snapshot`),
+	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back =roll revert latest+snapshot last+snapshot the+snapshot`),
 	r(dynamic, `=snapshots list+snapshot list+them which+snapshots`, `worker_snapshots`).but(`latest+snapshot last+snapshot newest+snapshot`),
 	r(dynamic, `rollback roll+back restore revert undo`, `worker_rollback`),
 	r(dynamic, `delete remove drop`, `dynamic_tool_delete`).but(`dropped+it dropped+into i+dropped`),
