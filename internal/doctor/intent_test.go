@@ -143,6 +143,9 @@ func TestIntentReadsPageActions(t *testing.T) {
 		{"Which browser sessions are open? Then close the browser", []string{"browser_session_list", "browser_close"}, []string{"browser_session_new"}},
 		{"What does the open tab keep in localStorage? List every item.", []string{"browser_localstorage_list"}, []string{"browser_localstorage_get"}},
 		{"On the size guide click at x=320, y=210", []string{"browser_mouse_click"}, []string{"browser_click"}},
+		{"Trace loading /women/knitwear, read LCP via the Performance API and compare with perf/baseline-plp.json", []string{"browser_evaluate", "fs_read", "performance_regression"}, []string{"object_diff"}},
+		{"On /login press Tab: focus should land on the password input", []string{"browser_press_key", "browser_evaluate"}, nil},
+		{"On /category/pain-relief check every shown price is under 20", []string{"browser_get_elements"}, nil},
 	})
 }
 

@@ -991,6 +991,9 @@ func markers(tokens []token, i int) []string {
 		} else if strings.HasSuffix(lower, "dockerfile") {
 			out = append(out, search.Stem("dockerfile"))
 		}
+		if lower := strings.ToLower(t.text); strings.Contains(lower, "baseline") || strings.HasPrefix(lower, "perf/") {
+			out = append(out, search.Stem("baseline")) // perf/baseline.json: a performance baseline
+		}
 		if strings.Contains(strings.ToLower(t.text), "junit") {
 			out = append(out, "junit") // test-results/junit.xml: a test report
 		}

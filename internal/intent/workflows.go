@@ -131,6 +131,13 @@ const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stay
 // lead)", "I'm logged into admin"): a state, not a step.
 const loggedIn = ` <loggedin>`
 
+// pageMeasures are a page's measures a script reads (web vitals, the
+// Performance API); perfWords speak of a page's performance.
+const (
+	pageMeasures = `lcp ttfb cls fcp tti inp performance+api performanceobserver navigation+timing loadeventend performance+mark web+vitals core+web+vitals domcontentloaded`
+	perfWords    = ` lcp ttfb cls fcp tti inp perf performance load+time bundle+size bundle baseline regress regression regressed`
+)
+
 // sessionsOpen ask which browser sessions are open.
 const sessionsOpen = ` which+browser+sessions which+sessions sessions+are+open sessions+open list+the+sessions list+sessions list+the+browser+sessions`
 
@@ -284,6 +291,13 @@ var rules = []rule{
 	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
 	r(web, `<js> evaluate run+javascript run+js execute+javascript`, `browser_evaluate`),
+	// A page's own measures and state, read by script: web vitals, the
+	// Performance API, where the keyboard's focus is.
+	r(web, pageMeasures, `browser_evaluate`),
+	r(web, `focus focused`, `browser_evaluate`).with(`land lands landed reach reaches return returns inside end+up ends+up goes move moves where should must`).but(`focus+ring`),
+	// A check of every card, price or row the page shows reads them all.
+	r(web, `every+card each+card all+cards all+the+cards every+price each+price all+prices all+the+prices every+shown all+shown every+tile all+tiles
+		every+item all+items every+result all+results every+product each+product all+products all+the+products`, `browser_get_elements`).with(checkWordList).but(`<count>`),
 	r(web, `network api+call request requests`, `browser_network_requests`).with(`page network` + pageLoadWords),
 	r(web, a11yWords+` aria`, `accessibility_audit`).but(`tree snapshot`),
 	r(web, `accessibility+tree aria+snapshot`, `browser_snapshot`),
@@ -345,9 +359,12 @@ var rules = []rule{
 	r(files|web, `find grep which+spec which+specs which+test`, `fs_search`).with(`spec specs every+file test+files`).but(`flaky`),
 	r(files, `where which+files`, `fs_search`).with(`call calls called use uses used define defined import imports imported referenced mention mentions`),
 	r(files, `find search grep mention mentions containing`, `fs_search`).but(`flaky flip flips failing failures check verify make+sure ensure`),
-	r(files, `compare diff`, `fs_read object_diff`).with(`key+by+key field+by+field keys fields values`),
-	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`),
-	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`),
+	// Measures of a page compared with a baseline file: the file read,
+	// the regression judged (not a diff of two documents).
+	r(files, `compare diff against vs versus`, `fs_read performance_regression`).with(perfWords).first("perfdiff"),
+	r(files, `compare diff`, `fs_read object_diff`).with(`key+by+key field+by+field keys fields values`).first("perfdiff"),
+	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`).first("perfdiff"),
+	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`).first("perfdiff"),
 	r(anyDomain, `compare diff different difference differences`, `object_diff`).with(`<twojson>`).first("diff"),
 	// A file's content checked is read, then the check made.
 	r(files, `contain contains made+it+into in+the+file into+the+file`, `fs_read assert_contains`).checks(),
@@ -377,7 +394,7 @@ var rules = []rule{
 	r(value, `=says contain contains include includes mention mentions`, `assert_contains`).with(`check verify assert ensure =confirm make+sure expect should must`).first("check"),
 	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
 	r(pg|sqlite|redis|files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect contain contains made+it+into`).first("check"),
-	r(0, `compare`, `object_diff`).but(`<file> text texts string strings`),
+	r(0, `compare`, `object_diff`).but(`<file> text texts string strings` + perfWords),
 
 	// Test results and analysis.
 	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`),
@@ -545,6 +562,9 @@ func triggers(s string) []string {
 	return out
 }
 
+// pageMeasureWords are pageMeasures as triggers.
+var pageMeasureWords = triggers(pageMeasures)
+
 // workflowVerbs start a workflow.
 var workflowVerbs = triggers(`trigger dispatch kick rerun`)
 
@@ -563,6 +583,9 @@ func aboutOf(c *clause) domain {
 		d &^= job // the jobs table, a queue table: a database's
 	}
 	c.dbs = d & (pg | sqlite | redis)
+	if c.hasAny(pageMeasureWords) {
+		d = d&^api | web // the Performance API is the page's
+	}
 	if c.has("<page>") && (d&api == 0 || c.hasAny(pageLoads)) {
 		d |= web // a URL to open, not an API to call; the requests a page makes as it loads
 	}
