@@ -248,6 +248,10 @@ var rules = []rule{
 	// suggestion, a swatch, a size).
 	r(web, `choose pick`, `browser_select_option`).with(`dropdown option select menu from <selectel> <inselector>`).first("pick"),
 	r(web, `select`, `browser_select_option`).with(`dropdown option menu from <selectel> <inselector>`).first("pick"),
+	// A select named, or a field that is one, given its value: "sort by
+	// price (select#sort)", "reason 'Too small'".
+	r(web, `<selectel> sort+by`, `browser_select_option`).but(checkWordList).first("pick"),
+	r(web, `reason interval frequency country department currency`, `browser_select_option`).with(`<quoted>`).but(checkWordList).first("pick"),
 	r(web, `choose pick select`, `browser_check`).with(`radio`).but(stateSaid + ` =selected`).first("pick"),
 	r(web, `choose pick select`, `browser_click`).but(`random randomly pick+up picks+up tool tools =selected ` + stateSaid).first("pick"),
 	r(web, `put`, `browser_click`).with(`cart basket bag trolley`),
@@ -304,6 +308,9 @@ var rules = []rule{
 
 	// Checks in the browser: the first that applies.
 	r(web, `<js>`, `assert_equals`).checks().first("check"), // a value the page's script gives
+	// A page's value compared with an API's or a table's: read, then
+	// compared.
+	r(web, `match matches same+as the+same agree disagree`, `browser_get_text assert_equals`).with(`<method> <api> api endpoint db database table postgres redis`).first("check"),
 	r(web, `<count> more fewer at+least at+most number+of how+many per+page`, `assert_count`).checks().first("check"),
 	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in`, `assert_checked`).checks().first("check"),
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
