@@ -91,6 +91,8 @@ var (
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
+	// isoDate is a date or a time written as ISO 8601 has it.
+	isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
 	// pointAxis is one coordinate of a point on a page: x=320.
 	pointAxis = regexp.MustCompile(`^[xy]=\d+$`)
 	// listItem begins a line that is an item of a list: "- ", "* ", "1) ".
@@ -388,6 +390,9 @@ func lexChunk(out []token, chunk string) []token {
 		// qa.lead@voltbay.test: a user's address, not the words "qa",
 		// "lead" and "test"
 		out = append(out, token{kind: word, text: strings.ToLower(body), raw: body, stem: "<email>"})
+	case isoDate.MatchString(body):
+		// 2025-03-14T09:58:30Z: a date or a time, one value
+		out = append(out, token{kind: word, text: strings.ToLower(body), raw: body, stem: "<date>"})
 	case envAssign.MatchString(body):
 		// DB_URL=postgres://..., POSTGRES_PASSWORD=test: a setting's
 		// value, not a database to use

@@ -377,11 +377,11 @@ var rules = []rule{
 	r(files, `contain contains made+it+into in+the+file into+the+file`, `fs_read assert_contains`).checks(),
 	r(files, `read open load contents`, `fs_read`).but(`<plan> read+only readonly session`),
 	// A file the request says holds what the work needs is read.
-	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists`),
+	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists what+files which+files`),
 	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
 	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
-	r(files, `what+s+in what+is+in show+me+what`, `fs_list`).but(`list failure failures read`),
+	r(files, `what+s+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
 	r(files, `doesn+exist+yet not+exist+yet doesn+exist`, `fs_mkdir`).with(`folder directory dir <dir>`),
 	r(files, `exist exists there+yet`, `fs_exists`).but(`doesn+exist+yet`),
@@ -530,6 +530,8 @@ var rules = []rule{
 	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now in+the+future in+the+past`, `timestamp_now`),
 	r(files|web|value, `grep`, `fs_search`),
 	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days last+day day+window days+window deadline`, `date_utils`),
+	// A question of dates: which day a thing falls on, how far away it is.
+	r(0, `what+date which+date what+day+is what+day+will what+day+should what+exact+time what+exact what+time+should what+time+will days+away days+left days+until weeks+away`, `date_utils`).but(`what+time+is+it`),
 	r(0, urlParts, `url_parse`).with(`<link> url link`),
 	r(anyDomain, `line+diff text+diff diff+of+the+text line+by+line+diff`, `string_diff`),
 	r(0, `<regex> regex regexp regular+expression`, `regex_test`).with(`<regex> match matches test`),
