@@ -609,7 +609,7 @@ func split(tokens []token) []*clause {
 		case t.kind == punct && strings.ContainsAny(t.text, ".;?!"):
 			flush()
 			continue
-		case t.kind == word && thenWords[t.text]:
+		case t.kind == word && thenWords[t.text] && !(i > 0 && tokens[i-1].kind == word && nounBefore[tokens[i-1].text]):
 			flush()
 			then = true
 			continue
@@ -740,6 +740,10 @@ func newClause(tokens []token) *clause {
 	c.about = aboutOf(c)
 	return c
 }
+
+// nounBefore before "next" make it a noun's ("try the next one"), not a
+// step's lead.
+var nounBefore = wordSet(`the a to this that`)
 
 // purposeAt says whether the words at i begin what a step is for: "so
 // the other tests can reuse it", "so that", "because", "in order to".
