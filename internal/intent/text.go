@@ -633,7 +633,8 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	there := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) }) ||
 		firstOnPage >= 0 && onOpenPage[steps[firstOnPage].Tool] ||
 		!named && slices.ContainsFunc(steps, func(s Step) bool { return onOpenPage[s.Tool] })
-	if i := firstOnPage; i >= 0 && has("browser_navigate") < 0 && req.pages && !there {
+	opened := slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == "browser_navigate" }) // not back or forward
+	if i := firstOnPage; i >= 0 && !opened && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
 	}
 	if i := max(has("browser_fill_form"), has("browser_type")); i >= 0 && has("assert_") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loggingIn) }) {
