@@ -149,6 +149,23 @@ func TestIntentReadsPageActions(t *testing.T) {
 	})
 }
 
+// Work the server does for the agent, said in the agent's words: rows
+// seeded (not a random seed), a tool written where the request speaks of
+// tools, a suite rerun as a job, a date worked out, the next server after
+// one that dies.
+func TestIntentReadsServerWork(t *testing.T) {
+	t.Parallel()
+	wantTools(t, newSearchDoctor(t), []toolsCase{
+		{"Seed 100 fake customers into the customers table of my local Postgres, empty it first", []string{"db_pg_seed"}, []string{"db_pg_query"}},
+		{"Generate 25 fake UK addresses, seed 42", []string{"data_generate"}, []string{"db_pg_seed"}},
+		{"Snapshot the dynamic tools, then create order_total_check (recompute an order's total from its lines) and run it on order 10432", []string{"worker_snapshot", "dynamic_tool_create", "tool_call"}, nil},
+		{"Is there a tool that converts CSV to JSON? If not, write one and try it on data/users.csv", []string{"tool_search", "dynamic_tool_create", "tool_call"}, nil},
+		{"Rerun the checkout suite of acme/shop at 1a2b3c4 in our job queue", []string{"task_submit"}, []string{"pool_status"}},
+		{"A basket hold started at 2025-03-14T09:58:30Z and lasts 10 minutes. At what exact UTC time should it expire?", []string{"date_utils"}, []string{"timestamp_now"}},
+		{"call get_weather on whichever hosted server is alive; if it dies mid-call try the next", []string{"tool_call", "mcp_failover"}, nil},
+	})
+}
+
 // toolsCase is a request, tools its analysis must suggest and tools it
 // must not.
 type toolsCase struct {

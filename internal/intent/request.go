@@ -93,6 +93,8 @@ var (
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
 	// isoDate is a date or a time written as ISO 8601 has it.
 	isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
+	// identName is a name in code written in snake_case: csv_to_json.
+	identName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$`)
 	// pointAxis is one coordinate of a point on a page: x=320.
 	pointAxis = regexp.MustCompile(`^[xy]=\d+$`)
 	// listItem begins a line that is an item of a list: "- ", "* ", "1) ".
@@ -695,8 +697,8 @@ func newClause(tokens []token) *clause {
 		}
 	}
 	for i, t := range tokens {
-		if t.kind == word && t.text == "seed" && i+1 < len(tokens) && tokens[i+1].kind == number {
-			delete(c.set, t.stem) // "seed 42": a random seed, not seeding a table
+		if t.kind == word && t.text == "seed" && i+1 < len(tokens) && tokens[i+1].kind == number && !(i+2 < len(tokens) && tokens[i+2].kind == word && (tokens[i+2].text != tokens[i+2].stem || madeUp[tokens[i+2].text])) {
+			delete(c.set, t.stem) // "seed 42": a random seed, not seeding a table ("seed 100 fake customers")
 			c.set["<randomseed>"] = true
 		}
 	}
@@ -744,6 +746,9 @@ func newClause(tokens []token) *clause {
 // nounBefore before "next" make it a noun's ("try the next one"), not a
 // step's lead.
 var nounBefore = wordSet(`the a to this that`)
+
+// madeUp say rows are made up: "seed 100 fake customers".
+var madeUp = wordSet(`fake test dummy random sample new generated realistic`)
 
 // purposeAt says whether the words at i begin what a step is for: "so
 // the other tests can reuse it", "so that", "because", "in order to".
@@ -865,6 +870,9 @@ func markers(tokens []token, i int) []string {
 	case word:
 		if search.WindowSize.MatchString(t.text) || t.text == "x" && i > 0 && i+1 < len(tokens) && tokens[i-1].kind == number && tokens[i+1].kind == number && tokens[i-1].num >= 100 {
 			out = append(out, "<size>") // 1280x800, 390 x 844
+		}
+		if identName.MatchString(t.text) {
+			out = append(out, "<ident>") // order_total_check: a name in code
 		}
 		if pointAxis.MatchString(t.text) {
 			out = append(out, "<point>") // x=320, y=210: a point on the page

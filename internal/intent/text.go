@@ -131,6 +131,9 @@ var carried = []struct{ named, when, and []string }{
 	{triggers(`schema`), validWords, checkWords},
 	{triggers(`dialog =confirm =alert =prompt`), triggers(`=accept =dismiss`), triggers(`it =them`)},
 	{triggers(`video recording`), triggers(`=stop =end =finish`), nil},
+	// "is there a tool that ...? if not, write one", "snapshot the
+	// dynamic tools, then create order_total_check (...)": the tool.
+	{triggers(`tool tools`), triggers(`=create =write =replace =build`), triggers(`=one =it version <ident>`)},
 }
 
 // bareCheck says whether a clause only asks for a check ("verify.",

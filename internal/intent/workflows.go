@@ -340,7 +340,7 @@ var rules = []rule{
 
 	// Databases.
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables`, `db_pg_schema`).first("pg"),
-	r(pg, `seed insert populate`, `db_pg_seed`).first("pg"),
+	r(pg, `seed insert populate reseed stuff`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
@@ -431,12 +431,12 @@ var rules = []rule{
 	r(job, `status`, `task_status`).with(`log logs output`),
 	r(job, `log logs output`, `task_logs`).with(`its it this+job that+job job+<number> the+log`).first("joblog"),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
-	r(job, `pool busy queued how+many piling piling+up how+s+the queue+status queue+doing how+the+queue how+the+job+queue`, `pool_status`).first("job"),
+	r(job, `pool busy queued how+many piling piling+up how+s+the queue+status queue+doing how+the+queue how+the+job+queue`, `pool_status`).but(`=run =rerun =resubmit =submit as+queued+jobs`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
 	r(job, `status finish finishes finished done state still+running is+it+running`, `task_status`).with(`job+<number> my+job the+job this+job that+job still+running`).first("job"),
 	r(job, `list newest recent latest all which`, `task_list`).first("job"),
 	r(job, `status finish finishes finished done state`, `task_status`).first("job"),
-	r(job, `run submit queue start kick execute build test tests background worktree`, `task_submit task_status`).but(`lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
+	r(job, `run submit queue start kick execute build test tests background worktree rerun resubmit reproduce repro`, `task_submit task_status`).but(`lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
 
 	// Containers.
 	r(compose, `what+s+up what+s+down up+and+down which+are+up which+are+down`, `compose_ps`).first("compose"),
@@ -537,7 +537,7 @@ var rules = []rule{
 	r(0, `<regex> regex regexp regular+expression`, `regex_test`).with(`<regex> match matches test`),
 	r(0, `<code>`, `http_status_info`).with(`mean means meaning retry what+is what+does`),
 	r(anyDomain, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
-	r(anyDomain, `tool`, `dynamic_tool_create`).with(`create creat make write build add`).but(`custom+tool new+tool typescript own+tool tool+list my+list`),
+	r(anyDomain, `tool`, `dynamic_tool_create`).with(`create creat make write build add replace`).but(`custom+tool new+tool typescript own+tool tool+list my+list`),
 	r(dynamic|value|gateway, tryItWords, `tool_call`),
 	r(0, `fail+lately failed+lately anything+fail anything+failed`, `events_recent`),
 	r(0, `code`, `http_status_info`).with(`mean means meaning`),
