@@ -50,6 +50,7 @@ const (
 	weightLead      = 2.0   // a tool whose name holds the verb a request begins with
 	weightWeak      = 0.6   // the share a word counts that is only in a tool's lesser text
 	weightWhy       = 0.4   // a word of what the request is for ("so the wizard starts over"), not of what it asks
+	weightNot       = 0.2   // a word the request says not to do ("don't release it yet", "no click")
 )
 
 // sharedArg is how many tools may have an argument of one name before
@@ -359,8 +360,9 @@ func (ix *Index) weigh(query string) [][]variant {
 	seen := map[string]bool{}
 	words, kinds, names := valuesAndNames(query)
 	what, why := purpose(words)
-	for part, w := range []float64{1, weightWhy} {
-		for _, t := range Terms([]string{what, why}[part]) {
+	what, not := negated(what)
+	for part, w := range []float64{1, weightWhy, weightNot} {
+		for _, t := range Terms([]string{what, why, not}[part]) {
 			if seen[t] {
 				continue
 			}

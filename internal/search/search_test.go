@@ -311,3 +311,19 @@ func TestLabelAndPurpose(t *testing.T) {
 		}
 	}
 }
+
+// What a request says not to do ("don't release it yet", "no click")
+// counts little.
+func TestNegated(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string][2]string{
+		"press and hold ctrl (don't release it yet)":   {"press and hold ctrl ( )", "release it yet"},
+		"move the mouse to 100, 200, no click":         {"move the mouse to 100, 200,  ", "click"},
+		"sign in without going through the login form": {"sign in  ", "going through the login form"},
+		"check the banner is not visible":              {"check the banner is not visible", ""},
+	} {
+		if what, not := negated(q); what != want[0] || not != want[1] {
+			t.Errorf("negated(%q) = %q, %q, want %q, %q", q, what, not, want[0], want[1])
+		}
+	}
+}

@@ -569,6 +569,20 @@ func purpose(query string) (what, why string) {
 	return query, ""
 }
 
+// negation begins what a request says not to do, up to a mark: "don't
+// release it yet", "no click", "without going through the login form".
+var negation = regexp.MustCompile(`(?i)\b(?:don'?t|do not|never|without|no)\s+([^,.;:!?()]*)`)
+
+// negated splits query into what it asks and the words it says not to do.
+func negated(query string) (what, not string) {
+	var nots []string
+	what = negation.ReplaceAllStringFunc(query, func(m string) string {
+		nots = append(nots, negation.FindStringSubmatch(m)[1])
+		return " "
+	})
+	return what, strings.Join(nots, " ")
+}
+
 // stepLabel is a label a request begins with that says where it stands
 // in a plan or who speaks ("Next step:", "Step 3:", "Agent:"), not what
 // it wants done.

@@ -336,7 +336,7 @@ func click() tool.Tool {
 				schema.String("button", "Mouse button").Enum("left", "right", "middle").Default("left"),
 				schema.Integer("clickCount", "2 for a double click").Default(1).Min(1).Max(3),
 				healArg(), timeoutArg())).
-			WithPhrases("click a button", "press a link", "tap element", "double click", "right click", "click by visible text", "self-healing selector", "click submit", "press the button", "click sign in button", "press a button on the page"),
+			WithPhrases("click a button", "press a link", "tap element", "double click", "right click", "click by visible text", "self-healing selector", "click submit", "press the button", "click sign in button", "press a button on the page", "hit the button"),
 		Run: pageRun(func(ctx context.Context, p *browser.Page, in args) (any, error) {
 			sel := in.Selector
 			if sel == "" && in.Text != "" {
