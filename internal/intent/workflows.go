@@ -58,7 +58,7 @@ var domainWords = []struct {
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
-		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar`)},
+		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar basket wishlist wish+list`)},
 	{api, triggers(`api endpoint endpoints rest graphql curl wget =response =responses =respond =responds =responded <method> <status> status+code
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
@@ -196,6 +196,7 @@ var rules = []rule{
 	r(web, `mobile desktop tablet viewport width widths responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`).first("size"),
 	r(web, `size siz`, `browser_resize`).with(`<size> window screen viewport browser`).first("size"), // not a shirt's size
 	// The session's network and media, before the page loads.
+	r(web, `mock mocks route routes intercept intercepts stub stubs`, `browser_route_list`).with(`which what+mocks list active registered still+active are+active`).but(`unmock unroute remove drop`).first("route"),
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(web, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
 	r(web, `offline airplane no+network no+internet online+again back+online go+online`, `browser_network_state_set`),
@@ -206,6 +207,7 @@ var rules = []rule{
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe all every`).but(`one only just`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_set`).with(`set setting add inject write`).but(`which what does+the`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop`).first("cookie"),
+	r(web, `cookies`, `browser_cookie_list`).with(`list =cookies`).but(`=cookie`).first("cookie"),
 	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).first("cookie"),
 	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty`).first("local"),
@@ -254,7 +256,7 @@ var rules = []rule{
 	r(web, `reason interval frequency country department currency`, `browser_select_option`).with(`<quoted>`).but(checkWordList).first("pick"),
 	r(web, `choose pick select`, `browser_check`).with(`radio`).but(stateSaid + ` =selected`).first("pick"),
 	r(web, `choose pick select`, `browser_click`).but(`random randomly pick+up picks+up tool tools =selected ` + stateSaid).first("pick"),
-	r(web, `put`, `browser_click`).with(`cart basket bag trolley`),
+	r(web, `put`, `browser_click`).with(`cart basket bag trolley`).but(`offline online`),
 	r(web, `switch+back switch+to back+as back+to+the`, `browser_session_switch`).with(`user customer admin shopper session buyer seller`).but(`tab tabs mode theme frame iframe`),
 	r(web, `close+the+browser close+browser quit+the+browser shut+the+browser`, `browser_close`),
 	r(web, `upload attach`, `browser_file_upload`).but(`directory folder chown chmod`),
@@ -339,7 +341,7 @@ var rules = []rule{
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
-	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables`, `db_pg_schema`).first("pg"),
+	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables the+tables`, `db_pg_schema`).first("pg"),
 	r(pg, `seed insert populate reseed stuff`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql>`, `db_pg_query`).first("pg"),
@@ -374,7 +376,7 @@ var rules = []rule{
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`).first("perfdiff"),
 	r(anyDomain, `compare diff different difference differences`, `object_diff`).with(`<twojson>`).first("diff"),
 	// A file's content checked is read, then the check made.
-	r(files, `contain contains made+it+into in+the+file into+the+file`, `fs_read assert_contains`).checks(),
+	r(files, `contain contains made+it+into in+the+file into+the+file =says`, `fs_read assert_contains`).checks(),
 	r(files, `read open load contents`, `fs_read`).but(`<plan> read+only readonly session`),
 	// A file the request says holds what the work needs is read.
 	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists what+files which+files`),
@@ -408,11 +410,14 @@ var rules = []rule{
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug flaky flake flakiness`),
 	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group failure failures`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests`),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`),
-	r(0, `flaky flake flakiness intermittent`, `test_flaky_detect`),
+	r(0, `flaky flake flakiness intermittent passed+in+some some+runs failed+in+others sometimes+fail sometimes+fails sometimes+pass`, `test_flaky_detect`),
 	r(0, `run+first go+first prioritize prioritise priority order+by+risk`, `test_prioritize`),
 	r(0, `duplicate duplicates redundant`, `test_deduplicate`).with(`test tests`),
 	r(0, `missing gap gaps what+kind`, `test_coverage_gaps`).with(`test tests`),
-	r(0, `regress regression slower baseline`, `performance_regression`).but(`test tests`),
+	r(0, `slower baseline`, `performance_regression`).but(`test tests`).first("perf"),
+	// A regression is a performance one where the request speaks of
+	// speed; else it is a feature that broke ("promo regression:").
+	r(0, `regress regression regressed`, `performance_regression`).with(`lcp ttfb cls fcp tti inp perf performance load+time bundle size faster speed timing timings latency duration durations ms <measure>`).but(`test tests`).first("perf"),
 	r(0, `percentile percentiles median average p95 p99 mean stats statistics`, `math_stats`).but(`what+does what+do mean+again what+mean =meaning to+mean timing+stats slowest`),
 	r(value, `sha256 sha1 sha512 md5 hash checksum digest`, `hash_text`),
 
@@ -526,7 +531,7 @@ var rules = []rule{
 	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
 	r(0, `template render`, `template_render`).first("template"),
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
-	r(anyDomain, `sha256 sha1 sha512 md5`, `hash_text`).with(`string text`).but(`<file> file`),
+	r(anyDomain, `sha256 sha1 sha512 md5`, `hash_text`).with(`string text <quoted>`).but(`<file> file`),
 	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now in+the+future in+the+past`, `timestamp_now`),
 	r(files|web|value, `grep`, `fs_search`),
 	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days last+day day+window days+window deadline`, `date_utils`),
@@ -535,7 +540,7 @@ var rules = []rule{
 	r(0, urlParts, `url_parse`).with(`<link> url link`),
 	r(anyDomain, `line+diff text+diff diff+of+the+text line+by+line+diff`, `string_diff`),
 	r(0, `<regex> regex regexp regular+expression`, `regex_test`).with(`<regex> match matches test`),
-	r(0, `<code>`, `http_status_info`).with(`mean means meaning retry what+is what+does`),
+	r(0, `<code>`, `http_status_info`).with(`mean means meaning meant retry what+is what+does`),
 	r(anyDomain, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
 	r(anyDomain, `tool`, `dynamic_tool_create`).with(`create creat make write build add replace`).but(`custom+tool new+tool typescript own+tool tool+list my+list`),
 	r(dynamic|value|gateway, tryItWords, `tool_call`),
