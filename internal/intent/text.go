@@ -682,6 +682,15 @@ func needless(steps []Step, clauses []*clause) []Step {
 	if has("swarm_run") {
 		drop("http_request")
 	}
+	// A page the request says is open is not opened again, unless a step
+	// names a page to go to ("the page is already open. Take a full-page
+	// screenshot").
+	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) }) {
+		steps = slices.DeleteFunc(steps, func(s Step) bool {
+			c := clauseOf(clauses, s.Words)
+			return s.Tool == "browser_navigate" && c != nil && !c.has("<page>") && !c.has("<path>") && !c.hasAny(openWords)
+		})
+	}
 	return steps
 }
 
