@@ -113,6 +113,24 @@ func (a *Analyzer) text(text string) Analysis {
 // accept it" answers the dialog; "record a video ... stop" stops the
 // recording.
 func carry(clauses []*clause) {
+	// Two JSON values pasted in different sentences ("Before: {...}
+	// After: {...}") are what a step that asks for their differences
+	// compares, and what "GET /x" gave, not a call to make.
+	jsons := 0
+	for _, c := range clauses {
+		for _, t := range c.tokens {
+			if t.kind == quoted && t.raw == "{" {
+				jsons++
+			}
+		}
+	}
+	if jsons >= 2 {
+		for _, c := range clauses {
+			if c.hasAny(diffWords) {
+				c.set["<twojson>"] = true
+			}
+		}
+	}
 	for _, x := range carried {
 		if !slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(x.named) }) {
 			continue
@@ -124,6 +142,9 @@ func carry(clauses []*clause) {
 		}
 	}
 }
+
+// diffWords ask for the differences of two values.
+var diffWords = triggers(`compare diff different difference differences differ differs changed`)
 
 // carried: in a request that names named, a step holding one of when
 // (and one of and) is about the first of named.
@@ -674,7 +695,8 @@ func needless(steps []Step, clauses []*clause) []Step {
 	// response from /v2/titles/9, is copies an integer? {...}").
 	calls := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<method>") || c.hasAny(callWords) })
 	meaning := has("http_status_info") && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(meaningWords) })
-	if has("http_request") && (meaning || !calls && (has("http_status_info") || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<json>") }))) {
+	pasted := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<twojson>") })
+	if has("http_request") && (meaning || pasted || !calls && (has("http_status_info") || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<json>") }))) {
 		drop("http_request")
 	}
 	// Calls handed to a swarm the request names ("as one parallel swarm

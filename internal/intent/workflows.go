@@ -58,7 +58,7 @@ var domainWords = []struct {
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
-		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar basket wishlist wish+list`)},
+		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar basket wishlist wish+list shop`)},
 	{api, triggers(`api endpoint endpoints rest graphql curl wget =response =responses =respond =responds =responded <method> <status> status+code
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
@@ -211,12 +211,12 @@ var rules = []rule{
 	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).first("cookie"),
 	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty`).first("local"),
-	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).but(`=stored what which`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).first("local"),
 	r(web, `localstorage`, `browser_localstorage_get`).first("local"),
 	r(web, `sessionstorage`, `browser_sessionstorage_clear`).with(`clear wipe empty`).first("sessionstore"),
-	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set setting put write store seed`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set setting put write store seed`).but(`=stored what which`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
@@ -450,7 +450,7 @@ var rules = []rule{
 	r(compose, `exec shell`, `compose_exec`).first("compose"),
 	r(compose, `run execute`, `compose_exec`).with(`inside service`).but(`up bring start launch =running`).first("compose"),
 	r(compose, `<command>`, `compose_exec`).with(`in+the inside`).but(`up bring start launch`).first("compose"),
-	r(compose, `ps status running healthy ready containers is+everything actually+up are+they+up`, `compose_ps`).but(`bring+up start`).first("compose"),
+	r(compose, `ps status running healthy ready containers is+everything actually+up are+they+up came+up which+services services+are+up`, `compose_ps`).but(`bring+up start`).first("compose"),
 	r(compose, `up start run bring launch`, `compose_up`).first("compose"),
 	r(docker, `build dockerfile built`, `docker_build`),
 	r(docker, `pull download fetch`, `docker_pull`).with(`<image> image images`),
