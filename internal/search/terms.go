@@ -28,7 +28,9 @@ func terms(text string, camel bool) []string {
 	out := make([]string, 0, len(words))
 	for i := 0; i < len(words); {
 		if canon, n := phraseAt(words[i:]); n > 0 {
-			out = append(out, canon)
+			if canon != filler {
+				out = append(out, canon)
+			}
 			i += n
 			continue
 		}

@@ -69,8 +69,13 @@ var same = []string{
 	"sha1 | sha 1",
 	"sha512 | sha 512",
 	"count | how many",
+	filler + " | right now | at the moment | just now",
 	"mkdir | make a folder | make a directory | create a folder | create a directory | make the folder | create the folder | make a new directory | make a new folder",
 }
+
+// filler is the term of phrases that say nothing of which tool is
+// wanted ("right now"): they are dropped.
+const filler = "filler"
 
 // near are words of related meaning: a query's word brings the others of
 // its group in at weightNear of its own weight.

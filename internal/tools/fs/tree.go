@@ -243,7 +243,7 @@ func fsList() tool.Tool {
 				schema.String("pattern", "Glob the entries must match (*.go, test_?.txt); matched against the name, or the relative path when it holds a /"),
 				schema.Integer("limit", "Most entries returned").Default(defaultListLimit).Min(1).Max(maxListLimit),
 			)).
-			WithPhrases("ls", "list files in folder", "directory contents", "dir listing", "what files are here", "ls -la", "recursive listing", "browse folder", "what files a folder has", "what is inside a directory"),
+			WithPhrases("ls", "list files in folder", "directory contents", "dir listing", "what files are here", "ls -la", "recursive listing", "browse folder", "what files a folder has", "what is in the folder", "what is inside a directory"),
 		Run: boxed(func(ctx context.Context, s *sandbox, in args, _ *tool.Call) (any, error) {
 			pl, err := s.resolve("path", in.Path)
 			if err != nil {
