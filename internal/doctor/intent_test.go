@@ -163,6 +163,8 @@ func TestIntentReadsServerWork(t *testing.T) {
 		{"Rerun the checkout suite of acme/shop at 1a2b3c4 in our job queue", []string{"task_submit"}, []string{"pool_status"}},
 		{"A basket hold started at 2025-03-14T09:58:30Z and lasts 10 minutes. At what exact UTC time should it expire?", []string{"date_utils"}, []string{"timestamp_now"}},
 		{"call get_weather on whichever hosted server is alive; if it dies mid-call try the next", []string{"tool_call", "mcp_failover"}, nil},
+		{"Put the inventory MCP server behind the gateway: find how it's configured for Claude Code in this repo, register it the same way, check it's healthy, list its tools and unregister it when done",
+			[]string{"mcp_discover", "mcp_register", "mcp_health", "mcp_catalog", "mcp_unregister"}, []string{"spawn_agent"}},
 	})
 }
 

@@ -433,6 +433,13 @@ func contextOf(clauses []*clause) request {
 	if path && req.about&web != 0 {
 		req.pages = true // "add the charger (/p/vb-chg-65w) to the basket": a path of the site, in a request about pages
 	}
+	if req.about&gateway != 0 {
+		for _, c := range clauses {
+			if c.about&agent != 0 && !c.hasAny(handOff) {
+				c.about = c.about&^agent | gateway // "configured for Claude Code": where an MCP server is set up, not a sub-agent
+			}
+		}
+	}
 	named := req.about
 	for _, c := range clauses {
 		named |= c.dbs
@@ -526,6 +533,9 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	}
 	return about
 }
+
+// handOff hand work to a sub-agent.
+var handOff = triggers(`sub+agent subagent delegate spawn hand give+it hand+it <spawn>`)
 
 // listBefore counts the items of a list such as "the home, pricing and
 // signup pages" that ends before the noun at i.
