@@ -392,7 +392,7 @@ func lexChunk(out []token, chunk string) []token {
 		// qa.lead@voltbay.test: a user's address, not the words "qa",
 		// "lead" and "test"
 		out = append(out, token{kind: word, text: strings.ToLower(body), raw: body, stem: "<email>"})
-	case isoDate.MatchString(body):
+	case len(body) >= 10 && body[4] == '-' && isoDate.MatchString(body):
 		// 2025-03-14T09:58:30Z: a date or a time, one value
 		out = append(out, token{kind: word, text: strings.ToLower(body), raw: body, stem: "<date>"})
 	case envAssign.MatchString(body):
@@ -871,10 +871,10 @@ func markers(tokens []token, i int) []string {
 		if search.WindowSize.MatchString(t.text) || t.text == "x" && i > 0 && i+1 < len(tokens) && tokens[i-1].kind == number && tokens[i+1].kind == number && tokens[i-1].num >= 100 {
 			out = append(out, "<size>") // 1280x800, 390 x 844
 		}
-		if identName.MatchString(t.text) {
+		if strings.Contains(t.text, "_") && identName.MatchString(t.text) {
 			out = append(out, "<ident>") // order_total_check: a name in code
 		}
-		if pointAxis.MatchString(t.text) {
+		if len(t.text) > 2 && t.text[1] == '=' && pointAxis.MatchString(t.text) {
 			out = append(out, "<point>") // x=320, y=210: a point on the page
 		}
 		if instanceName.MatchString(t.text) {
