@@ -213,12 +213,12 @@ var rules = []rule{
 	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).but(`=stored what which`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove`).first("local"),
-	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).first("local"),
+	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).but(`<quoted> <key>`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_get`).first("local"),
 	r(web, `sessionstorage`, `browser_sessionstorage_clear`).with(`clear wipe empty`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set setting put write store seed`).but(`=stored what which`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove`).first("sessionstore"),
-	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).but(`<quoted> <key>`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
@@ -539,6 +539,7 @@ var rules = []rule{
 	r(0, `what+date which+date what+day+is what+day+will what+day+should what+exact+time what+exact what+time+should what+time+will days+away days+left days+until weeks+away`, `date_utils`).but(`what+time+is+it`),
 	r(0, urlParts, `url_parse`).with(`<link> url link`),
 	r(anyDomain, `line+diff text+diff diff+of+the+text line+by+line+diff`, `string_diff`),
+	r(anyDomain, `line+by+line`, `string_diff`).with(`diff compare differ`).but(`line+diff text+diff diff+of+the+text line+by+line+diff`),
 	r(0, `<regex> regex regexp regular+expression`, `regex_test`).with(`<regex> match matches test`),
 	r(0, `<code>`, `http_status_info`).with(`mean means meaning meant retry what+is what+does`),
 	r(anyDomain, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
