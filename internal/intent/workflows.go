@@ -278,8 +278,8 @@ var rules = []rule{
 	r(web, `back`, `browser_navigate_back`).with(`go navigate press+back hit+back`).but(`online offline`),
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
 	r(web, `new+tab =tabs open+tabs switch+tab close+tab close+the+tab that+tab other+tab first+tab second+tab`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
-	r(0, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
-	r(0, `give+it give+the let+it settle`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms`),
+	r(anyDomain, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
+	r(anyDomain, `give+it give+the let+it settle`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms`),
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
 
 	// Observations.
@@ -441,7 +441,7 @@ var rules = []rule{
 	r(job, `status finish finishes finished done state still+running is+it+running`, `task_status`).with(`job+<number> my+job the+job this+job that+job still+running`).first("job"),
 	r(job, `list newest recent latest all which`, `task_list`).first("job"),
 	r(job, `status finish finishes finished done state`, `task_status`).first("job"),
-	r(job, `run submit queue start kick execute build test tests background worktree rerun resubmit reproduce repro`, `task_submit task_status`).but(`lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
+	r(job, `run submit queue start kick execute build test tests background worktree rerun resubmit reproduce repro`, `task_submit task_status`).but(`settle give+the+queue lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
 
 	// Containers.
 	r(compose, `what+s+up what+s+down up+and+down which+are+up which+are+down`, `compose_ps`).first("compose"),
@@ -508,7 +508,7 @@ var rules = []rule{
 
 	// The Igors, dynamic tools, squads.
 	r(workers, `status health healthy ok okay alive memory stuck came+back come+back back+up`, `worker_status`).but(`leak leaking`),
-	r(workers, `restart restarted recycle`, `worker_restart`).but(`memory uptime health status how+many =restarted`),
+	r(workers, `restart restarted recycle`, `worker_restart`).but(`memory uptime health status how+many =restarted did+any any+worker any+igor in+the+last+few`),
 	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back =roll revert latest+snapshot last+snapshot the+snapshot`),
 	r(dynamic, `=snapshots list+snapshot list+them which+snapshots`, `worker_snapshots`).but(`latest+snapshot last+snapshot newest+snapshot`),
 	r(dynamic, `rollback roll+back restore revert undo`, `worker_rollback`),
@@ -516,13 +516,13 @@ var rules = []rule{
 	r(dynamic, `reload rescan`, `tools_reload`),
 	r(dynamic, `can+be+found found+now shows+up show+up`, `tool_search`),
 	r(squads, `create set+up form start`, `squad_create`),
-	r(squads, `share shared put`, `squad_share`).but(`what+shared read get`),
+	r(squads, `share shared put`, `squad_share`).but(`what+shared read get what+did what+does`),
 	r(squads, `run dispatch through as+that`, `squad_dispatch`),
-	r(squads, `what+shared read get value+of`, `context_get`),
+	r(squads, `what+shared read get value+of what+did what+does`, `context_get`),
 	r(squads, `dissolve disband tear`, `squad_dissolve`),
 
 	// Text, templates, the server.
-	r(0, `event+log recent+events front+events in+the+last+few`, `events_recent`),
+	r(anyDomain, `event+log recent+events front+events in+the+last+few`, `events_recent`),
 	// "the events" of the server, not a concert ("the seat map for event
 	// 4417").
 	r(0, `event events`, `events_recent`).with(`recent latest last failure failures failed fail front igor igors worker workers task tasks registered the+events`).but(`event+<number>`),
