@@ -166,12 +166,19 @@ func roleLabel(tokens []token, i int) bool {
 			return true // "as the agent", "next step for me (agent)"
 		}
 	}
+	if i >= 2 && tokens[i-1].text == "an" && (tokens[i-2].text == "am" || tokens[i-2].text == "m") {
+		return true // "I am an agent about to plan work"
+	}
 	if i+1 < len(tokens) {
 		n := tokens[i+1]
-		return n.kind == punct && n.text == ":" || n.kind == word && (n.text == "planning" || n.text == "here")
+		return n.kind == punct && n.text == ":" || n.kind == word && agentNotes[n.text]
 	}
 	return i == 0 // "Agent: create a squad ...": the word alone, before what it says
 }
+
+// agentNotes after "agent" say the agent speaks: "Agent plan:", "agent
+// note", "(agent planning)".
+var agentNotes = wordSet(`planning here note notes plan plans thinking log step`)
 
 // yesNo begin a question answered yes or no.
 var yesNo = wordSet(`is are does do did has have`)

@@ -77,7 +77,7 @@ func TestLexValues(t *testing.T) {
 		t.Errorf("a list with slashes read as a login: %v", c.set)
 	}
 	// Who speaks is not a sub-agent.
-	for _, text := range []string{"as the agent I plan this", "(agent planning) read the plan", "Agent"} {
+	for _, text := range []string{"as the agent I plan this", "(agent planning) read the plan", "Agent", "Agent plan, step 1: read the plan", "I am an agent about to plan work"} {
 		if c := newClause(lex(text)); c.has("agent") {
 			t.Errorf("%q: read as a sub-agent", text)
 		}

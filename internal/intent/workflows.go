@@ -68,7 +68,7 @@ var domainWords = []struct {
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
-	{docker, triggers(`docker container containers dockerfile image+build <image> restart+loop crash+loop crashloop <instance> =exec`)},
+	{docker, triggers(`docker container containers dockerfile image+build image+from build+the+image build+an+image <image> restart+loop crash+loop crashloop <instance> =exec`)},
 	{compose, triggers(`compose stack`)},
 	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl> every+server every+remaining+server on+every+server each+server all+servers`)},
@@ -199,7 +199,7 @@ var rules = []rule{
 	r(web, `mock mocks route routes intercept intercepts stub stubs`, `browser_route_list`).with(`which what+mocks list active registered still+active are+active`).but(`unmock unroute remove drop`).first("route"),
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(web, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
-	r(web, `offline airplane no+network no+internet online+again back+online go+online`, `browser_network_state_set`),
+	r(web, `offline airplane no+network no+internet online+again back+online go+online cut+the+network cut+the+connection drop+the+connection lose+connection lost+connection`, `browser_network_state_set`),
 	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet print+styles reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use from with sign+in+from`).but(`=save =store =write =export save+to save+it`).first("state"),
@@ -267,7 +267,7 @@ var rules = []rule{
 	r(web, `shift+click shift+select ctrl+click control+click cmd+click meta+click`, `browser_keydown browser_click browser_keyup`).first("held"),
 	r(web, `hold holding press+and+hold keep+down hold+down`, `browser_keydown`).with(modifierKeys).first("held"),
 	r(web, `release let+go`, `browser_keyup`).with(modifierKeys).first("held"),
-	r(0, `hover mouse+over`, `browser_hover`),
+	r(0, `hover mouse+over put+the+mouse+on mouse+on+it move+the+mouse+over`, `browser_hover`),
 	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
 	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route`),
 	r(web, `scroll`, `browser_scroll`),
@@ -342,7 +342,7 @@ var rules = []rule{
 
 	// Databases.
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables the+tables`, `db_pg_schema`).first("pg"),
-	r(pg, `seed insert populate reseed stuff`, `db_pg_seed`).first("pg"),
+	r(pg, `seed insert populate reseed stuff fill`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
