@@ -712,6 +712,11 @@ func newClause(tokens []token) *clause {
 	if cardNumber(tokens) {
 		c.set["<cardnum>"] = true // 4242 4242 4242 4242: a payment card's details, typed into the form
 	}
+	for i, t := range tokens {
+		if t.kind == word && t.text == "without" && i+1 < len(tokens) && tokens[i+1].kind == word && systemWords[tokens[i+1].text] {
+			delete(c.set, tokens[i+1].stem) // "without Compose", "without docker": not that system
+		}
+	}
 	if c.set["<sqlfile>"] && c.hasAny(runSQL) {
 		c.set["<runsql>"] = true // apply migrations/005.sql: a database's work, not a file's
 	}
@@ -753,6 +758,9 @@ func newClause(tokens []token) *clause {
 // nounBefore before "next" make it a noun's ("try the next one"), not a
 // step's lead.
 var nounBefore = wordSet(`the a to this that`)
+
+// systemWords name a system a request may say it works without.
+var systemWords = wordSet(`compose docker browser postgres redis sqlite github ci mocks mock agent agents`)
 
 // madeUp say rows are made up: "seed 100 fake customers".
 var madeUp = wordSet(`fake test dummy random sample new generated realistic`)
