@@ -622,7 +622,7 @@ func split(tokens []token) []*clause {
 			flush()
 			then = true
 			continue
-		case len(cur) >= 3 && purposeAt(tokens, i):
+		case len(cur) >= 2 && purposeAt(tokens, i):
 			// "... so the other tests can reuse it", "because the
 			// banner hides it": why, not a step; up to a mark or "then".
 			for i+1 < len(tokens) && tokens[i+1].kind != punct && !(tokens[i+1].kind == word && thenWords[tokens[i+1].text]) {

@@ -325,7 +325,10 @@ var rules = []rule{
 	// ("should give 'Invalid code' and nothing in the console").
 	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed <named>`).with(checkWordList).first("check"),
 	r(web, stateSaid, `assert_text`).but(`visible invisible displayed shown appear appears`).checks().first("check"), // "the status should be Approved"
-	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).checks().first("check"),
+	// Else a check that a thing is there; not a dialog's confirm()
+	// ("Delete pops a confirm()"), nor a thing to see in a screenshot.
+	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).
+		but(`dialog dialogs pops popup pop+up a+confirm the+confirm screenshot`).checks().first("check"),
 
 	// HTTP APIs.
 	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson> means meaning actually+mean`),
