@@ -238,6 +238,10 @@ var rules = []rule{
 	r(web, `<cardnum> cvc cvv`, `browser_fill_form`), // a card's number, expiry and CVC
 	r(web, `<uistep>`, `browser_click`),
 	r(web, `<inputgives>`, `browser_type assert_text`),
+	// A field's value changed or written on a page: typed ("change the
+	// price to £69 and save", "write the gift message 'Happy birthday'").
+	r(web, `change set update edit write fill`, `browser_type`).with(`price quantity qty address name email message phone amount title description comment review`).
+		but(`type enter fill+in input localstorage sessionstorage cookie cookies storage+state viewport window size dark+mode key flag form fields <selectel> dropdown select`),
 	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup password username`),
 	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press =escape =esc arrowup arrowdown arrowleft arrowright pageup pagedown`, `browser_press_key`),
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
