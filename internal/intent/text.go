@@ -781,7 +781,7 @@ var placeWords = triggers(`homepage home+page storefront checkout cart admin das
 // "in the open tab", "with the basket page open", "this browser session".
 const alreadyOpen = ` open+now already+open currently+open we+are+on already+on s+open is+open have+open open+right+now
 	the+open+tab tab+that+open tab+thats+open page+that+open that+open the+open+page this+browser+session this+session this+page
-	the+current+page we+on on+the+open page+open basket+open cart+open tab+open map+open list+open open+in+the+browser logged+in+on`
+	the+current+page we+on on+the+open page+open basket+open cart+open tab+open map+open list+open open+in+the+browser`
 
 // openConnection say a database's connection is open already.
 var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)
