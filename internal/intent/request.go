@@ -647,7 +647,7 @@ func split(tokens []token) []*clause {
 			}
 			// "the title should contain X, the button must be visible":
 			// two checks, each its own step.
-			if t.text == "," && slices.ContainsFunc(cur, isModal) && slices.ContainsFunc(tokens[i+1:segmentEnd(tokens, i+1)], isModal) {
+			if (t.text == "," || t.text == "and") && slices.ContainsFunc(cur, isModal) && slices.ContainsFunc(tokens[i+1:segmentEnd(tokens, i+1)], isModal) {
 				flush()
 				continue
 			}

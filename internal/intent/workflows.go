@@ -83,7 +83,7 @@ var checkWords = triggers(checkWordList)
 
 const checkWordList = `check checks verify assert ensure =confirm =confirms make+sure expect should must had+better better+be see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
-	healthy has+to have+to needs+to <yesno>`
+	healthy has+to have+to needs+to <yesno> control+that control+if`
 
 // rule: a step about in (any step when 0) holding one of when (and one of
 // and, when set), none of unless, takes tools. Within a group only the
@@ -249,7 +249,7 @@ var rules = []rule{
 	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup password username`),
 	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press =escape =esc arrowup arrowdown arrowleft arrowright pageup pagedown`, `browser_press_key`),
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
-	r(web, `click tap press add hit`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point>`),
+	r(web, `click tap press add hit`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point> ` + stateSaid),
 	// What a user does on a page with a button: a click.
 	r(web, `approve reject cancel decline delete remove apply pay reserve archive subscribe unsubscribe like =save =import`, `browser_click`).
 		but(`cookie cookies localstorage sessionstorage storage+state mock mocked route routes click tap press screenshot pdf <pdf> trace video spec <spec> har <file> session ` + stateSaid),
