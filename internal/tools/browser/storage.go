@@ -343,7 +343,7 @@ func storageState() tool.Tool {
 		schema.Object(schema.String("filename", "Write it to this JSON file"+filenameNote+"; without it, the state is answered inline")))
 	d.UsesRoots = true
 	return tool.Tool{
-		Def: d.WithPhrases("save login state", "save storage state", "reuse logged in session", "export cookies and localStorage", "storageState json", "persist auth", "skip login next time", "save session to file"),
+		Def: d.WithPhrases("save login state", "save storage state", "keep the logged in session for later", "export cookies and localStorage", "storageState json", "persist auth", "skip login next time", "save session to file"),
 		Run: browserRun(func(ctx context.Context, b *browser.Browser, in args) (any, error) {
 			st, err := b.StorageState(ctx, "")
 			if err != nil {
@@ -379,7 +379,7 @@ func setStorageState() tool.Tool {
 		schema.Object(schema.String("filename", "The JSON file"+filenameNote).Required().Min(1)))
 	d.UsesRoots = true
 	return tool.Tool{
-		Def: d.WithPhrases("restore login state", "load storage state", "sign in from saved state", "import cookies and localStorage", "reuse saved auth", "load storageState json", "restore session from file", "apply auth.json", "start logged in from a file"),
+		Def: d.WithPhrases("restore login state", "load storage state", "sign in from a state file", "import cookies and localStorage", "reuse an auth file", "load storageState json", "restore session from file", "apply auth.json", "start logged in from a file"),
 		Run: browserRun(func(ctx context.Context, b *browser.Browser, in args) (any, error) {
 			st, path, err := readStorageState(ctx, "filename", in.Filename)
 			if err != nil {
