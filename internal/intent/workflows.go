@@ -58,7 +58,7 @@ var domainWords = []struct {
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
-		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar basket wishlist wish+list shop`)},
+		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar basket wishlist wish+list shop fresh+session isolated+session separate+session own+session second+session another+session`)},
 	{api, triggers(`api endpoint endpoints rest graphql curl wget =response =responses =respond =responds =responded <method> <status> status+code
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
@@ -143,7 +143,7 @@ const (
 const firstItem = ` first+result first+product first+card first+item first+row first+one second+result quick+view the+result`
 
 // sessionsOpen ask which browser sessions are open.
-const sessionsOpen = ` which+browser+sessions which+sessions sessions+are+open sessions+open list+the+sessions list+sessions list+the+browser+sessions`
+const sessionsOpen = ` which+browser+sessions which+sessions sessions+are+open are+open+now list+the+sessions list+sessions list+the+browser+sessions`
 
 // storedAll ask for all a storage holds, not one key.
 const storedAll = `list every+item all+items everything what+s+in what+is+in what+does all+entries every+entry all+the+keys every+key`
