@@ -509,8 +509,13 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	}
 	if about&db != 0 {
 		about &^= db
-		if about&(pg|sqlite|redis) == 0 {
+		switch {
+		case about&(pg|sqlite|redis) == 0:
 			about |= req.db
+		case about&(pg|sqlite) == 0 && c.hasAny(tableWords):
+			// "the skips table has the row and the redis key is gone": a
+			// table is no Redis's
+			about |= cmp.Or(req.db&^redis, pg)
 		}
 	}
 	if about&web != 0 && about&^web&^value == 0 && !req.pages && req.about&(docker|compose) != 0 {
