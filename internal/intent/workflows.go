@@ -203,7 +203,7 @@ var rules = []rule{
 	r(web, `mock mocks route routes intercept intercepts stub stubs`, `browser_route_list`).with(`which what+mocks list active registered still+active are+active`).but(`unmock unroute remove drop`).first("route"),
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(web, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
-	r(web, `offline airplane no+network no+internet online+again back+online go+online cut+the+network cut+the+connection drop+the+connection lose+connection lost+connection`, `browser_network_state_set`),
+	r(web, `offline airplane no+network no+internet online+again back+online go+online cut+the+network cut+the+connection drop+the+connection drop+the+network lose+connection lost+connection`, `browser_network_state_set`),
 	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet print+styles reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use from with sign+in+from`).but(`=save =store =write =export save+to save+it`).first("state"),
@@ -278,7 +278,7 @@ var rules = []rule{
 	r(web, `release let+go`, `browser_keyup`).with(modifierKeys).first("held"),
 	r(0, `hover mouse+over put+the+mouse+on mouse+on+it move+the+mouse+over`, `browser_hover`),
 	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
-	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route`),
+	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route network connection`),
 	r(web, `scroll`, `browser_scroll`),
 	// A dialog, not "confirm the page shows ..." nor the confirmation page.
 	r(web, `=confirm =alert =prompt`, `browser_handle_dialog browser_click`).with(`pops pop popup throws shows+a`),
@@ -302,7 +302,7 @@ var rules = []rule{
 	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
 	r(web, `text`, `browser_get_text`).with(`read get grab copy pull extract`),
 	r(web, `grab note copy read pull get`, `browser_get_text`).with(`order+number reference+number confirmation+number rma+number booking+reference`),
-	r(web, `read+me read+out tell+me+what what+it+says what+it+shows`, `browser_get_text`).but(`text console error errors network request requests`),
+	r(web, `read+me read+out tell+me+what what+it+says what+it+shows read+it+to+me`, `browser_get_text`).but(`text console error errors network request requests`),
 	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
 	r(web, `<js> evaluate run+javascript run+js execute+javascript`, `browser_evaluate`),
@@ -319,6 +319,9 @@ var rules = []rule{
 
 	// Checks in the browser: the first that applies.
 	r(web, `<js>`, `assert_equals`).checks().first("check"), // a value the page's script gives
+	// "What does the delivery estimate say?": a question of what the page
+	// says, answered by reading it, not a check.
+	r(web, `what+does what+do what+s what+is`, `browser_get_text`).with(`say says`).but(`should must expect`).first("check"),
 	// A page's value compared with an API's or a table's: read, then
 	// compared.
 	r(web, `match matches same+as the+same agree disagree`, `browser_get_text assert_equals`).with(`<method> <api> api endpoint db database table postgres redis`).first("check"),
@@ -353,14 +356,14 @@ var rules = []rule{
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
-	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables the+tables`, `db_pg_schema`).first("pg"),
+	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables`, `db_pg_schema`).first("pg"),
 	r(pg, `seed insert populate reseed stuff fill`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
-	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql>`, `db_pg_query`).first("pg"),
+	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql> <ident>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
 	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables the+tables its+tables`, `db_sqlite_schema`).first("sqlite"),
-	r(sqlite, `table tables row rows query count select read find whose record records <sql>`, `db_sqlite_query`).first("sqlite"),
+	r(sqlite, `table tables row rows query count select read find whose record records <sql> <ident>`, `db_sqlite_query`).first("sqlite"),
 	r(sqlite, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
 	r(redis, `delete remove clear wipe evict`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
