@@ -136,6 +136,7 @@ func TestIntentReadsPageActions(t *testing.T) {
 		{"On /search?q=tent open the first result", []string{"browser_navigate", "browser_click"}, nil},
 		{"On the home page accept the cookie banner", []string{"browser_click"}, []string{"browser_handle_dialog"}},
 		{"Log in on staging as bob / Passw0rd!", []string{"browser_navigate", "browser_fill_form"}, nil},
+		{"After login on /login we should end up on /dashboard, fail the test if not", []string{"assert_url"}, []string{"report_failures"}},
 		{"In the back office change the price of RH16 to £4.20 and save", []string{"browser_type", "browser_click"}, nil},
 		{"On /ops/orders shift-select orders #3001 to #3010", []string{"browser_keydown", "browser_click", "browser_keyup"}, nil},
 		{"On /checkout: card 4242 4242 4242 4242, 12/30, CVC 123, pay", []string{"browser_fill_form", "browser_click"}, nil},

@@ -83,7 +83,7 @@ var checkWords = triggers(checkWordList)
 
 const checkWordList = `check checks verify assert ensure =confirm =confirms make+sure expect should must had+better better+be see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
-	healthy has+to have+to needs+to <yesno> control+that control+if`
+	healthy has+to have+to needs+to <yesno> control+that control+if` + failIfNot
 
 // rule: a step about in (any step when 0) holding one of when (and one of
 // and, when set), none of unless, takes tools. Within a group only the
@@ -152,6 +152,10 @@ const storedAll = `list every+item all+items everything what+s+in what+is+in wha
 // made.
 const modifierKeys = `shift ctrl control alt option meta cmd command`
 
+// failIfNot make a step a check: the test fails if what it says is not
+// so ("fail the test if not", "otherwise the test should fail").
+const failIfNot = ` fail+the+test fail+the+step fail+the+check fail+if fail+otherwise test+should+fail otherwise+fail`
+
 // stateSaid say what a thing's state is ("the status says Cancelled",
 // "should show Subscribed"): its words are the state, not a step.
 const stateSaid = `status+say status+says status+show status+shows status+is status+should status+must should+say should+show should+be must+say must+show must+be`
@@ -189,7 +193,7 @@ var rules = []rule{
 	r(web, `start+the+browser launch+the+browser start+a+browser launch+a+browser launch+browser start+browser warm+up open+a+browser`, `browser_launch`),
 	r(0, `=invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
-	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated =validation against`).first("data"),
+	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated =validation against must should`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status> locator`).first("data"),
 	r(web, `locator locators`, `browser_generate_locator`),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
@@ -423,7 +427,7 @@ var rules = []rule{
 	// Test results and analysis.
 	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`),
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug flaky flake flakiness`),
-	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group failure failures`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests`),
+	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group failure failures`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests` + failIfNot),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`),
 	r(0, `flaky flake flakiness intermittent passed+in+some some+runs failed+in+others sometimes+fail sometimes+fails sometimes+pass`, `test_flaky_detect`),
 	r(0, `run+first go+first prioritize prioritise priority order+by+risk`, `test_prioritize`),

@@ -52,7 +52,7 @@ var same = []string{
 	"stdout | standard output",
 	"cleanup | clean up",
 	"setup | set up",
-	"check | verify | assert | ensure | confirm | make sure",
+	"check | verify | assert | ensure | confirm | make sure | fail the test if | fail the step if | fail the check if | fail if | fail otherwise | should fail if not | test should fail if not | test fails if not",
 	"delete | remove | rm | erase | get rid of | throw away",
 	"teardown | tear down",
 	"container | ctr",
