@@ -42,15 +42,15 @@ type intentCase struct {
 }
 
 // The floors each split is held to: a little under what was measured in
-// 2026-11-29's sixth session (search dev 0.933 / 0.990, test 0.895 /
-// 0.976; intent dev 0.893 / 0.800, test 0.823 / 0.753; docs/PERFORMANCE.md
+// 2026-11-29's seventh session (search dev 0.932 / 0.988, test 0.906 /
+// 0.974; intent dev 0.908 / 0.804, test 0.845 / 0.774; docs/PERFORMANCE.md
 // has the figures), so that a change that finds worse fails. They are not
 // the goals: test top-1 0.90 and top-3 0.97, intent recall 0.9 and
 // precision 0.75 (issue 31, DESIGN.md); raise a floor when the figure it
 // guards rises.
 var (
-	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.92, 0.98}, "test": {0.885, 0.965}}
-	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.88, 0.79}, "test": {0.81, 0.74}}
+	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.92, 0.98}, "test": {0.895, 0.965}}
+	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.895, 0.79}, "test": {0.83, 0.76}}
 )
 
 func loadSplit[T any](t testing.TB, kind, split string) []T {
