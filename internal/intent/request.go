@@ -134,6 +134,12 @@ func isModal(t token) bool { return t.kind == word && modalWords[t.text] }
 
 var modalWords = wordSet(`should must shouldn`)
 
+// isCheckWord says whether t makes a check: a modal, or a state an
+// element is checked for ("the burger is visible and .nav is hidden").
+func isCheckWord(t token) bool { return isModal(t) || t.kind == word && stateWords[t.text] }
+
+var stateWords = wordSet(`visible hidden invisible enabled disabled ticked unticked checked unchecked`)
+
 // segmentEnd is where the clause from i ends at the latest: the next
 // mark.
 func segmentEnd(tokens []token, i int) int {
@@ -647,7 +653,7 @@ func split(tokens []token) []*clause {
 			}
 			// "the title should contain X, the button must be visible":
 			// two checks, each its own step.
-			if (t.text == "," || t.text == "and") && slices.ContainsFunc(cur, isModal) && slices.ContainsFunc(tokens[i+1:segmentEnd(tokens, i+1)], isModal) {
+			if (t.text == "," || t.text == "and") && slices.ContainsFunc(cur, isCheckWord) && slices.ContainsFunc(tokens[i+1:segmentEnd(tokens, i+1)], isCheckWord) {
 				flush()
 				continue
 			}
