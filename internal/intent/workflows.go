@@ -526,7 +526,7 @@ var rules = []rule{
 	r(gateway, `unregister remove detach drop take+it+out take+out`, `mcp_unregister`),
 
 	// The Igors, dynamic tools, squads.
-	r(workers, `status health healthy ok okay alive memory stuck came+back come+back back+up`, `worker_status`).but(`leak leaking`),
+	r(workers, `status health healthy ok okay alive memory stuck came+back come+back back+up check look+at`, `worker_status`).but(`leak leaking`),
 	r(workers, `restart restarted recycle`, `worker_restart`).but(`memory uptime health status how+many =restarted did+any any+worker any+igor in+the+last+few`),
 	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back =roll revert latest+snapshot last+snapshot the+snapshot`),
 	r(dynamic, `=snapshots list+snapshot list+them which+snapshots`, `worker_snapshots`).but(`latest+snapshot last+snapshot newest+snapshot`),
