@@ -361,7 +361,7 @@ var rules = []rule{
 
 	// Databases.
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables`, `db_pg_schema`).first("pg"),
-	r(pg, `seed insert populate reseed stuff fill`, `db_pg_seed`).first("pg"),
+	r(pg, `seed insert populate reseed stuff fill into+postgres into+local+postgres`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql> <ident>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
@@ -422,7 +422,8 @@ var rules = []rule{
 	r(value, `=says contain contains include includes mention mentions`, `assert_contains`).with(`check verify assert ensure =confirm make+sure expect should must`).first("check"),
 	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
 	r(pg|sqlite|redis|files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect contain contains made+it+into`).first("check"),
-	r(0, `compare`, `object_diff`).but(`<file> text texts string strings` + perfWords),
+	r(0, `compare`, `object_diff`).but(`<file> text texts string strings checksum hash sha256 sha1 md5 digest` + perfWords),
+	r(anyDomain, `compare match matches`, `assert_equals`).with(`checksum hash sha256 sha1 md5 digest`).but(`<twojson>`).first("check"),
 
 	// Test results and analysis.
 	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`),
