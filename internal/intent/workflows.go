@@ -361,7 +361,7 @@ var rules = []rule{
 
 	// Databases.
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables`, `db_pg_schema`).first("pg"),
-	r(pg, `seed insert populate reseed stuff fill into+postgres into+local+postgres`, `db_pg_seed`).first("pg"),
+	r(pg, `seed insert populate reseed stuff fill into+postgres into+local+postgres load+them+into load+into`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql> <ident>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
