@@ -135,9 +135,11 @@ func carry(clauses []*clause) {
 		if !slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(x.named) }) {
 			continue
 		}
+		set := cmp.Or(x.set, x.named[0])
 		for _, c := range clauses {
 			if c.hasAny(x.when) && (len(x.and) == 0 || c.hasAny(x.and)) && !c.hasAny(x.named) {
-				c.set[x.named[0]] = true
+				c.set[set] = true
+				c.about = aboutOf(c)
 			}
 		}
 	}
@@ -147,14 +149,20 @@ func carry(clauses []*clause) {
 var diffWords = triggers(`compare diff different difference differences differ differs changed`)
 
 // carried: in a request that names named, a step holding one of when
-// (and one of and) is about the first of named.
-var carried = []struct{ named, when, and []string }{
-	{triggers(`schema`), validWords, checkWords},
-	{triggers(`dialog =confirm =alert =prompt`), triggers(`=accept =dismiss`), triggers(`it =them`)},
-	{triggers(`video recording`), triggers(`=stop =end =finish`), nil},
+// (and one of and) is about the first of named, or holds set.
+var carried = []struct {
+	named, when, and []string
+	set              string
+}{
+	{triggers(`schema`), validWords, checkWords, ""},
+	{triggers(`dialog =confirm =alert =prompt`), triggers(`=accept =dismiss`), triggers(`it =them`), ""},
+	{triggers(`video recording`), triggers(`=stop =end =finish`), nil, ""},
 	// "is there a tool that ...? if not, write one", "snapshot the
 	// dynamic tools, then create order_total_check (...)": the tool.
-	{triggers(`tool tools`), triggers(`=create =write =replace =build`), triggers(`=one =it version <ident>`)},
+	{triggers(`tool tools`), triggers(`=create =write =replace =build`), triggers(`=one =it version <ident>`), ""},
+	// "Load the category page and list the requests that failed": the
+	// page's requests.
+	{triggers(`load+the load+a loads loading page+load`), triggers(`request requests call calls`), triggers(`list which failed fail slow slowest made`), search.Stem("network")},
 }
 
 // bareCheck says whether a clause only asks for a check ("verify.",

@@ -597,6 +597,8 @@ func triggers(s string) []string {
 	return out
 }
 
+var networkStem = search.Stem("network")
+
 // pageMeasureWords are pageMeasures as triggers.
 var pageMeasureWords = triggers(pageMeasures)
 
@@ -618,6 +620,9 @@ func aboutOf(c *clause) domain {
 		d &^= job // the jobs table, a queue table: a database's
 	}
 	c.dbs = d & (pg | sqlite | redis)
+	if c.has(networkStem) && d&api != 0 && !c.has("<method>") {
+		d = d&^api | web // the network's requests: the page's, not an API to call
+	}
 	if c.hasAny(pageMeasureWords) {
 		d = d&^api | web // the Performance API is the page's
 	}
