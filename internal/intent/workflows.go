@@ -205,6 +205,7 @@ var rules = []rule{
 	r(web, `size siz`, `browser_resize`).with(`<size> window screen viewport browser`).first("size"), // not a shirt's size
 	// The session's network and media, before the page loads.
 	r(web, `mock mocks route routes intercept intercepts stub stubs`, `browser_route_list`).with(`which what+mocks list active registered still+active are+active`).but(`unmock unroute remove drop`).first("route"),
+	r(web|api, `in+the+browser`, `browser_route`).with(`return returns answer answers respond <status>`).first("route"), // "make /api/x answer 500 in the browser"
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(web, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
 	r(web, `offline airplane no+network no+internet online+again back+online go+online cut+the+network cut+the+connection drop+the+connection drop+the+network lose+connection lost+connection`, `browser_network_state_set`),
@@ -347,7 +348,7 @@ var rules = []rule{
 		but(`dialog dialogs pops popup pop+up a+confirm the+confirm screenshot`).checks().first("check"),
 
 	// HTTP APIs.
-	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson> means meaning actually+mean`),
+	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson> means meaning actually+mean in+the+browser`),
 	// A status checked is a check of its own beside one of the body.
 	r(api, `<status>`, `assert_equals`).checks().first("status"),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
@@ -482,7 +483,7 @@ var rules = []rule{
 	r(docker, `healthy health ready up+yet state exit+code`, `docker_inspect`).but(`compose`).first("docker"),
 	r(docker, `log logs tail output prints printed`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
-	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running`).but(`compose`).first("docker"),
+	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running psql cli <sql>`).but(`compose`).first("docker"),
 	r(docker, `stop`, `docker_stop`).but(`compose`).first("docker"),
 	r(docker, `remove rm delete`, `docker_rm`).but(`compose image images volume volumes network networks`),
 	r(docker, `prune cleanup clean nuke`, `docker_cleanup`).but(`compose`).first("docker"),
@@ -509,13 +510,13 @@ var rules = []rule{
 	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change write fix bump modify junit report reports trigger kick dispatch runs run+link run+id`),
 	// A file changed in a repository is read first: the write takes it
 	// whole.
-	r(github, `commit add+a+new create+a+new new+file =add`, `gh_file_write`).with(`<file>`).but(editWords),
-	r(github, `push`, `fs_read gh_file_write`).with(`<file>`), // a local file pushed to the repository
+	r(github, `commit add+a+new create+a+new new+file =add`, `gh_file_write`).with(`<file>`).but(editWords + ` my+local local+file`),
+	r(github, `push my+local local+file`, `fs_read gh_file_write`).with(`<file>`).first("ghwrite"), // a local file pushed to the repository
 	r(github, editWords, `gh_file_read gh_file_write`).with(`<file>`).but(`set+to what+are what+is`),
 
 	// Hosted MCP servers.
 	r(gateway, `discover discovered configured config cursor claude+code vs+code import`, `mcp_discover`),
-	r(gateway, `=host =hosting register add attach plug behind+the+gateway`, `mcp_register`).but(`unregister which what are+you right+now already`),
+	r(gateway, `=host =hosting register add attach plug behind+the+gateway`, `mcp_register`).but(`unregister which what are+you right+now already host+port on+host+port`),
 	r(gateway, `list which+servers what+servers which+hosted`, `mcp_list`).but(`tool tools`),
 	r(gateway, `health healthy alive up dead fail failing failures slow bad`, `mcp_health`).but(`bring+up which+server least+busy`),
 	r(gateway, `tool tools offer offers catalog bring brings provide provides`, `mcp_catalog`).but(`which+server route`),
