@@ -710,7 +710,7 @@ func newClause(tokens []token) *clause {
 		}
 	}
 	for i, t := range tokens {
-		if t.kind == word && t.text == "seed" && i+1 < len(tokens) && tokens[i+1].kind == number && !(i+2 < len(tokens) && tokens[i+2].kind == word && (tokens[i+2].text != tokens[i+2].stem || madeUp[tokens[i+2].text])) {
+		if t.kind == word && t.text == "seed" && i+1 < len(tokens) && tokens[i+1].kind == number && !seedsRows(tokens[i+2:]) {
 			delete(c.set, t.stem) // "seed 42": a random seed, not seeding a table ("seed 100 fake customers")
 			c.set["<randomseed>"] = true
 		}
@@ -767,6 +767,21 @@ var nounBefore = wordSet(`the a to this that`)
 
 // systemWords name a system a request may say it works without.
 var systemWords = wordSet(`compose docker browser postgres redis sqlite github ci mocks mock agent agents`)
+
+// seedsRows says whether the words after "seed N" are rows to seed
+// ("seed 100 fake customers", "seed 3 discount codes into
+// discount_codes"), not the rest of a sentence given a random seed.
+func seedsRows(after []token) bool {
+	if len(after) > 0 && after[0].kind == word && (after[0].text != after[0].stem || madeUp[after[0].text]) {
+		return true
+	}
+	for _, t := range after[:min(4, len(after))] {
+		if t.kind == word && t.text == "into" {
+			return true
+		}
+	}
+	return len(after) > 1 && after[0].kind == word && after[1].kind == word && after[1].text != after[1].stem
+}
 
 // madeUp say rows are made up: "seed 100 fake customers".
 var madeUp = wordSet(`fake test dummy random sample new generated realistic`)

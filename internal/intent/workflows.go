@@ -188,7 +188,7 @@ var rules = []rule{
 	r(0, `<plan>`, `plan_read`),
 	r(web, `trace tracing`, `browser_start_tracing`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`).with(`switch back other first second admin customer user+a user+b two+user two+users`),
-	r(web, `session sessions different+user separate+user`, `browser_session_new`).but(`this+session this+browser+session current+session current+browser+session the+default+session` + sessionsOpen),
+	r(web, `session sessions different+user separate+user`, `browser_session_new`).but(`this+session this+browser+session current+session current+browser+session the+default+session switch+back switch+to back+to` + sessionsOpen),
 	r(web, sessionsOpen, `browser_session_list`),
 	r(web, `start+the+browser launch+the+browser start+a+browser launch+a+browser launch+browser start+browser warm+up open+a+browser`, `browser_launch`),
 	r(0, `=invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
@@ -214,7 +214,7 @@ var rules = []rule{
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use from with sign+in+from`).but(`=save =store =write =export save+to save+it`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_storage_state`).first("state"),
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe all every`).but(`one only just`).first("cookie"),
-	r(web, `cookie cookies`, `browser_cookie_set`).with(`set setting add inject write`).but(`which what does+the`).first("cookie"),
+	r(web, `cookie cookies`, `browser_cookie_set`).with(`set setting add inject write`).but(`which what does+the gets+set get+set is+set was+set be+set been+set`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).with(`list =cookies`).but(`=cookie`).first("cookie"),
 	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
@@ -334,7 +334,7 @@ var rules = []rule{
 	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in`, `assert_checked`).checks().first("check"),
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
-	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on <topath>`, `assert_url`).checks().first("check"),
+	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on <topath>`, `assert_url`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number`, `assert_text`).checks().first("check"),
@@ -397,7 +397,7 @@ var rules = []rule{
 	r(anyDomain, `compare diff different difference differences`, `object_diff`).with(`<twojson>`).first("diff"),
 	// A file's content checked is read, then the check made.
 	r(files, `contain contains made+it+into in+the+file into+the+file =says`, `fs_read assert_contains`).checks(),
-	r(files, `read open load contents`, `fs_read`).but(`<plan> read+only readonly session`),
+	r(files, `read open load contents`, `fs_read`).but(`<plan> read+only readonly session storage+state`),
 	// A file the request says holds what the work needs is read.
 	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists what+files which+files`),
 	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
@@ -427,7 +427,7 @@ var rules = []rule{
 	r(anyDomain, `compare match matches`, `assert_equals`).with(`checksum hash sha256 sha1 md5 digest`).but(`<twojson>`).first("check"),
 
 	// Test results and analysis.
-	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`),
+	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`).but(`<selector> summary+box order+summary basket+summary summary+panel summary+section`), // not the page's summary box
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug flaky flake flakiness`),
 	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group failure failures`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests` + failIfNot),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`),
