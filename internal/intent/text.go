@@ -160,6 +160,9 @@ var carried = []struct {
 	// "is there a tool that ...? if not, write one", "snapshot the
 	// dynamic tools, then create order_total_check (...)": the tool.
 	{triggers(`tool tools`), triggers(`=create =write =replace =build`), triggers(`=one =it version <ident>`), ""},
+	// "check the Condition dropdown has 5 options, then pick 'Very good'":
+	// a pick from that dropdown.
+	{triggers(`dropdown <selectel>`), triggers(`pick choose`), triggers(`<quoted>`), search.Stem("dropdown")},
 	// "Load the category page and list the requests that failed": the
 	// page's requests.
 	{triggers(`load+the load+a loads loading page+load`), triggers(`request requests call calls`), triggers(`list which failed fail slow slowest made`), search.Stem("network")},
