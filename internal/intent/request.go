@@ -529,8 +529,19 @@ func appendWord(out []token, w string) []token {
 	if i := strings.IndexByte(raw, '\''); i >= 0 {
 		raw = raw[:i]
 	}
-	return append(out, token{kind: word, text: w, raw: raw, stem: search.Stem(w), method: method})
+	stem := search.Stem(w)
+	if nounForms[w] && (w != "listing" || len(out) > 0 && determiners[out[len(out)-1].text]) {
+		stem = w // "the listing page", "seller listings": a thing, not the verb list
+	}
+	return append(out, token{kind: word, text: w, raw: raw, stem: stem, method: method})
 }
+
+// nounForms are words whose stem is a verb's they do not mean: a
+// marketplace's listings ("listing" only after a determiner).
+var nounForms = wordSet(`listing listings`)
+
+// determiners come before a noun.
+var determiners = wordSet(`the a an this that each every new my our your his her their its active one`)
 
 var httpMethods = wordSet(`GET POST PUT PATCH DELETE HEAD OPTIONS`)
 
