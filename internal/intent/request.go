@@ -1076,16 +1076,11 @@ func uiStep(before, after token) bool {
 	case before.kind == urlPath || before.kind == link:
 		return after.kind == quoted
 	case before.kind == word && after.kind == word:
-		return unicode.IsUpper(firstRune(before.raw)) && unicode.IsUpper(firstRune(after.raw))
+		b, _ := utf8.DecodeRuneInString(before.raw)
+		a, _ := utf8.DecodeRuneInString(after.raw)
+		return unicode.IsUpper(b) && unicode.IsUpper(a)
 	}
 	return false
-}
-
-func firstRune(s string) rune {
-	for _, r := range s {
-		return r
-	}
-	return 0
 }
 
 // apiPath is a path an API serves, not a page: a version (/v1/), GraphQL,
