@@ -401,7 +401,7 @@ var rules = []rule{
 	// A file the request says holds what the work needs is read.
 	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists what+files which+files`),
 	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
-	r(files, `write save store export`, `fs_write`).but(`page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
+	r(files, `write save store export`, `fs_write`).but(`the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
 	r(files, `what+s+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
