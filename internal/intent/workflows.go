@@ -146,7 +146,7 @@ const firstItem = ` first+result first+product first+card first+item first+row f
 const sessionsOpen = ` which+browser+sessions which+sessions sessions+are+open are+open+now list+the+sessions list+sessions list+the+browser+sessions`
 
 // storedAll ask for all a storage holds, not one key.
-const storedAll = `list every+item all+items everything what+s+in what+is+in what+does all+entries every+entry all+the+keys every+key`
+const storedAll = `list every+item all+items everything what+s+in what+in what+is+in what+does all+entries every+entry all+the+keys every+key`
 
 // modifierKeys are the keys held while another is pressed or a click
 // made.
@@ -403,7 +403,7 @@ var rules = []rule{
 	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
 	r(files, `write save store export`, `fs_write`).but(`the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
-	r(files, `what+s+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read`),
+	r(files, `what+s+in what+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
 	r(files, `doesn+exist+yet not+exist+yet doesn+exist`, `fs_mkdir`).with(`folder directory dir <dir>`),
 	r(files, `exist exists there+yet`, `fs_exists`).but(`doesn+exist+yet`),
@@ -457,7 +457,7 @@ var rules = []rule{
 	r(job, `status`, `task_status`).with(`log logs output`),
 	r(job, `log logs output`, `task_logs`).with(`its it this+job that+job job+<number> the+log`).first("joblog"),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
-	r(job, `pool busy queued how+many piling piling+up how+s+the queue+status queue+doing how+the+queue how+the+job+queue`, `pool_status`).but(`=run =rerun =resubmit =submit as+queued+jobs`).first("job"),
+	r(job, `pool busy queued how+many piling piling+up how+s+the how+the queue+status queue+doing how+the+queue how+the+job+queue`, `pool_status`).but(`=run =rerun =resubmit =submit as+queued+jobs`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
 	r(job, `status finish finishes finished done state still+running is+it+running`, `task_status`).with(`job+<number> my+job the+job this+job that+job still+running`).first("job"),
 	r(job, `list newest recent latest all which`, `task_list`).first("job"),
@@ -465,7 +465,7 @@ var rules = []rule{
 	r(job, `run submit queue start kick execute build test tests background worktree rerun resubmit reproduce repro`, `task_submit task_status`).but(`settle give+the+queue lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
 
 	// Containers.
-	r(compose, `what+s+up what+s+down up+and+down which+are+up which+are+down`, `compose_ps`).first("compose"),
+	r(compose, `what+s+up what+up what+s+down what+down up+and+down which+are+up which+are+down`, `compose_ps`).first("compose"),
 	r(compose, `down tear stop remove`, `compose_down`).first("compose"),
 	r(compose, `log logs`, `compose_logs`).first("compose"),
 	r(compose, `exec shell`, `compose_exec`).first("compose"),
