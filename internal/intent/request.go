@@ -129,16 +129,12 @@ var toPath = wordSet(`to is s be at equals`)
 // elementNouns after a quoted name make it an element's name.
 var elementNouns = wordSet(`banner button bar link modal tab dialog popup chip icon menu dropdown checkbox section panel card`)
 
-// isModal says whether t is a word that makes a check: should, must.
-func isModal(t token) bool { return t.kind == word && modalWords[t.text] }
+// isCheckWord says whether t makes a check: a modal (should, must), or a
+// state an element is checked for ("the burger is visible and .nav is
+// hidden").
+func isCheckWord(t token) bool { return t.kind == word && checkMakers[t.text] }
 
-var modalWords = wordSet(`should must shouldn`)
-
-// isCheckWord says whether t makes a check: a modal, or a state an
-// element is checked for ("the burger is visible and .nav is hidden").
-func isCheckWord(t token) bool { return isModal(t) || t.kind == word && stateWords[t.text] }
-
-var stateWords = wordSet(`visible hidden invisible enabled disabled ticked unticked checked unchecked`)
+var checkMakers = wordSet(`should must shouldn visible hidden invisible enabled disabled ticked unticked checked unchecked`)
 
 // segmentEnd is where the clause from i ends at the latest: the next
 // mark.
@@ -1011,10 +1007,14 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<namedconn>") // the 'local' connection: one open already
 		}
 	case punct:
-		if t.text == "->" && i > 0 && i+1 < len(tokens) && uiStep(tokens[i-1], tokens[i+1]) {
+		if t.text != "->" || i == 0 || i+1 == len(tokens) {
+			break
+		}
+		before, after := tokens[i-1], tokens[i+1]
+		if uiStep(before, after) {
 			out = append(out, "<uistep>") // /p/vb-tv-55oled -> 'Reserve & collect', Marketing → Vouchers: a click on the way
 		}
-		if t.text == "->" && i > 0 && i+1 < len(tokens) && tokens[i-1].kind == quoted && tokens[i+1].kind == quoted {
+		if before.kind == quoted && after.kind == quoted {
 			out = append(out, "<inputgives>") // email 'anna@@x' -> 'Enter a valid email': a value typed, the message it gets
 		}
 	case statement:

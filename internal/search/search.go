@@ -205,7 +205,7 @@ func splitSummary(desc string) (summary, rest string) {
 // category when it is not empty. A query naming a tool exactly puts it
 // first.
 func (ix *Index) Search(query string, limit int, category tool.Category) []Hit {
-	query = Unlabel(query)
+	query = unlabel(query)
 	scores := make([]float64, len(ix.tools))
 	best := map[int32]float64{}
 	qs := ix.weigh(query)
@@ -399,6 +399,7 @@ func (ix *Index) Explain(query, name string) map[string]float64 {
 	if !ok {
 		return nil
 	}
+	query = unlabel(query)
 	out := map[string]float64{}
 	best := map[int32]float64{}
 	qs := ix.weigh(query)

@@ -296,8 +296,8 @@ func TestLabelAndPurpose(t *testing.T) {
 		"Agent - list the jobs":       "list the jobs",
 		"next steps for the release":  "next steps for the release",
 	} {
-		if got := Unlabel(q); got != want {
-			t.Errorf("Unlabel(%q) = %q, want %q", q, got, want)
+		if got := unlabel(q); got != want {
+			t.Errorf("unlabel(%q) = %q, want %q", q, got, want)
 		}
 	}
 	for q, want := range map[string][2]string{

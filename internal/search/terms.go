@@ -590,8 +590,8 @@ func negated(query string) (what, not string) {
 // it wants done.
 var stepLabel = regexp.MustCompile(`(?i)^\s*(?:(?:next|first|then|last|final)\s+step|step\s*\d+|agent|todo|now|next|then)\s*[:\-–—]\s+`)
 
-// Unlabel is query without the label it begins with.
-func Unlabel(query string) string {
+// unlabel is query without the label it begins with.
+func unlabel(query string) string {
 	if m := stepLabel.FindStringIndex(query); m != nil {
 		return query[m[1]:]
 	}

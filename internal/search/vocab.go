@@ -74,8 +74,9 @@ var same = []string{
 }
 
 // filler is the term of phrases that say nothing of which tool is
-// wanted ("right now"): they are dropped.
-const filler = "filler"
+// wanted ("right now"): they are dropped. It is no word's, so a query
+// that says "filler" keeps it.
+const filler = ""
 
 // near are words of related meaning: a query's word brings the others of
 // its group in at weightNear of its own weight.
