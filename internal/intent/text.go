@@ -85,6 +85,21 @@ func (a *Analyzer) text(text string) Analysis {
 			steps = append(steps, Step{Tool: n, Words: c.words})
 		}
 	}
+	// A request of one step whose tools are none of the search's three
+	// best for its whole text gets the search's best too: the workflows
+	// read the step one way, the index (every tool's own phrases, the
+	// request's purpose weighed less) another, and on requests nobody
+	// tuned either to, the index is right more often.
+	if oneStep(steps) {
+		hits := a.Search(text, 3)
+		if len(hits) > 0 && !slices.ContainsFunc(hits, func(h search.Hit) bool {
+			return slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == h.Tool.Name })
+		}) {
+			if fits(hits[0].Tool, req.about, req.about) {
+				steps = append(steps, Step{Tool: hits[0].Tool.Name, Words: text})
+			}
+		}
+	}
 	steps = needless(implied(steps, clauses, req, tools), clauses)
 	if req.swarm && req.about&squads == 0 {
 		steps = append([]Step{{Tool: "swarm_run", Words: req.parallelWords}}, steps...) // a squad's "4 at once" is its own
@@ -212,6 +227,12 @@ func fits(t *tool.Tool, about, whole domain) bool {
 		return false // "the checkout page is open and something is off" is no branch
 	}
 	return t.Category != tool.CategoryBrowser || about&systems == 0 || about&web != 0
+}
+
+// oneStep says whether steps are one step's: every tool was given for
+// the same words (or there is none).
+func oneStep(steps []Step) bool {
+	return !slices.ContainsFunc(steps, func(s Step) bool { return s.Words != steps[0].Words })
 }
 
 // minSearchScore is the least score a search hit needs to be a step's
@@ -403,7 +424,7 @@ var (
 	poolPhrases = triggers(`on+the+pool over+the+pool as+a+pipeline across+the+workers across+workers`)
 	itemNouns   = wordSet(`urls url pages sites websites endpoints services browsers devices`)
 	sizeWords   = wordSet(`mobile tablet desktop`)
-	pageWords   = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar storefront store shop top+nav cart basket`)
+	pageWords   = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar storefront store shop top+nav cart basket pdp plp`)
 	eachWords   = triggers(`compare both each all`)
 )
 
@@ -680,7 +701,8 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	// page ("set it, then reload the page").
 	firstOnPage := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) })
 	named := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<page>") || c.has("<path>") || c.hasAny(placeWords) })
-	there := slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) }) ||
+	there := slices.ContainsFunc(clauses, func(c *clause) bool { return pageOpen(c) }) ||
+		!named && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(inSession) }) ||
 		firstOnPage >= 0 && onOpenPage[steps[firstOnPage].Tool] ||
 		!named && slices.ContainsFunc(steps, func(s Step) bool { return onOpenPage[s.Tool] })
 	opened := slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == "browser_navigate" }) // not back or forward
@@ -733,7 +755,7 @@ func needless(steps []Step, clauses []*clause) []Step {
 	// A page the request says is open is not opened again, unless a step
 	// names a page to go to ("the page is already open. Take a full-page
 	// screenshot").
-	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(onPageAlready) }) {
+	if slices.ContainsFunc(clauses, func(c *clause) bool { return pageOpen(c) }) {
 		steps = slices.DeleteFunc(steps, func(s Step) bool {
 			c := clauseOf(clauses, s.Words)
 			return s.Tool == "browser_navigate" && c != nil && !c.has("<page>") && !c.has("<path>") && !c.hasAny(openWords)
@@ -788,7 +810,15 @@ var readyWords = triggers(`healthy ready up+yet accepting`)
 
 // onPageAlready say the page is open already ("the /book page that's
 // open now", "we are on /register already"): nothing is navigated to.
-var onPageAlready = triggers(alreadyOpen)
+var onPageAlready = slices.DeleteFunc(triggers(alreadyOpen), func(t string) bool { return t == thatOpen })
+
+// pageOpen says whether a clause says its page is open already: "the
+// step that's open" (the lexer drops the 's), not "the menu that opens".
+func pageOpen(c *clause) bool {
+	return c.hasAny(onPageAlready) || c.has(thatOpen) && c.has("=open")
+}
+
+var thatOpen = search.Stem("that") + " " + search.Stem("open")
 
 // placeWords name a page of the site by what it is.
 var placeWords = triggers(`homepage home+page storefront checkout cart admin dashboard`)
@@ -797,7 +827,12 @@ var placeWords = triggers(`homepage home+page storefront checkout cart admin das
 // "in the open tab", "with the basket page open", "this browser session".
 const alreadyOpen = ` open+now already+open currently+open we+are+on already+on s+open is+open have+open open+right+now
 	the+open+tab tab+that+open tab+thats+open page+that+open that+open the+open+page this+browser+session this+session this+page
-	the+current+page we+on on+the+open page+open basket+open cart+open tab+open map+open list+open open+in+the+browser`
+	the+current+page we+on on+the+open page+open basket+open cart+open tab+open map+open list+open open+in+the+browser
+	this+tab current+tab on+screen got+open i+on+the i+look+at just+popped`
+
+// inSession say the browser session is open already ("the cookies of
+// the current session"): its page is, unless the request names one.
+var inSession = triggers(`current+session active+session`)
 
 // openConnection say a database's connection is open already.
 var openConnection = triggers(`already+connected already+open =existing alias connection+alias <namedconn>`)

@@ -209,9 +209,13 @@ var (
 	// Values of several words: a JSON object or array, an SQL statement,
 	// a Redis command (its verb in capitals, then a key, not a URL), a
 	// regular expression.
-	jsonValue    = regexp.MustCompile(`\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|\[[^\[\]]*,[^\[\]]*\]`)
-	sqlValue     = regexp.MustCompile(`\b(?:SELECT\s[\s\S]*?\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX)|BEGIN;|COMMIT)\b[^;'"]*;?`)
-	redisValue   = regexp.MustCompile(`(?:^|\s)(?:SET|GET|DEL|KEYS|HSET|HGET|HGETALL|EXPIRE|TTL|INCR|LPUSH|RPUSH|LRANGE|SCAN|FLUSHDB|FLUSHALL)\s+[\w:*.{}-]+(?:\s+\S+)*`)
+	jsonValue  = regexp.MustCompile(`\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|\[[^\[\]]*,[^\[\]]*\]`)
+	sqlValue   = regexp.MustCompile(`\b(?:SELECT\s[\s\S]*?\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX)|BEGIN;|COMMIT)\b[^;'"]*;?`)
+	redisValue = regexp.MustCompile(`(?:^|\s)(?:SET|GET|DEL|KEYS|HSET|HGET|HGETALL|EXPIRE|TTL|INCR|LPUSH|RPUSH|LRANGE|SCAN|FLUSHDB|FLUSHALL)\s+([\w:*.{}-]+)`)
+	// webURL begins a page's or an API's URL; httpCall is an HTTP method
+	// in capitals and the URL or path it calls.
+	webURL       = regexp.MustCompile(`^(?i)https?:`)
+	httpCall     = regexp.MustCompile(`(?:^|\s)(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(?:https?://|/)`)
 	regexValue   = regexp.MustCompile(`^\^\S*\$$|\\[dwsb]`)
 	dateValue    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2})?)?z?$`)
 	versionValue = regexp.MustCompile(`^v\d+(?:\.\d+)+$|^\d+\.\d+\.\d+$`)
@@ -270,8 +274,11 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 	// says which tool) and adds its kind; both begin with a word in
 	// capitals.
 	if capitalWord(query) {
-		if redisValue.MatchString(query) {
-			kinds = append(kinds, "redis")
+		if slices.ContainsFunc(redisValue.FindAllStringSubmatch(query, -1), func(m []string) bool { return !webURL.MatchString(m[1]) }) {
+			kinds = append(kinds, "redis") // not GET https://...: an HTTP call
+		}
+		if httpCall.MatchString(query) {
+			kinds = append(kinds, "http") // GET /api/users/42, POST https://...: a request made
 		}
 		if sqlValue.MatchString(query) {
 			kinds = append(kinds, "sql")
