@@ -85,19 +85,20 @@ func (a *Analyzer) text(text string) Analysis {
 			steps = append(steps, Step{Tool: n, Words: c.words})
 		}
 	}
-	// A request of one step whose tools are none of the search's three
-	// best for its whole text gets the search's best too: the workflows
-	// read the step one way, the index (every tool's own phrases, the
-	// request's purpose weighed less) another, and on requests nobody
-	// tuned either to, the index is right more often.
+	// A request of one step gets the search's best for its whole text
+	// too when the tools the workflows gave it are none of the search's
+	// three best, or rank well below its best: the workflows read the
+	// step one way, the index (every tool's own phrases, the request's
+	// purpose weighed less) another, and on requests nobody tuned either
+	// to, the index is right more often.
 	if oneStep(steps) {
 		hits := a.Search(text, 3)
-		if len(hits) > 0 && !slices.ContainsFunc(hits, func(h search.Hit) bool {
+		j := slices.IndexFunc(hits, func(h search.Hit) bool {
 			return slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == h.Tool.Name })
-		}) {
-			if fits(hits[0].Tool, req.about, req.about) {
-				steps = append(steps, Step{Tool: hits[0].Tool.Name, Words: text})
-			}
+		})
+		if len(hits) > 0 && (j < 0 || j > 0 && hits[0].Score >= searchLead*hits[j].Score) &&
+			(len(steps) == 0 || fits(hits[0].Tool, req.about, req.about)) {
+			steps = append(steps, Step{Tool: hits[0].Tool.Name, Words: text})
 		}
 	}
 	steps = needless(implied(steps, clauses, req, tools), clauses)
@@ -234,6 +235,10 @@ func fits(t *tool.Tool, about, whole domain) bool {
 func oneStep(steps []Step) bool {
 	return !slices.ContainsFunc(steps, func(s Step) bool { return s.Words != steps[0].Words })
 }
+
+// searchLead is how far the search's best must lead the best of the
+// tools the workflows gave a one-step request to join them.
+const searchLead = 1.2
 
 // minSearchScore is the least score a search hit needs to be a step's
 // tool: below it the words matched a tool by chance ("tell me when").

@@ -213,8 +213,8 @@ var rules = []rule{
 	// Storage: cookies, web storage, a saved login.
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use from with sign+in+from`).but(`=save =store =write =export save+to save+it`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_storage_state`).first("state"),
-	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe all every`).but(`one only just`).first("cookie"),
-	r(web, `cookie cookies`, `browser_cookie_set`).with(`set setting add inject write`).but(`which what does+the gets+set get+set is+set was+set be+set been+set`).first("cookie"),
+	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe purge empty flush reset nuke delete+all delete+every remove+all remove+every drop+all`).but(`one only just`).first("cookie"),
+	r(web, `cookie cookies`, `browser_cookie_set`).with(`set setting add inject write`).but(`which what does+the gets+set get+set is+set was+set be+set been+set cookies+set set+for set+by set+on`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).with(`list =cookies`).but(`=cookie`).first("cookie"),
 	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
@@ -361,7 +361,7 @@ var rules = []rule{
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
-	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables`, `db_pg_schema`).first("pg"),
+	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables all+tables all+the+tables =views indexes primary+key nullability`, `db_pg_schema`).first("pg"),
 	r(pg, `seed insert populate reseed stuff fill into+postgres into+local+postgres load+them+into load+into`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql> <ident>`, `db_pg_query`).first("pg"),
