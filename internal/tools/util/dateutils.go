@@ -67,7 +67,7 @@ func dateUtils(now func() time.Time) tool.Tool {
 				"timezone) or unix seconds; default now. Results are ISO 8601 in timezone (default UTC). Operations: add/subtract " +
 				"(amount, unit; days and weeks are calendar days, months and years clamp to the month end), diff (date2 − date), " +
 				"format (format), parse, startOf/endOf (unit; weeks start on Monday), isWeekend, dayOfWeek.",
-			Phrases:  []string{"add days to date", "days between dates", "format a date", "date math", "end of month", "convert timezone", "is it a weekend", "date-fns", "moment.js"},
+			Phrases:  []string{"add days to date", "days between dates", "format a date", "date math", "end of month", "convert timezone", "is it a weekend", "date-fns", "moment.js", "add minutes to a timestamp", "expiry from a start and a duration"},
 			Group:    Group,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
