@@ -51,6 +51,10 @@ type intentCase struct {
 var (
 	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.92, 0.98}, "test": {0.895, 0.965}}
 	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.895, 0.79}, "test": {0.83, 0.76}}
+	// oneToolFloor holds intent's recall on the search's one-tool
+	// requests (dev 0.871, test 0.875 at the eighth session's start; 0.928
+	// and 0.919 with the search's best joining a one-step request).
+	oneToolFloor = map[string]float64{"dev": 0.92, "test": 0.91}
 )
 
 func loadSplit[T any](t testing.TB, kind, split string) []T {
@@ -314,5 +318,22 @@ func TestIntentEvaluation(t *testing.T) {
 		if f := intentFloor[split]; s.recall() < f.recall || s.precision() < f.precision {
 			t.Errorf("intent_analyze, %s split: recall %.3f (floor %.2f), precision %.3f (floor %.2f)", split, s.recall(), f.recall, s.precision(), f.precision)
 		}
+		// The search's requests are each for one tool: intent should
+		// find it too (its extra tools are not counted against it here,
+		// the request's implied steps being unlabelled).
+		one := scoreIntent(t, d, oneToolCases(loadSplit[searchCase](t, "search", split)))
+		t.Logf("intent_analyze, %s split of the search's one-tool requests: %d requests, recall %.3f", split, one.requests, one.recall())
+		if f := oneToolFloor[split]; one.recall() < f {
+			t.Errorf("intent_analyze, %s split of one-tool requests: recall %.3f (floor %.2f)", split, one.recall(), f)
+		}
 	}
+}
+
+// oneToolCases reads the search's requests as intent cases of one need.
+func oneToolCases(cases []searchCase) []intentCase {
+	out := make([]intentCase, 0, len(cases))
+	for _, c := range cases {
+		out = append(out, intentCase{Q: c.Q, Want: []string{strings.Join(append([]string{c.Tool}, c.Also...), "|")}})
+	}
+	return out
 }
