@@ -294,6 +294,7 @@ var rules = []rule{
 	r(web, `new+tab =tabs open+tabs switch+tab close+tab close+the+tab that+tab other+tab first+tab second+tab`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
 	r(anyDomain, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
 	r(anyDomain, `give+it give+the let+it settle`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms`),
+	r(anyDomain, `wait pause sleep`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms for until till up+to <selector> <quoted> max most`),
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
 
 	// Observations.
@@ -334,7 +335,7 @@ var rules = []rule{
 	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in`, `assert_checked`).checks().first("check"),
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
-	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on <topath>`, `assert_url`).checks().first("check"),
+	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on we+on <topath>`, `assert_url`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show`, `assert_hidden`).checks().first("check"),
 	r(web, `attribute disabled enabled href`, `assert_attribute`).checks().first("check"),
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number`, `assert_text`).checks().first("check"),
@@ -355,9 +356,9 @@ var rules = []rule{
 	r(api, `schema`, `fs_read`).with(`<file>`),
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
 	r(api, `<statusclass>`, `assert_range`).checks().first("check"), // "expect 2xx"
-	r(api|value, `contain contains include includes mention mentions`, `assert_contains`).checks().first("check"),
+	r(api|value, `contain contains include includes mention mentions in+it`, `assert_contains`).checks().first("check"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("type"),
-	r(api|value, `truthy falsy`, `assert_truthy`).checks(),
+	r(api|value, `truthy falsy is+set is+true is+false`, `assert_truthy`).checks(),
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
@@ -445,14 +446,14 @@ var rules = []rule{
 	// Jobs and sub-agents: the first that applies.
 	r(agent, `=stopped really+stopped is+stopped has+stopped`, `spawn_status`).first("agent"),
 	r(agent, `cancel stop kill abort`, `spawn_cancel`).first("agent"),
-	r(agent, `log logs output printing prints printed`, `spawn_logs`).first("agent"),
+	r(agent, `log logs output printing prints printed saying`, `spawn_logs`).first("agent"),
 	r(agent, `status progress doing check+on phase so+far how+far`, `spawn_status`).first("agent"),
 	r(agent, ``, `spawn_agent spawn_status`).but(`<spawn>`).first("agent"),
 	// A pull request a job or a comment is about is looked up first: its
 	// head branch, or which one was merged last.
 	r(job|github, `pr prs pull+request pull+requests`, `gh_pr_list`).with(`its+head head+branch most+recently+merged last+merged latest+merged recently+merged each+pr for+prs`),
 	r(job, `cancel stop kill abort`, `task_cancel`).first("job"),
-	r(job, `artifact artifacts`, `task_artifacts`).first("job"),
+	r(job, `artifact artifacts`, `task_artifacts`).first("artifacts"),
 	r(job, `unzip unpack`, `fs_unzip`),
 	r(job, `status`, `task_status`).with(`log logs output`),
 	r(job, `log logs output`, `task_logs`).with(`its it this+job that+job job+<number> the+log`).first("joblog"),
