@@ -463,7 +463,7 @@ var rules = []rule{
 	r(job, `status finish finishes finished done state still+running is+it+running`, `task_status`).with(`job+<number> my+job the+job this+job that+job still+running`).first("job"),
 	r(job, `list newest recent latest all which`, `task_list`).first("job"),
 	r(job, `status finish finishes finished done state`, `task_status`).first("job"),
-	r(job, `run submit queue start kick execute build test tests background worktree rerun resubmit reproduce repro`, `task_submit task_status`).but(`settle give+the+queue lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
+	r(job, `run submit queue start kick execute build test tests background worktree rerun resubmit requeue reproduce repro`, `task_submit task_status`).but(`settle give+the+queue lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
 
 	// Containers.
 	r(compose, `what+s+up what+up what+s+down what+down up+and+down which+are+up which+are+down`, `compose_ps`).first("compose"),
@@ -518,7 +518,7 @@ var rules = []rule{
 	// Hosted MCP servers.
 	r(gateway, `discover discovered configured config cursor claude+code vs+code import`, `mcp_discover`),
 	r(gateway, `=host =hosting register add attach plug behind+the+gateway`, `mcp_register`).but(`unregister which what are+you right+now already host+port on+host+port`),
-	r(gateway, `list which+servers what+servers which+hosted`, `mcp_list`).but(`tool tools`),
+	r(gateway, `list which+servers what+servers which+hosted are+we+hosting we+host`, `mcp_list`).but(`tool tools`),
 	r(gateway, `health healthy alive up dead fail failing failures slow bad`, `mcp_health`).but(`bring+up which+server least+busy`),
 	r(gateway, `tool tools offer offers catalog bring brings provide provides`, `mcp_catalog`).but(`which+server route`),
 	r(gateway, `which+server which+hosted route handle should+take would+take send`, `mcp_route`),
