@@ -198,6 +198,10 @@ var imageContext = func() map[string]bool {
 	return m
 }()
 
+// namedFile is a path that ends in a file's name: an extension or a
+// dot file.
+var namedFile = regexp.MustCompile(`(?:^|/)[\w.-]*\.[A-Za-z0-9]{1,6}$`)
+
 // closingMarks are brackets or quotes closed, then a clause's or a
 // sentence's mark.
 var closingMarks = regexp.MustCompile(`^[)\]}"'’”]+[,.;:!?]+$`)
@@ -759,6 +763,9 @@ func newClause(tokens []token) *clause {
 	for i, t := range tokens {
 		if t.kind == file && !dbFile.MatchString(t.text) && !outputFile(tokens, i, c) {
 			c.set["<infile>"] = true // a file the step reads
+		}
+		if t.kind == file && namedFile.MatchString(t.text) {
+			c.set["<namedfile>"] = true // ./config/staging.env, README.md: a file, not a folder
 		}
 	}
 	if c.set[closeStem] && c.set[connectionStem] {

@@ -279,8 +279,8 @@ var rules = []rule{
 	r(web, sequentially, `browser_press_sequentially`),
 	// A key held while clicking: shift-click, ctrl-click a range.
 	r(web, `shift+click shift+select ctrl+click control+click cmd+click meta+click`, `browser_keydown browser_click browser_keyup`).first("held"),
-	r(web, `hold holding press+and+hold keep+down hold+down`, `browser_keydown`).with(modifierKeys).first("held"),
-	r(web, `release let+go`, `browser_keyup`).with(modifierKeys).first("held"),
+	r(web|anyDomain, `hold holding press+and+hold keep+down hold+down`, `browser_keydown`).with(modifierKeys).but(`stop+holding`).first("held"),
+	r(web|anyDomain, `release let+go stop+holding`, `browser_keyup`).with(modifierKeys).but(`don+release don+t+release not+release without+releasing`).first("held"),
 	r(0, `hover mouse+over put+the+mouse+on mouse+on+it move+the+mouse+over`, `browser_hover`),
 	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
 	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route network connection`),
@@ -363,8 +363,8 @@ var rules = []rule{
 
 	// Databases.
 	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables all+tables all+the+tables =views indexes primary+key nullability`, `db_pg_schema`).first("pg"),
-	r(pg, `seed insert populate reseed stuff fill into+postgres into+local+postgres load+them+into load+into`, `db_pg_seed`).first("pg"),
-	r(pg, `transaction migration migrations <sqlfile> <sqls>`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
+	r(pg, `seed insert populate reseed stuff fill into+postgres into+local+postgres load+them+into load+into load+the+fixture load+these`, `db_pg_seed`).first("pg"),
+	r(pg, `transaction migration migrations <sqlfile> <sqls> atomically atomic all+or+nothing undo+both undo+all all+of+them+undone roll+back+if rolled+back+if`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql> <ident>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
@@ -404,7 +404,8 @@ var rules = []rule{
 	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
 	r(files, `write save store export`, `fs_write`).but(`the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
-	r(files, `what+s+in what+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read`),
+	r(files, `what+s+in what+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read <namedfile>`),
+	r(files, `what+s+in what+in what+is+in show+me+what`, `fs_read`).with(`<namedfile>`).but(`what+files which+files`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
 	r(files, `doesn+exist+yet not+exist+yet doesn+exist`, `fs_mkdir`).with(`folder directory dir <dir>`),
 	r(files, `exist exists there+yet`, `fs_exists`).but(`doesn+exist+yet`),
