@@ -204,7 +204,7 @@ var rules = []rule{
 	r(web, `mobile desktop tablet viewport width widths responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`).first("size"),
 	r(web, `size siz`, `browser_resize`).with(`<size> window screen viewport browser`).first("size"), // not a shirt's size
 	// The session's network and media, before the page loads.
-	r(web, `mock mocks route routes intercept intercepts stub stubs`, `browser_route_list`).with(`which what+mocks list active registered still+active are+active`).but(`unmock unroute remove drop`).first("route"),
+	r(0, `mock mocks route routes intercept intercepts stub stubs`, `browser_route_list`).with(`which what+mocks route+list list+the list+all list+active list+my list+them active registered still+active are+active set+up i+set`).but(`unmock unroute remove drop`).first("route"),
 	r(web|api, `in+the+browser`, `browser_route`).with(`return returns answer answers respond <status>`).first("route"), // "make /api/x answer 500 in the browser"
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(web, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
