@@ -68,8 +68,8 @@ var domainWords = []struct {
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
-	{docker, triggers(`docker container containers dockerfile image+build image+from build+the+image build+an+image <image> restart+loop crash+loop crashloop <instance> =exec`)},
-	{compose, triggers(`compose =stack =stacks`)}, // not "voucher stacking"
+	{docker, triggers(`docker container containers dockerfile image+build image+from build+the+image build+an+image <image> <buildfrom> restart+loop crash+loop crashloop <instance> =exec`)},
+	{compose, triggers(`compose =stack =stacks <service>`)}, // not "voucher stacking"
 	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl> every+server every+remaining+server on+every+server each+server all+servers`)},
 	{workers, triggers(`igor igors worker workers`)},
