@@ -75,7 +75,7 @@ var (
 	jsExpr    = regexp.MustCompile(`^(?:window|document|navigator|performance|location|localStorage|sessionStorage)\.[\w$.]|^[\w$.]+\.[\w$]+\(.*\)$`)
 	hostLike  = regexp.MustCompile(`^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|local|test|internal|example|co|ai)(?::\d+)?(?:/\S*)?$`)
 	localHost = regexp.MustCompile(`^(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d+)?(?:/\S*)?$`)
-	fileName  = regexp.MustCompile(`^[\w.~/-]*[\w-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace|tpl|tmpl|j2|hbs|mustache|lock|cfg|conf|properties|xlsx|jsonl|ndjson|snap)$`)
+	fileName  = regexp.MustCompile(`^[\w.~/*-]*[\w*-]\.(?:json|ya?ml|xml|csv|tsv|txt|md|html?|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|sql|db|sqlite3?|log|env|toml|ini|js|mjs|ts|go|py|sh|har|trace|tpl|tmpl|j2|hbs|mustache|lock|cfg|conf|properties|xlsx|jsonl|ndjson|snap)$`)
 	// regexLike is a regular expression written as one: anchored, or with
 	// a character class and a quantifier.
 	regexLike = regexp.MustCompile(`^\^\S+|^\S+\$$|\\[dwsDWSb]|\[[^\]]+\][*+?{]|^/\S*[\\\[(].*/[gimsuy]*$`)
@@ -201,6 +201,20 @@ var imageContext = func() map[string]bool {
 // namedFile is a path that ends in a file's name: an extension or a
 // dot file.
 var namedFile = regexp.MustCompile(`(?:^|/)[\w.-]*\.[A-Za-z0-9]{1,6}$`)
+
+// movedFiles says whether the last words lexed are a verb of files: the
+// files a pattern matches are then the step's ("move test-results/*.xml
+// into it").
+func movedFiles(out []token) bool {
+	for i := len(out) - 1; i >= 0 && i >= len(out)-3; i-- {
+		if out[i].kind == word && fileVerbs[out[i].text] {
+			return true
+		}
+	}
+	return false
+}
+
+var fileVerbs = wordSet(`move mv copy cp delete remove rm zip archive chmod chown read cat list ls`)
 
 // closingMarks are brackets or quotes closed, then a clause's or a
 // sentence's mark.
@@ -422,8 +436,10 @@ func lexChunk(out []token, chunk string) []token {
 		return out
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
+	case strings.Contains(body, "*") && fileName.MatchString(body) && !movedFiles(out):
+		return lexWords(out, chunk) // "JUnit files are in ci-history/*.xml": where reports are kept, in words
 	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"), search.DotFile(body):
-		out = append(out, token{kind: file, text: body})
+		out = append(out, token{kind: file, text: body}) // also test-results/*.xml after a verb of files
 	case search.SlashedList(body):
 		for _, w := range strings.Split(body, "/") {
 			out = appendWord(out, w) // p50/p95, 4xx/5xx: a list, not a path
@@ -583,7 +599,7 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 	connect query update which what why how where did does is are give copy move rename archive chmod chown mkdir
 	decode encode parse validate diff approve draw publish import register unregister snapshot kill dissolve spread rank curl
 	apply turn grab throw reproduce bring spin kick try replace export deploy dump convert transform dedupe filter sleep
-	pause forget put use host pull dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify requeue
+	pause forget put use host pull dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify requeue disconnect
 	fix cut install enable disable toggle emulate throttle simulate mock stub intercept block replay profile benchmark hash
 	calculate compute sort populate truncate migrate rollback revert exec attach tail follow keep repeat schedule queue
 	terminate boot execute invoke ping probe wget rm wipe reset purge prune clean tidy discover display grep locate

@@ -620,7 +620,11 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	for _, need := range []struct{ prefix, tool string }{
 		{"db_pg_", "db_pg_connect"}, {"db_redis_", "db_redis_connect"}, {"db_sqlite_", "db_sqlite_open"},
 	} {
-		if i := has(need.prefix); i >= 0 && has(need.tool) < 0 && !open {
+		// A connection closed ("disconnect from the qa pg") was open.
+		i := slices.IndexFunc(steps, func(s Step) bool {
+			return strings.HasPrefix(s.Tool, need.prefix) && !strings.HasSuffix(s.Tool, "_disconnect") && !strings.HasSuffix(s.Tool, "_close")
+		})
+		if i >= 0 && has(need.tool) < 0 && !open {
 			before(i, Step{Tool: need.tool, Words: steps[i].Words})
 		}
 	}

@@ -215,7 +215,7 @@ var rules = []rule{
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_storage_state`).first("state"),
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe purge empty flush reset nuke delete+all delete+every remove+all remove+every drop+all`).but(`one only just`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_set`).with(`set setting add inject write`).but(`which what does+the gets+set get+set is+set was+set be+set been+set cookies+set set+for set+by set+on`).first("cookie"),
-	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop`).first("cookie"),
+	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop`).but(`what+cookies which+cookies`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).with(`list =cookies`).but(`=cookie`).first("cookie"),
 	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).first("cookie"),
@@ -294,7 +294,7 @@ var rules = []rule{
 	r(web, `new+tab =tabs open+tabs switch+tab close+tab close+the+tab that+tab other+tab first+tab second+tab`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
 	r(anyDomain, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
 	r(anyDomain, `give+it give+the let+it settle`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms`),
-	r(anyDomain, `wait pause sleep`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms for until till up+to <selector> <quoted> max most`),
+	r(anyDomain, `wait pause sleep`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms until till up+to <selector> <quoted> max most`),
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
 
 	// Observations.
@@ -478,8 +478,8 @@ var rules = []rule{
 	r(docker, `build dockerfile built`, `docker_build`),
 	r(docker, `pull download fetch`, `docker_pull`).with(`<image> image images`),
 	r(docker, `how+big size`, `docker_images`).with(`image images`),
-	r(docker, `network networks`, `docker_networks`).with(`create make new list`).but(`compose remove rm delete cleanup clean`),
-	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list`).but(`compose remove rm delete cleanup clean`),
+	r(docker, `network networks`, `docker_networks`).with(`create make new list have exist`).but(`compose remove rm delete cleanup clean`),
+	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list have exist`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `died crashed crash exited dead why`, `docker_inspect docker_logs`).but(`compose`).first("docker"),
 	r(docker, `=running list which ps show+all all+containers every+container stopped+ones`, `docker_ps`).but(`compose image images`).first("docker"),
 	r(docker, `healthy health ready up+yet state exit+code`, `docker_inspect`).but(`compose`).first("docker"),
