@@ -599,7 +599,7 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 	connect query update which what why how where did does is are give copy move rename archive chmod chown mkdir
 	decode encode parse validate diff approve draw publish import register unregister snapshot kill dissolve spread rank curl
 	apply turn grab throw reproduce bring spin kick try replace export deploy dump convert transform dedupe filter sleep
-	pause forget put use host pull dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify requeue disconnect
+	pause forget put use host pull dig hand tick untick hit fire peek inspect look screenshot print bump change edit modify requeue disconnect leave
 	fix cut install enable disable toggle emulate throttle simulate mock stub intercept block replay profile benchmark hash
 	calculate compute sort populate truncate migrate rollback revert exec attach tail follow keep repeat schedule queue
 	terminate boot execute invoke ping probe wget rm wipe reset purge prune clean tidy discover display grep locate

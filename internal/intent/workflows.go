@@ -220,7 +220,7 @@ var rules = []rule{
 	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).first("cookie"),
 	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty`).first("local"),
-	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).but(`=stored what which`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).but(`=stored what which list everything+it it+puts`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).but(`<quoted> <key>`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_get`).first("local"),
@@ -358,6 +358,7 @@ var rules = []rule{
 	r(api, `<statusclass>`, `assert_range`).checks().first("check"), // "expect 2xx"
 	r(api|value, `contain contains include includes mention mentions in+it`, `assert_contains`).checks().first("check"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("type"),
+	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).with(`or+a or+an`).first("type"), // "is price a number or a string?"
 	r(api|value, `truthy falsy is+set is+true is+false`, `assert_truthy`).checks(),
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
