@@ -861,7 +861,7 @@ var fromIt = triggers(`from+it from+that from+this from+the+schema`)
 var deleteIt = triggers(`delete+it remove+it drop+it delete+the+tool remove+the+tool`)
 
 // onOpenPage are steps that work on a page open already.
-var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true}
+var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true, "browser_session_switch": true, "browser_wait": true}
 
 // validWords ask for a validation against a schema named elsewhere.
 var validWords = triggers(`valid validate validates conform conforms against+it against+the+schema matches+it match+it respects`)

@@ -198,7 +198,7 @@ var rules = []rule{
 	r(web, `locator locators`, `browser_generate_locator`),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
-	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page <method> endpoint reload refresh` + alreadyOpen + urlParts + firstItem),
+	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page <method> endpoint reload refresh go+away are+open` + alreadyOpen + urlParts + firstItem),
 	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`).but(`dark+mode color+scheme colour+scheme prefers media reduced+motion viewport`),
 	r(web, `viewport`, `browser_resize`).with(`<size>`).first("size"), // "the viewport to 390 x 844, like an iPhone"
 	r(web, `mobile desktop tablet viewport width widths responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy`).first("size"),
@@ -609,6 +609,9 @@ var pageMeasureWords = triggers(pageMeasures)
 // workflowVerbs start a workflow.
 var workflowVerbs = triggers(`trigger dispatch kick rerun`)
 
+// queuePage is a site's queue, a page.
+var queuePage = triggers(`queue+page waiting+room`)
+
 // openWords open a page.
 var openWords = triggers(`open go visit navigate load reload browse`)
 
@@ -629,6 +632,9 @@ func aboutOf(c *clause) domain {
 	}
 	if c.hasAny(pageMeasureWords) {
 		d = d&^api | web // the Performance API is the page's
+	}
+	if c.hasAny(queuePage) {
+		d = d&^job | web // "the queue page": a shop's waiting room, not the job queue
 	}
 	if c.has("<page>") && (d&api == 0 || c.hasAny(pageLoads)) {
 		d |= web // a URL to open, not an API to call; the requests a page makes as it loads
