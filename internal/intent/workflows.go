@@ -194,7 +194,7 @@ var rules = []rule{
 	r(0, `=invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated =validation against must should`).first("data"),
-	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status> locator`).first("data"),
+	r(0, `generate generated fake random dummy mock synthetic`, `data_generate`).but(`network xhr backend stub stubbed intercept return returns respond responds <status> locator route routes =mocked =mocks`).first("data"),
 	r(web, `locator locators`, `browser_generate_locator`),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
@@ -426,7 +426,7 @@ var rules = []rule{
 	r(value, `=says contain contains include includes mention mentions`, `assert_contains`).with(`check verify assert ensure =confirm make+sure expect should must`).first("check"),
 	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
 	r(pg|sqlite|redis|files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect contain contains made+it+into`).first("check"),
-	r(0, `compare`, `object_diff`).but(`<file> text texts string strings checksum hash sha256 sha1 md5 digest` + perfWords),
+	r(0, `compare`, `object_diff`).but(`<file> text texts string strings checksum hash sha256 sha1 md5 digest compare+page compare+tray compare+button compare+slot compare+bar compare+drawer the+compare` + perfWords),
 	r(anyDomain, `compare match matches`, `assert_equals`).with(`checksum hash sha256 sha1 md5 digest`).but(`<twojson>`).first("check"),
 
 	// Test results and analysis.
