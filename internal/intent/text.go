@@ -72,6 +72,14 @@ func (a *Analyzer) text(text string) Analysis {
 			steps = append(steps, Step{Tool: form, Words: c.words})
 			continue
 		}
+		if req.mouse {
+			if tools := mouseStep(c); tools != nil {
+				for _, n := range tools {
+					steps = append(steps, Step{Tool: n, Words: c.words})
+				}
+				continue
+			}
+		}
 		names = append(names, apply(c, about)...)
 		names = append(names, named(c, tools)...)
 		// A step no workflow claims goes to the search, which knows
@@ -229,6 +237,37 @@ func fits(t *tool.Tool, about, whole domain) bool {
 	}
 	return t.Category != tool.CategoryBrowser || about&systems == 0 || about&web != 0
 }
+
+// mouseButton press or let go of the mouse's button.
+var mouseButton = triggers(`press release let+go mouse+down mouse+up`)
+
+// mouseThings are what a mouse moved by hand works on.
+var mouseThings = triggers(`mouse cursor pointer slider handle canvas map`)
+
+// modifierWords name a key held, not the mouse's button.
+var modifierWords = triggers(modifierKeys)
+
+// mouseStep is a step of moving the mouse by hand: to a point, its
+// button pressed there, let go; nil for a step of anything else.
+func mouseStep(c *clause) []string {
+	var out []string
+	if c.has("<point>") && !c.hasAny(clickWords) {
+		out = append(out, "browser_mouse_move") // "move to 520,610", "drag it to 520,530", "press on the handle at 412,530"
+	}
+	if c.hasAny(pressWords) {
+		out = append(out, "browser_mouse_down")
+	}
+	if c.hasAny(releaseWords) {
+		out = append(out, "browser_mouse_up")
+	}
+	return out
+}
+
+var (
+	clickWords   = triggers(`click tap`)
+	pressWords   = triggers(`press mouse+down press+down hold+down`)
+	releaseWords = triggers(`release let+go mouse+up`)
+)
 
 // oneStep says whether steps are one step's: every tool was given for
 // the same words (or there is none).
@@ -417,6 +456,10 @@ type request struct {
 	// rows" are a table's.
 	dbNamed bool
 	pages   bool // the request names a page, a site or an app
+	// mouse: the request moves the mouse by hand, point by point, and
+	// presses or lets go of its button ("move to 420,610, press, move to
+	// 520,610, release").
+	mouse bool
 	// dbImage is the database a container the request starts runs
 	// (postgres:16, redis:7-alpine): "then connect" is to it.
 	dbImage domain
@@ -467,6 +510,9 @@ func contextOf(clauses []*clause) request {
 			}
 		}
 	}
+	points := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<point>") })
+	req.mouse = points && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(mouseButton) && !c.hasAny(modifierWords) }) &&
+		slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(mouseThings) })
 	if path && req.about&web != 0 {
 		req.pages = true // "add the charger (/p/vb-chg-65w) to the basket": a path of the site, in a request about pages
 	}
