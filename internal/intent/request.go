@@ -434,7 +434,7 @@ func lexChunk(out []token, chunk string) []token {
 	case regexLike.MatchString(chunk) && !strings.HasPrefix(lower, "http"):
 		out = append(out, token{kind: pattern, text: chunk})
 		return out
-	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower):
+	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower) && !imageRef.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
 	case strings.Contains(body, "*") && fileName.MatchString(body) && !movedFiles(out):
 		return lexWords(out, chunk) // "JUnit files are in ci-history/*.xml": where reports are kept, in words

@@ -20,7 +20,7 @@ var forms = []struct {
 }{
 	{[]string{"tool", "anything"}, regexp.MustCompile(`(?i)\b(?:which|what) tools?\s+(?:should|can|could)\s+(?:i|we|you)\b|\b(?:which|what) tools?\s+(?:to|for)\b|` +
 		`\bis there (?:a|any|some) tool\b|\bany tools?\s+(?:here\s+|in here\s+)?(?:that|which|to|for)\b|` +
-		`\b(?:is there )?anything (?:here |in here )?(?:that|which) can\b|\bgot anything for\b|` +
+		`\b(?:is there )?anything (?:here |in here |in (?:the|this|your) (?:toolbox|server|tool list) )?(?:that|which) can\b|\bgot anything for\b|` +
 		`\bfind (?:me )?(?:the |a )?(?:right |best )?tool\b|\bdo (?:we|you|i) have (?:a|any) tool\b`), "tool_search"},
 	// A tool called by its name, one the list does not show.
 	{[]string{"_"}, regexp.MustCompile(`(?i)\b[a-z0-9]+_[a-z0-9_]+\b.*\b(?:hidden|unlisted|not listed|isn'?t listed|by (?:its )?name|(?:isn'?t|not) in (?:my|the) (?:\w+ )?list)\b|` +
