@@ -19,7 +19,7 @@ func helloWorld() tool.Tool {
 			Name: "hello_world",
 			Description: "Smoke test: greet someone. Returns {greeting}: \"Hello, World!\" by default, \"Hello, <name>!\" with a name, " +
 				"and three exclamation marks instead of one when excited (\"Hello, World!!!\").",
-			Phrases:  []string{"ping barrhawk", "sanity check connection", "try a tool call", "hello example", "verify setup works", "first tool call"},
+			Phrases:  []string{"ping barrhawk", "sanity check connection", "try a tool call", "hello example", "verify setup works", "first tool call", "say hi to someone", "greet by name", "is the toolbox alive"},
 			Group:    ExamplesGroup,
 			Category: tool.CategoryUtility,
 			Input: schema.Object(
