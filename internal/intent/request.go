@@ -917,7 +917,9 @@ func markers(tokens []token, i int) []string {
 	var out []string
 	switch t.kind {
 	case number:
-		if i+1 < len(tokens) && (tokens[i+1].kind == word && tokens[i+1].text != tokens[i+1].stem && !notCounted[tokens[i+1].stem] || tokens[i+1].kind == selector) {
+		counted := func(t token) bool { return t.kind == word && t.text != t.stem && !notCounted[t.stem] }
+		if i+1 < len(tokens) && (counted(tokens[i+1]) || tokens[i+1].kind == selector ||
+			tokens[i+1].kind == word && !determiners[tokens[i+1].text] && !prepositions[tokens[i+1].text] && i+2 < len(tokens) && counted(tokens[i+2]) && strings.HasSuffix(tokens[i+2].text, "s")) { // 3 widgets, 24 product cards
 			out = append(out, "<count>")
 		}
 		if t.num >= 100 && t.num <= 599 && i > 0 && statusBefore[tokens[i-1].text] {
@@ -1141,6 +1143,10 @@ var approxWords = wordSet(`about around roughly approximately approx the a`)
 
 // statusBefore are the words an HTTP status follows.
 var statusBefore = wordSet(`return returns returned respond responds answer answers status code with should expect expects get gets is are be a`)
+
+// prepositions stand between a number and what it is not a count of
+// ("5000 for Stalls").
+var prepositions = wordSet(`for of in on at to by with per from than over under`)
 
 // notCounted are plural nouns a number goes with that are not things on a
 // page to count.
