@@ -678,6 +678,12 @@ func split(tokens []token) []*clause {
 				i += k - 1
 				continue
 			}
+			// "click 'Orders', we should be on /account/orders": what
+			// should follow is a check of its own.
+			if t.text == "," && len(cur) > 0 && (modals[next(1).text] || subjects[next(1).text] && modals[next(2).text]) {
+				flush()
+				continue
+			}
 			// "the title should contain X, the button must be visible":
 			// two checks, each its own step.
 			if (t.text == "," || t.text == "and") && slices.ContainsFunc(cur, isCheckWord) && slices.ContainsFunc(tokens[i+1:segmentEnd(tokens, i+1)], isCheckWord) {
@@ -1143,6 +1149,13 @@ var approxWords = wordSet(`about around roughly approximately approx the a`)
 
 // statusBefore are the words an HTTP status follows.
 var statusBefore = wordSet(`return returns returned respond responds answer answers status code with should expect expects get gets is are be a`)
+
+// subjects and modals begin a check after a comma ("..., we should be
+// on /x", "..., it must say Y").
+var (
+	subjects = wordSet(`we it they you that this`)
+	modals   = wordSet(`should must shall`)
+)
 
 // prepositions stand between a number and what it is not a count of
 // ("5000 for Stalls").
