@@ -393,6 +393,7 @@ var rules = []rule{
 	// Measures of a page compared with a baseline file: the file read,
 	// the regression judged (not a diff of two documents).
 	r(files, `compare diff against vs versus`, `fs_read performance_regression`).with(perfWords).first("perfdiff"),
+	r(web|files, `compare diff`, `browser_get_text string_diff`).with(`page+text text+of+the+page copy+on wording`).but(`<twofiles> line+diff text+diff`).first("perfdiff"),
 	r(files, `compare diff`, `fs_read object_diff`).with(`key+by+key field+by+field keys fields values`).first("perfdiff"),
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`).first("perfdiff"),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`).first("perfdiff"),
@@ -403,7 +404,7 @@ var rules = []rule{
 	// A file the request says holds what the work needs is read.
 	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists what+files which+files`),
 	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
-	r(files, `write save store export record+the record+all`, `fs_write`).but(`the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
+	r(files, `write save store export record+the record+all`, `fs_write`).but(`we+saved what+we+saved we+stored `+`the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
 	r(files, `what+s+in what+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read <namedfile>`),
 	r(files, `what+s+in what+in what+is+in show+me+what show+me show+it =cat`, `fs_read`).with(`<namedfile>`).but(`what+files which+files`),
