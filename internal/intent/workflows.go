@@ -368,10 +368,12 @@ var rules = []rule{
 	r(pg, `transaction migration migrations <sqlfile> <sqls> atomically atomic all+or+nothing undo+both undo+all all+of+them+undone roll+back+if rolled+back+if`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql> <ident>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
+	r(pg, dataAsked, `db_pg_query`).but(`healthy connection connections connect reachable close disconnect injection payloads inputs time+now seconds`).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
 	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables the+tables its+tables`, `db_sqlite_schema`).first("sqlite"),
 	r(sqlite, `table tables row rows query count select read find whose record records <sql> <ident>`, `db_sqlite_query`).first("sqlite"),
 	r(sqlite, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
+	r(sqlite, dataAsked, `db_sqlite_query`).but(`healthy connection connections connect reachable close disconnect injection payloads inputs time+now seconds`).first("sqlite"),
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
 	r(redis, `delete remove clear wipe evict`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
@@ -612,6 +614,10 @@ var pageMeasureWords = triggers(pageMeasures)
 
 // workflowVerbs start a workflow.
 var workflowVerbs = triggers(`trigger dispatch kick rerun`)
+
+// dataAsked ask a database for data in words of no query: "get products
+// with price 0", "show me the new prices", "the last 10 orders".
+const dataAsked = `get show give fetch list which what last latest newest`
 
 // queuePage is a site's queue, a page.
 var queuePage = triggers(`queue+page waiting+room`)
