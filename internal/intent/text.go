@@ -161,13 +161,16 @@ func carry(clauses []*clause) {
 		}
 		set := cmp.Or(x.set, x.named[0])
 		for _, c := range clauses {
-			if c.hasAny(x.when) && (len(x.and) == 0 || c.hasAny(x.and)) && !c.hasAny(x.named) {
+			if c.hasAny(x.when) && (len(x.and) == 0 || c.hasAny(x.and)) && !c.hasAny(x.named) && !c.hasAny(x.not) {
 				c.set[set] = true
 				c.about = aboutOf(c)
 			}
 		}
 	}
 }
+
+// otherStores keep what a step deletes elsewhere than web storage.
+var otherStores = triggers(`cookie cookies basket cart redis key+in+redis row rows table`)
 
 // diffWords ask for the differences of two values.
 var diffWords = triggers(`compare diff different difference differences differ differs changed`)
@@ -177,19 +180,26 @@ var diffWords = triggers(`compare diff different difference differences differ d
 var carried = []struct {
 	named, when, and []string
 	set              string
+	not              []string // a step holding one is about something else
 }{
-	{triggers(`schema`), validWords, checkWords, ""},
-	{triggers(`dialog =confirm =alert =prompt`), triggers(`=accept =dismiss`), triggers(`it =them`), ""},
-	{triggers(`video recording`), triggers(`=stop =end =finish`), nil, ""},
+	{triggers(`schema`), validWords, checkWords, "", nil},
+	{triggers(`dialog =confirm =alert =prompt`), triggers(`=accept =dismiss`), triggers(`it =them`), "", nil},
+	{triggers(`video recording`), triggers(`=stop =end =finish`), nil, "", nil},
 	// "is there a tool that ...? if not, write one", "snapshot the
 	// dynamic tools, then create order_total_check (...)": the tool.
-	{triggers(`tool tools`), triggers(`=create =write =replace =build`), triggers(`=one =it version <ident>`), ""},
+	{triggers(`tool tools`), triggers(`=create =write =replace =build`), triggers(`=one =it version <ident>`), "", nil},
 	// "check the Condition dropdown has 5 options, then pick 'Very good'":
 	// a pick from that dropdown.
-	{triggers(`dropdown <selectel>`), triggers(`pick choose`), triggers(`<quoted>`), search.Stem("dropdown")},
+	{triggers(`dropdown <selectel>`), triggers(`pick choose`), triggers(`<quoted>`), search.Stem("dropdown"), nil},
+	// "read localStorage recently_viewed, then delete it", "what mocks
+	// are active? drop the recommendations one": what the request read
+	// is what it deletes.
+	{triggers(`localstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
+	{triggers(`sessionstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
+	{triggers(`mock mocks route routes intercept intercepts`), triggers(`drop remove delete`), triggers(`it =them =one =all`), search.Stem("unroute"), nil},
 	// "Load the category page and list the requests that failed": the
 	// page's requests.
-	{triggers(`load+the load+a loads loading page+load`), triggers(`request requests call calls`), triggers(`list which failed fail slow slowest made`), search.Stem("network")},
+	{triggers(`load+the load+a loads loading page+load`), triggers(`request requests call calls`), triggers(`list which failed fail slow slowest made`), search.Stem("network"), nil},
 }
 
 // bareCheck says whether a clause only asks for a check ("verify.",
