@@ -680,7 +680,8 @@ func split(tokens []token) []*clause {
 			}
 			// "click 'Orders', we should be on /account/orders": what
 			// should follow is a check of its own.
-			if t.text == "," && len(cur) > 0 && (modals[next(1).text] || subjects[next(1).text] && modals[next(2).text]) {
+			if t.text == "," && len(cur) > 0 && (modals[next(1).text] || (subjects[next(1).text] || next(1).kind == word && !stepStarters[next(1).text]) && modals[next(2).text] ||
+				next(1).text == "the" && next(2).kind == word && modals[next(3).text]) {
 				flush()
 				continue
 			}
@@ -1154,7 +1155,7 @@ var statusBefore = wordSet(`return returns returned respond responds answer answ
 // on /x", "..., it must say Y").
 var (
 	subjects = wordSet(`we it they you that this`)
-	modals   = wordSet(`should must shall`)
+	modals   = wordSet(`should must shall shouldn mustn`)
 )
 
 // prepositions stand between a number and what it is not a count of

@@ -81,7 +81,7 @@ var domainWords = []struct {
 // checkWords make a step a check.
 var checkWords = triggers(checkWordList)
 
-const checkWordList = `check checks verify assert ensure =confirm =confirms make+sure expect should must had+better better+be see sees appear appears shown
+const checkWordList = `check checks verify assert ensure =confirm =confirms make+sure expect should must =shouldn =mustn had+better better+be see sees appear appears shown
 	visible displayed say says gone disappear disappears hidden listed rejects reject end+up lands redirected matches match
 	healthy has+to have+to needs+to <yesno> control+that control+if` + failIfNot
 
@@ -333,7 +333,7 @@ var rules = []rule{
 	r(web, `match matches same+as the+same agree disagree`, `browser_get_text assert_equals`).with(`<method> <api> api endpoint db database table postgres redis`).first("check"),
 	r(web, `<count> more fewer at+least at+most number+of how+many per+page`, `assert_count`).checks().first("check"),
 	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in`, `assert_checked`).checks().first("check"),
-	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show`, `assert_hidden`).checks().first("check"),
+	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show goes+away go+away went+away shouldn+show shouldn+appear shouldn+be+visible doesn+show`, `assert_hidden`).checks().first("check"),
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
 	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on we+on <topath>`, `assert_url`).checks().first("check"),
