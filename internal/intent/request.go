@@ -394,7 +394,7 @@ var (
 	closeStem, connectionStem = search.Stem("close"), search.Stem("connection")
 	credentialsBefore         = wordSet(`as with using credentials creds password user`)
 	githubCues                = wordSet(`github gh repo repos repository repositories pr prs pull issue issues branch branches workflow workflows ci actions merge fork commit commits
-		tag tags protected main master develop labelled labeled label labels`)
+		tag tags protected main master develop labelled labeled label labels runs`)
 	// versionTag is the first word of a version tag such as v1.4.0.
 	versionTag  = regexp.MustCompile(`^v\d+$`)
 	projectDirs = wordSet(`fixtures logs log tests test spec specs src data config configs docs reports report tmp temp build dist out output scripts samples sample

@@ -197,6 +197,10 @@ var carried = []struct {
 	{triggers(`localstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
 	{triggers(`sessionstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
 	{triggers(`mock mocks route routes intercept intercepts`), triggers(`drop remove delete`), triggers(`it =them =one =all`), search.Stem("unroute"), nil},
+	// "which browser sessions do we have? switch to the mobile one": that
+	// session; "show me what sp_22 is doing and stop it": that agent.
+	{triggers(`session sessions`), triggers(`switch`), triggers(`=one`), "<asession>", nil},
+	{triggers(`<spawn> sub+agent subagent`), triggers(`stop kill cancel abort`), triggers(`it`), search.Stem("agent"), triggers(`pr issue branch repo job`)},
 	// "Load the category page and list the requests that failed": the
 	// page's requests.
 	{triggers(`load+the load+a loads loading page+load`), triggers(`request requests call calls`), triggers(`list which failed fail slow slowest made`), search.Stem("network"), nil},

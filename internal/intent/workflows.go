@@ -58,7 +58,7 @@ var domainWords = []struct {
 		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
-		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar basket wishlist wish+list shop fresh+session isolated+session separate+session own+session second+session another+session`)},
+		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar basket wishlist wish+list shop fresh+session isolated+session separate+session own+session second+session another+session <asession>`)},
 	{api, triggers(`api endpoint endpoints rest+api rest+apis rest+endpoint rest+call graphql curl wget =response =responses =respond =responds =responded <method> <status> status+code
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
@@ -271,7 +271,7 @@ var rules = []rule{
 	r(web, `choose pick select`, `browser_check`).with(`radio`).but(stateSaid + ` =selected`).first("pick"),
 	r(web, `choose pick select`, `browser_click`).but(`random randomly pick+up picks+up tool tools =selected ` + stateSaid).first("pick"),
 	r(web, `put`, `browser_click`).with(`cart basket bag trolley`).but(`offline online`),
-	r(web, `switch+back switch+to back+as back+to+the`, `browser_session_switch`).with(`user customer admin shopper session buyer seller`).but(`tab tabs mode theme frame iframe`),
+	r(web, `switch+back switch+to back+as back+to+the`, `browser_session_switch`).with(`user customer admin shopper session buyer seller <asession>`).but(`tab tabs mode theme frame iframe`),
 	r(web, `close+the+browser close+browser quit+the+browser shut+the+browser`, `browser_close`),
 	r(web, `upload attach`, `browser_file_upload`).but(`directory folder chown chmod`),
 	r(web, `untick uncheck uncheck+the`, `browser_uncheck`).first("tick"),

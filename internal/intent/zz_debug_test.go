@@ -15,7 +15,7 @@ func TestZZLex(t *testing.T) {
 	for _, c := range split(lex(q)) {
 		var s []string
 		for _, k := range c.tokens {
-			s = append(s, fmt.Sprintf("%s/%s", k.text, k.stem))
+			s = append(s, fmt.Sprintf("%s/%s/%d", k.text, k.stem, k.kind))
 		}
 		fmt.Println("CLAUSE", c.about, s)
 	}
