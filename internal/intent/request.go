@@ -527,6 +527,12 @@ func plainWords(s string) bool {
 }
 
 func appendWord(out []token, w string) []token {
+	if n := len(out); n > 0 && strings.EqualFold(w, "storage") && out[n-1].kind == word && (out[n-1].text == "local" || out[n-1].text == "session") {
+		// "local storage", "session storage": the browser's, one word
+		// as in the API's name.
+		w = out[n-1].text + "storage"
+		out = out[:n-1]
+	}
 	raw := w
 	method := httpMethods[w]
 	w = strings.ToLower(w)

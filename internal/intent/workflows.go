@@ -122,7 +122,7 @@ const pageLoadWords = ` load loads loaded loading`
 const tryItWords = `try+it try+out run+it call+it test+it use+it`
 
 // sequentially type a key at a time.
-const sequentially = ` key+by+key character+by+character one+key+at+a+time type+slowly`
+const sequentially = ` key+by+key character+by+character one+key+at+a+time type+slowly one+character+at+a+time char+by+char letter+by+letter like+a+real+person every+keystroke each+keystroke`
 
 // stillIn ask whether a session is still logged in, not to log in.
 const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stays+logged+in stay+logged+in stays+signed+in remain+logged+in`
@@ -146,7 +146,7 @@ const firstItem = ` first+result first+product first+card first+item first+row f
 const sessionsOpen = ` which+browser+sessions which+sessions sessions+are+open are+open+now list+the+sessions list+sessions list+the+browser+sessions`
 
 // storedAll ask for all a storage holds, not one key.
-const storedAll = `list every+item all+items everything what+s+in what+in what+is+in what+does all+entries every+entry all+the+keys every+key`
+const storedAll = `list every+item all+items everything what+s+in what+in what+is+in what+does all+entries every+entry all+the+keys every+key which+keys what+keys keys+does =keeping persists`
 
 // modifierKeys are the keys held while another is pressed or a click
 // made.
@@ -190,7 +190,7 @@ var rules = []rule{
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`).with(`switch back other first second admin customer user+a user+b two+user two+users`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new`).but(`this+session this+browser+session current+session current+browser+session the+default+session switch+back switch+to back+to` + sessionsOpen),
 	r(web, sessionsOpen, `browser_session_list`),
-	r(web, `start+the+browser launch+the+browser start+a+browser launch+a+browser launch+browser start+browser warm+up open+a+browser`, `browser_launch`),
+	r(web|anyDomain, `start+the+browser launch+the+browser start+a+browser launch+a+browser launch+browser start+browser warm+up open+a+browser start+a+chromium start+chromium launch+chromium start+chrome`, `browser_launch`),
 	r(0, `=invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated =validation against must should`).first("data"),
@@ -221,12 +221,12 @@ var rules = []rule{
 	r(web, `cookies`, `browser_cookie_list`).first("cookie"),
 	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty`).but(`empty+state`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).but(`=stored what which list everything+it it+puts`).first("local"),
-	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove drop take+out get+rid`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).but(`<quoted> <key>`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_get`).first("local"),
 	r(web, `sessionstorage`, `browser_sessionstorage_clear`).with(`clear wipe empty`).but(`empty+state`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set setting put write store seed`).but(`=stored what which`).first("sessionstore"),
-	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove drop take+out get+rid`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).but(`<quoted> <key>`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
