@@ -436,6 +436,8 @@ func lexChunk(out []token, chunk string) []token {
 		return out
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower) && !imageRef.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
+	case lower == "w/" || lower == "w/o":
+		out = appendWord(out, map[string]string{"w/": "with", "w/o": "without"}[lower]) // shorthand, not a folder
 	case strings.Contains(body, "*") && fileName.MatchString(body) && !movedFiles(out):
 		return lexWords(out, chunk) // "JUnit files are in ci-history/*.xml": where reports are kept, in words
 	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"), search.DotFile(body):
@@ -1038,6 +1040,9 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<inselector>") // "pick 'Eastside' in #pickup-branch": a value of the element
 		}
 	case quoted:
+		if strings.Contains(t.text, "{{") {
+			out = append(out, "<tmpl>") // 'Hi {{name}}': a template to fill
+		}
 		if i+1 < len(tokens) && tokens[i+1].kind == word && elementNouns[tokens[i+1].text] {
 			out = append(out, "<named>") // the 'You are offline' banner: an element by its name
 		}
