@@ -627,14 +627,17 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if req.about&github != 0 && about&(agent|job) == 0 && c.has("<ref>") {
 		about = github // "approve #497 if its diff only touches e2e/"
 	}
-	if req.about&github != 0 && about == files && c.hasAny(edits) {
-		about = github // a file of the repository the request works in
+	if req.about&github != 0 && about == files && (c.hasAny(edits) || c.hasAny(commits)) {
+		about = github // a file of the repository the request works in ("add tests/x.spec.ts", then open a PR)
 	}
 	if req.about&compose != 0 && (c.hasAny(serviceWords) || c.hasAny(readyWords) && about&(pg|redis) != 0) {
 		about = about&(owners|report) | compose // a service of the stack
 	}
 	return about
 }
+
+// commits put a file in a repository.
+var commits = triggers(`add commit push =adding`)
 
 // handOff hand work to a sub-agent.
 var handOff = triggers(`sub+agent subagent delegate spawn hand give+it hand+it <spawn>`)
