@@ -436,6 +436,8 @@ func lexChunk(out []token, chunk string) []token {
 		return out
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower) && !imageRef.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
+	case body == "+" || body == "&":
+		out = appendWord(out, "and") // "logs + inspect it", "the error message + that we stay on /login"
 	case lower == "w/" || lower == "w/o":
 		out = appendWord(out, map[string]string{"w/": "with", "w/o": "without"}[lower]) // shorthand, not a folder
 	case strings.Contains(body, "*") && fileName.MatchString(body) && !movedFiles(out):
