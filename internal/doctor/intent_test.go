@@ -200,6 +200,37 @@ func wantTools(t *testing.T, d *Doctor, cases []toolsCase) {
 	}
 }
 
+// A short request is read as a whole as well as step by step: where the
+// workflows' tools are not among the search's best for its words, the
+// search's best joins them. And what a short request refers to is what
+// the request named before ("delete it", "switch to the mobile one",
+// "stop it"), in the words a tester types ("local storage", "w/", "+").
+func TestIntentReadsShortRequests(t *testing.T) {
+	t.Parallel()
+	wantTools(t, newSearchDoctor(t), []toolsCase{
+		{"put the nightly payload on one line, it goes into an env var: {\"a\":1,\n \"b\":2}", []string{"json_format"}, nil},
+		{"fill 'Dear {{name}}, order {{id}} shipped' w/ name=Kim id=77", []string{"template_render"}, []string{"fs_template", "fs_read"}},
+		{"which cookies are on shop.example.test right now", []string{"browser_cookie_list"}, []string{"browser_cookie_clear"}},
+		{"what does the open tab keep in its local storage", []string{"browser_localstorage_list"}, []string{"browser_navigate", "db_pg_seed"}},
+		{"read cartId from session storage, then delete it", []string{"browser_sessionstorage_get", "browser_sessionstorage_delete"}, nil},
+		{"what mocks are live in this session? remove them all", []string{"browser_route_list", "browser_unroute"}, []string{"data_generate"}},
+		{"which browser sessions exist? switch to the admin one", []string{"browser_session_list", "browser_session_switch"}, []string{"browser_navigate"}},
+		{"what is sp_9 printing? stop it, it edits the wrong repo", []string{"spawn_logs", "spawn_cancel"}, nil},
+		{"on the zoom canvas: move to 300,200, press, move to 500,260, release", []string{"browser_mouse_move", "browser_mouse_down", "browser_mouse_up"}, []string{"fs_move", "browser_press_key"}},
+		{"run `npm run db:seed` in the web service of the e2e stack", []string{"compose_exec"}, []string{"http_request"}},
+		{"build ./tools/fake-psp, run it and curl its /health", []string{"docker_build", "docker_run", "http_request"}, []string{"fs_read"}},
+		{"apply both updates to the shop pg all or nothing", []string{"db_pg_transaction"}, nil},
+		{"move reports/*.xml into archive/ and list archive/", []string{"fs_move", "fs_list"}, []string{"report_summary"}},
+		{"we're finished with pg for today, disconnect", []string{"db_pg_disconnect"}, []string{"db_pg_connect"}},
+		{"wait 3s then open the orders page on localhost:3000", []string{"wait_ms", "browser_navigate"}, nil},
+		{"logs + inspect for the shop-api-1 container", []string{"docker_logs", "docker_inspect"}, nil},
+		{"on /cart click Remove, we should be on /cart/empty", []string{"browser_click", "assert_url"}, nil},
+		{"the 'Saved!' toast goes away after 3 seconds, check", []string{"assert_hidden"}, nil},
+		{"what's in ./config/app.env", []string{"fs_read"}, []string{"fs_list"}},
+		{"GET https://api.example.test/v1/items/3", []string{"http_request"}, []string{"db_redis_connect", "db_redis_get"}},
+	})
+}
+
 // Steps come in calling order, each with the words it does and the
 // arguments the request gives, under the tool's own argument names.
 func TestIntentStepsAndHints(t *testing.T) {

@@ -155,6 +155,13 @@ func carry(clauses []*clause) {
 			}
 		}
 	}
+	// "the toast goes away after 3 s, check": the clause before a bare
+	// "check" is what to check.
+	for i, c := range clauses {
+		if i > 0 && bareCheck(c) && !clauses[i-1].hasAny(checkWords) {
+			clauses[i-1].set[checkStem] = true
+		}
+	}
 	for _, x := range carried {
 		if !slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(x.named) }) {
 			continue
@@ -200,7 +207,7 @@ var carried = []struct {
 	// "which browser sessions do we have? switch to the mobile one": that
 	// session; "show me what sp_22 is doing and stop it": that agent.
 	{triggers(`session sessions`), triggers(`switch`), triggers(`=one`), "<asession>", nil},
-	{triggers(`<spawn> sub+agent subagent`), triggers(`stop kill cancel abort`), triggers(`it`), search.Stem("agent"), triggers(`pr issue branch repo job`)},
+	{triggers(`<spawn> sub+agent subagent`), triggers(`stop kill cancel abort`), triggers(`it`), search.Stem("agent"), triggers(`pr issue branch job`)},
 	// "Load the category page and list the requests that failed": the
 	// page's requests.
 	{triggers(`load+the load+a loads loading page+load`), triggers(`request requests call calls`), triggers(`list which failed fail slow slowest made`), search.Stem("network"), nil},
@@ -924,7 +931,7 @@ var fromIt = triggers(`from+it from+that from+this from+the+schema`)
 var deleteIt = triggers(`delete+it remove+it drop+it delete+the+tool remove+the+tool`)
 
 // onOpenPage are steps that work on a page open already.
-var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true, "browser_session_switch": true, "browser_wait": true}
+var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true, "browser_session_switch": true, "browser_session_list": true, "browser_wait": true}
 
 // validWords ask for a validation against a schema named elsewhere.
 var validWords = triggers(`valid validate validates conform conforms against+it against+the+schema matches+it match+it respects`)

@@ -55,7 +55,7 @@ var domainWords = []struct {
 	words []string
 }{
 	{web, triggers(`<selector> page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
-		field box input textbox search+box modal tooltip menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
+		field box input textbox search+box modal tooltip toast snackbar spinner placeholder menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
 		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar basket wishlist wish+list shop fresh+session isolated+session separate+session own+session second+session another+session <asession>`)},
@@ -207,7 +207,7 @@ var rules = []rule{
 	r(0, `mock mocks route routes intercept intercepts stub stubs`, `browser_route_list`).with(`which what+mocks route+list list+the list+all list+active list+my list+them active registered still+active are+active set+up i+set`).but(`unmock unroute remove drop`).first("route"),
 	r(web|api, `in+the+browser`, `browser_route`).with(`return returns answer answers respond <status>`).first("route"), // "make /api/x answer 500 in the browser"
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
-	r(web, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
+	r(0, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
 	r(web, `offline airplane no+network no+internet online+again back+online go+online cut+the+network cut+the+connection drop+the+connection drop+the+network lose+connection lost+connection`, `browser_network_state_set`),
 	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet print+styles reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
@@ -561,7 +561,7 @@ var rules = []rule{
 	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
 	r(0, `template render <tmpl>`, `template_render`).first("template"),
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
-	r(0|api, `indent indentation one+line onto+one+line minify squash readable`, `json_format`).with(`json blob response payload`).but(`schema`),
+	r(0, `indent indentation one+line onto+one+line minify squash readable`, `json_format`).with(`json blob response payload`).but(`schema`),
 	r(anyDomain, `sha256 sha1 sha512 md5`, `hash_text`).with(`string text <quoted>`).but(`<file> file`),
 	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now in+the+future in+the+past`, `timestamp_now`),
 	r(files|web|value, `grep`, `fs_search`),

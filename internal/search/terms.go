@@ -212,6 +212,8 @@ var (
 	jsonValue  = regexp.MustCompile(`\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|\[[^\[\]]*,[^\[\]]*\]`)
 	sqlValue   = regexp.MustCompile(`\b(?:SELECT\s[\s\S]*?\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX)|BEGIN;|COMMIT)\b[^;'"]*;?`)
 	redisValue = regexp.MustCompile(`(?:^|\s)(?:SET|GET|DEL|KEYS|HSET|HGET|HGETALL|EXPIRE|TTL|INCR|LPUSH|RPUSH|LRANGE|SCAN|FLUSHDB|FLUSHALL)\s+([\w:*.{}-]+)`)
+	// shorthandWith is "w/" written for "with".
+	shorthandWith = regexp.MustCompile(`(^|\s)w/(\s|$)`)
 	// webURL begins a page's or an API's URL; httpCall is an HTTP method
 	// in capitals and the URL or path it calls.
 	webURL       = regexp.MustCompile(`^(?i)https?:`)
@@ -302,6 +304,9 @@ func valuesAndNames(query string) (words string, kinds []string, names string) {
 				kinds = append(kinds, templateKind) // 'Hi {{name}}': a template to fill
 			}
 		}
+	}
+	if strings.Contains(query, "w/") {
+		query = shorthandWith.ReplaceAllString(query, "${1}with${2}") // w/ name=Kim: "with", not a folder
 	}
 	if strings.Contains(query, "second") {
 		query = ordinalSecond.ReplaceAllString(query, "${1}") // "a second tab" is not a time
