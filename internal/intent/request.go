@@ -198,6 +198,10 @@ var imageContext = func() map[string]bool {
 	return m
 }()
 
+// siteFile is a file a site serves for machines (robots.txt,
+// sitemap.xml), fetched over HTTP, not a page to open.
+var siteFile = regexp.MustCompile(`(?i)/(?:robots\.txt|sitemap[\w-]*\.xml|security\.txt)$`)
+
 // namedFile is a path that ends in a file's name: an extension or a
 // dot file.
 var namedFile = regexp.MustCompile(`(?:^|/)[\w.-]*\.[A-Za-z0-9]{1,6}$`)
@@ -1021,7 +1025,7 @@ func markers(tokens []token, i int) []string {
 		switch host := hostOf(t.text); {
 		case search.DatabaseOf(t.text) != "":
 			out = append(out, search.Stem(search.DatabaseOf(t.text))) // postgres://...: that database
-		case strings.Contains(t.text, "/api"), strings.HasPrefix(host, "api."), apiPath.MatchString(t.text):
+		case strings.Contains(t.text, "/api"), strings.HasPrefix(host, "api."), apiPath.MatchString(t.text), siteFile.MatchString(t.text):
 			out = append(out, "<api>")
 		case host == "github.com":
 			out = append(out, "<repo>")

@@ -493,7 +493,7 @@ var (
 	poolPhrases = triggers(`on+the+pool over+the+pool as+a+pipeline across+the+workers across+workers`)
 	itemNouns   = wordSet(`urls url pages sites websites endpoints services browsers devices`)
 	sizeWords   = wordSet(`mobile tablet desktop`)
-	pageWords   = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar storefront store shop top+nav cart basket pdp plp`)
+	pageWords   = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar storefront store shop top+nav cart basket pdp plp on+staging`)
 	eachWords   = triggers(`compare both each all`)
 )
 

@@ -472,6 +472,7 @@ var rules = []rule{
 
 	// Containers.
 	r(compose, `what+s+up what+up what+s+down what+down up+and+down which+are+up which+are+down`, `compose_ps`).first("compose"),
+	r(compose, `restart+everything restart+the+stack recycle down+up`, `compose_down compose_up`).first("compose"),
 	r(compose, `down tear stop remove`, `compose_down`).first("compose"),
 	r(compose, `log logs`, `compose_logs`).first("compose"),
 	r(compose, `exec shell`, `compose_exec`).first("compose"),
