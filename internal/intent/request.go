@@ -440,6 +440,8 @@ func lexChunk(out []token, chunk string) []token {
 		return out
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower) && !imageRef.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
+	case spawnID.MatchString(lower):
+		out = append(out, token{kind: word, text: lower, raw: body, stem: lower}) // sp-44: a sub-agent's id, whole
 	case body == "+" || body == "&":
 		out = appendWord(out, "and") // "logs + inspect it", "the error message + that we stay on /login"
 	case lower == "w/" || lower == "w/o":

@@ -499,7 +499,7 @@ var rules = []rule{
 	r(docker, `run start launch spin+up`, `docker_run`).but(`compose`).first("docker"),
 
 	// GitHub.
-	r(github, `back+to+the+default back+to+the+env stop+using forget+the+token drop+the+token drop+the+github`, `gh_disconnect`).first("ghtoken"),
+	r(github, `back+to+the+default back+to+the+env back+to+my+own back+to+my stop+using forget+the+token drop+the+token drop+the+github`, `gh_disconnect`).first("ghtoken"),
 	r(github, `token <ghtoken> personal+access+token`, `gh_connect`).first("ghtoken"),
 	r(github, `protected default+branch default+one stars visibility`, `gh_repo_info`),
 	r(github, `review`, `gh_diff gh_pr_review`).with(`pull+request pr`),
