@@ -321,7 +321,8 @@ var rules = []rule{
 		every+item all+items every+result all+results every+product each+product all+products all+the+products`, `browser_get_elements`).with(checkWordList).but(`<count>`),
 	r(web, `network api+call request requests`, `browser_network_requests`).with(`page network` + pageLoadWords),
 	r(web, a11yWords+` aria`, `accessibility_audit`).but(`tree snapshot`),
-	r(web, `accessibility+tree aria+snapshot`, `browser_snapshot`),
+	r(web, `accessibility+tree aria+snapshot a11y+tree page+outline`, `browser_snapshot`).but(`=search ref look+through matching`),
+	r(web, `=find =locate look+for`, `browser_find`).with(`<quoted> <named>`).but(`tool tools file files spec specs test tests log logs issue issues`),
 
 	// Checks in the browser: the first that applies.
 	r(web, `<js>`, `assert_equals`).checks().first("check"), // a value the page's script gives
