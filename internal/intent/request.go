@@ -1165,7 +1165,7 @@ func boundedBy(next []token) bool {
 	return false
 }
 
-var approxWords = wordSet(`about around roughly approximately approx the a`)
+var approxWords = wordSet(`about around roughly approximately approx the a our its their`)
 
 // statusBefore are the words an HTTP status follows.
 var statusBefore = wordSet(`return returns returned respond responds answer answers status code with should expect expects get gets is are be a`)
