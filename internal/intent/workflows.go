@@ -413,7 +413,7 @@ var rules = []rule{
 	r(files, `what+s+in what+in what+is+in show+me+what show+me show+it =cat`, `fs_read`).with(`<namedfile>`).but(`what+files which+files`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
 	r(files, `doesn+exist+yet not+exist+yet doesn+exist`, `fs_mkdir`).with(`folder directory dir <dir>`),
-	r(files, `exist exists there+yet`, `fs_exists`).but(`doesn+exist+yet`),
+	r(files, `exist exists there+yet is+back are+back is+there+a do+we+have+a`, `fs_exists`).but(`doesn+exist+yet`),
 	r(files, `copy`, `fs_copy`),
 	r(files, `delete remove`, `fs_remove`),
 	r(files, `move rename`, `fs_move`),
@@ -436,7 +436,7 @@ var rules = []rule{
 	// Test results and analysis.
 	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`).but(`<selector> summary+box order+summary basket+summary summary+panel summary+section`), // not the page's summary box
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug flaky flake flakiness`),
-	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group failure failures`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests` + failIfNot),
+	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group failure failures results+are+in results+in`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests` + failIfNot),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`),
 	r(0, `flaky flake flakiness intermittent passed+in+some some+runs failed+in+others sometimes+fail sometimes+fails sometimes+pass`, `test_flaky_detect`),
 	r(0, `run+first go+first prioritize prioritise priority order+by+risk`, `test_prioritize`),
@@ -500,6 +500,7 @@ var rules = []rule{
 	r(docker, `run start launch spin+up`, `docker_run`).but(`compose`).first("docker"),
 
 	// GitHub.
+	r(github, `summary+of summarise summarize`, `report_summary`).with(`<file>`).but(`agent pr+summary`),
 	r(github, `back+to+the+default back+to+the+env back+to+my+own back+to+my stop+using forget+the+token drop+the+token drop+the+github`, `gh_disconnect`).first("ghtoken"),
 	r(github, `token <ghtoken> personal+access+token`, `gh_connect`).first("ghtoken"),
 	r(github, `protected default+branch default+one stars visibility`, `gh_repo_info`),
