@@ -623,6 +623,9 @@ var workflowVerbs = triggers(`trigger dispatch kick rerun`)
 // with price 0", "show me the new prices", "the last 10 orders".
 const dataAsked = `get show give fetch list which what last latest newest`
 
+// localRepo is the checkout the agent works in.
+var localRepo = triggers(`repo+root root+of+the+repo project+root`)
+
 // queuePage is a site's queue, a page.
 var queuePage = triggers(`queue+page waiting+room`)
 
@@ -646,6 +649,9 @@ func aboutOf(c *clause) domain {
 	}
 	if c.hasAny(pageMeasureWords) {
 		d = d&^api | web // the Performance API is the page's
+	}
+	if c.hasAny(localRepo) && !c.has("<repo>") {
+		d = d&^github | files // "a .env.staging in the repo root": the working copy's file
 	}
 	if c.hasAny(queuePage) {
 		d = d&^job | web // "the queue page": a shop's waiting room, not the job queue
