@@ -291,7 +291,7 @@ var rules = []rule{
 	r(web, `reload refresh`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate press+back hit+back`).but(`online offline`),
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
-	r(web, `new+tab =tabs open+tabs switch+tab close+tab close+the+tab that+tab other+tab first+tab second+tab`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
+	r(web, `new+tab =tabs open+tabs switch+tab close+tab close+the+tab that+tab other+tab first+tab second+tab another+tab a+second+tab`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
 	r(anyDomain, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
 	r(anyDomain, `give+it give+the let+it settle`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms`),
 	r(anyDomain, `wait pause sleep`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms until till up+to <selector> <quoted> max most`),
