@@ -198,6 +198,13 @@ var imageContext = func() map[string]bool {
 	return m
 }()
 
+// hyphenName is a name of words joined by hyphens (bb-old-pg,
+// qa-search), and containerVerbs what is done to a container so named.
+var (
+	hyphenName     = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
+	containerVerbs = wordSet(`stop remove rm restart kill inspect`)
+)
+
 // siteFile is a file a site serves for machines (robots.txt,
 // sitemap.xml), fetched over HTTP, not a page to open.
 var siteFile = regexp.MustCompile(`(?i)/(?:robots\.txt|sitemap[\w-]*\.xml|security\.txt)$`)
@@ -440,6 +447,8 @@ func lexChunk(out []token, chunk string) []token {
 		return out
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower) && !imageRef.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
+	case hyphenName.MatchString(body) && len(out) > 0 && containerVerbs[out[len(out)-1].text]:
+		out = append(out, token{kind: word, text: lower, raw: body, stem: lower}) // "stop and remove bb-old-pg": a container's name, whole
 	case spawnID.MatchString(lower):
 		out = append(out, token{kind: word, text: lower, raw: body, stem: lower}) // sp-44: a sub-agent's id, whole
 	case body == "+" || body == "&":
@@ -974,7 +983,7 @@ func markers(tokens []token, i int) []string {
 		if len(t.text) > 2 && t.text[1] == '=' && pointAxis.MatchString(t.text) {
 			out = append(out, "<point>") // x=320, y=210: a point on the page
 		}
-		if instanceName.MatchString(t.text) {
+		if instanceName.MatchString(t.text) || i > 0 && containerVerbs[tokens[i-1].text] && hyphenName.MatchString(t.text) {
 			out = append(out, "<instance>") // parcel-shipment-api-1: a container
 		}
 		if (t.text == "logged" || t.text == "signed") && i+1 < len(tokens) && (tokens[i+1].text == "in" || tokens[i+1].text == "into") && (i == 0 || !loginVerbs[tokens[i-1].text]) {
