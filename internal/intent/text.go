@@ -783,7 +783,7 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	there := slices.ContainsFunc(clauses, func(c *clause) bool { return pageOpen(c) }) ||
 		!named && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(inSession) }) ||
 		firstOnPage >= 0 && onOpenPage[steps[firstOnPage].Tool] ||
-		!named && slices.ContainsFunc(steps, func(s Step) bool { return onOpenPage[s.Tool] })
+		!named && slices.ContainsFunc(steps, func(s Step) bool { return onOpenPage[s.Tool] || onSomePage[s.Tool] })
 	opened := slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == "browser_navigate" }) // not back or forward
 	if i := firstOnPage; i >= 0 && !opened && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
@@ -931,7 +931,12 @@ var fromIt = triggers(`from+it from+that from+this from+the+schema`)
 var deleteIt = triggers(`delete+it remove+it drop+it delete+the+tool remove+the+tool`)
 
 // onOpenPage are steps that work on a page open already.
-var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true, "browser_session_switch": true, "browser_session_list": true, "browser_wait": true}
+var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true}
+
+// onSomePage are steps that work on a page open already when the request
+// names none ("wait for the spinner to go away", "switch to the admin
+// session").
+var onSomePage = map[string]bool{"browser_session_switch": true, "browser_session_list": true, "browser_wait": true}
 
 // validWords ask for a validation against a schema named elsewhere.
 var validWords = triggers(`valid validate validates conform conforms against+it against+the+schema matches+it match+it respects`)
