@@ -783,7 +783,8 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	there := slices.ContainsFunc(clauses, func(c *clause) bool { return pageOpen(c) }) ||
 		!named && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(inSession) }) ||
 		firstOnPage >= 0 && onOpenPage[steps[firstOnPage].Tool] ||
-		!named && slices.ContainsFunc(steps, func(s Step) bool { return onOpenPage[s.Tool] || onSomePage[s.Tool] })
+		!named && slices.ContainsFunc(steps, func(s Step) bool { return onOpenPage[s.Tool] }) ||
+		!slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<page>") || c.has("<path>") }) && slices.ContainsFunc(steps, func(s Step) bool { return onSomePage[s.Tool] })
 	opened := slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == "browser_navigate" }) // not back or forward
 	if i := firstOnPage; i >= 0 && !opened && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
@@ -934,7 +935,7 @@ var deleteIt = triggers(`delete+it remove+it drop+it delete+the+tool remove+the+
 var onOpenPage = map[string]bool{"browser_reload": true, "browser_navigate_back": true, "browser_navigate_forward": true, "browser_tabs": true}
 
 // onSomePage are steps that work on a page open already when the request
-// names none ("wait for the spinner to go away", "switch to the admin
+// names no URL or path of one ("wait for the spinner to go away", "switch to the admin
 // session").
 var onSomePage = map[string]bool{"browser_session_switch": true, "browser_session_list": true, "browser_wait": true}
 
