@@ -402,6 +402,19 @@ func BenchmarkIntentUncached(b *testing.B) {
 	}
 }
 
+// benchShortRequest is a request of one step, which the search also
+// reads whole.
+const benchShortRequest = "which keys starting with user: are in the cache right now"
+
+func BenchmarkIntentUncachedOneStep(b *testing.B) {
+	d := newSearchDoctor(b)
+	d.intent.Cache = false
+	d.intent.Text(benchShortRequest)
+	for b.Loop() {
+		d.intent.Text(benchShortRequest)
+	}
+}
+
 func BenchmarkIntentCachedText(b *testing.B) {
 	d := newSearchDoctor(b)
 	d.intent.Text(benchRequest)
