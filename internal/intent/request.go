@@ -705,7 +705,7 @@ func split(tokens []token) []*clause {
 			}
 			// "click 'Orders', we should be on /account/orders": what
 			// should follow is a check of its own.
-			if t.text == "," && len(cur) > 0 && (modals[next(1).text] || (subjects[next(1).text] || next(1).kind == word && !stepStarters[next(1).text]) && modals[next(2).text] ||
+			if t.text == "," && len(cur) > 0 && (modals[next(1).text] || next(1).kind == word && !stepStarters[next(1).text] && modals[next(2).text] ||
 				next(1).text == "the" && next(2).kind == word && modals[next(3).text]) {
 				flush()
 				continue
@@ -1179,12 +1179,9 @@ var approxWords = wordSet(`about around roughly approximately approx the a our i
 // statusBefore are the words an HTTP status follows.
 var statusBefore = wordSet(`return returns returned respond responds answer answers status code with should expect expects get gets is are be a`)
 
-// subjects and modals begin a check after a comma ("..., we should be
-// on /x", "..., it must say Y").
-var (
-	subjects = wordSet(`we it they you that this`)
-	modals   = wordSet(`should must shall shouldn mustn`)
-)
+// modals begin a check after a comma and a word or two ("..., we should
+// be on /x", "..., the badge must say 1").
+var modals = wordSet(`should must shall shouldn mustn`)
 
 // prepositions stand between a number and what it is not a count of
 // ("5000 for Stalls").

@@ -259,9 +259,6 @@ func fits(t *tool.Tool, about, whole domain) bool {
 	return t.Category != tool.CategoryBrowser || about&systems == 0 || about&web != 0
 }
 
-// mouseButton press or let go of the mouse's button.
-var mouseButton = triggers(`press release let+go mouse+down mouse+up`)
-
 // mouseThings are what a mouse moved by hand works on.
 var mouseThings = triggers(`mouse cursor pointer slider handle canvas map`)
 
@@ -288,6 +285,8 @@ var (
 	clickWords   = triggers(`click tap`)
 	pressWords   = triggers(`press mouse+down press+down hold+down`)
 	releaseWords = triggers(`release let+go mouse+up`)
+	// mouseButton press or let go of the mouse's button.
+	mouseButton = slices.Concat(pressWords, releaseWords)
 )
 
 // oneStep says whether steps are one step's: every tool was given for
@@ -777,14 +776,17 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	}
 	// A page reloaded, gone back from or switched away from is open
 	// already: the first step's, or any step's when the request names no
-	// page ("set it, then reload the page").
+	// page ("set it, then reload the page"); so is the page of the current
+	// session, of a wait or a session switched to, unless the request
+	// names another.
 	firstOnPage := slices.IndexFunc(steps, func(s Step) bool { return isPageStep(s.Tool) })
-	named := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<page>") || c.has("<path>") || c.hasAny(placeWords) })
+	urlNamed := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<page>") || c.has("<path>") })
+	named := urlNamed || slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(placeWords) })
 	there := slices.ContainsFunc(clauses, func(c *clause) bool { return pageOpen(c) }) ||
 		!named && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(inSession) }) ||
 		firstOnPage >= 0 && onOpenPage[steps[firstOnPage].Tool] ||
 		!named && slices.ContainsFunc(steps, func(s Step) bool { return onOpenPage[s.Tool] }) ||
-		!slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<page>") || c.has("<path>") }) && slices.ContainsFunc(steps, func(s Step) bool { return onSomePage[s.Tool] })
+		!urlNamed && slices.ContainsFunc(steps, func(s Step) bool { return onSomePage[s.Tool] })
 	opened := slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == "browser_navigate" }) // not back or forward
 	if i := firstOnPage; i >= 0 && !opened && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})

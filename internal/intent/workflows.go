@@ -190,7 +190,7 @@ var rules = []rule{
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`).with(`switch back other first second admin customer user+a user+b two+user two+users`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new`).but(`this+session this+browser+session current+session current+browser+session the+default+session switch+back switch+to back+to` + sessionsOpen),
 	r(web, sessionsOpen, `browser_session_list`),
-	r(web|anyDomain, `start+the+browser launch+the+browser start+a+browser launch+a+browser launch+browser start+browser warm+up open+a+browser start+a+chromium start+chromium launch+chromium start+chrome`, `browser_launch`),
+	r(anyDomain, `start+the+browser launch+the+browser start+a+browser launch+a+browser launch+browser start+browser warm+up open+a+browser start+a+chromium start+chromium launch+chromium start+chrome`, `browser_launch`),
 	r(0, `=invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
 	r(0, `random randomly`, `random_choice`).with(`pick choose select out+of among from+these`).first("data"),
 	r(0, `generate generated fake random dummy mock synthetic example examples make produce satisfy satisfies conform`, `data_from_schema`).with(`schema`).but(`=validate =validates =validated =validation against must should`).first("data"),
@@ -279,8 +279,8 @@ var rules = []rule{
 	r(web, sequentially, `browser_press_sequentially`),
 	// A key held while clicking: shift-click, ctrl-click a range.
 	r(web, `shift+click shift+select ctrl+click control+click cmd+click meta+click`, `browser_keydown browser_click browser_keyup`).first("held"),
-	r(web|anyDomain, `hold holding press+and+hold keep+down hold+down`, `browser_keydown`).with(modifierKeys).but(`stop+holding`).first("held"),
-	r(web|anyDomain, `release let+go stop+holding`, `browser_keyup`).with(modifierKeys).but(`don+release don+t+release not+release without+releasing`).first("held"),
+	r(anyDomain, `hold holding press+and+hold keep+down hold+down`, `browser_keydown`).with(modifierKeys).but(`stop+holding`).first("held"),
+	r(anyDomain, `release let+go stop+holding`, `browser_keyup`).with(modifierKeys).but(`don+release don+t+release not+release without+releasing`).first("held"),
 	r(0, `hover mouse+over put+the+mouse+on mouse+on+it move+the+mouse+over`, `browser_hover`),
 	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
 	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route network connection`),
@@ -369,12 +369,12 @@ var rules = []rule{
 	r(pg, `transaction migration migrations <sqlfile> <sqls> atomically atomic all+or+nothing undo+both undo+all all+of+them+undone roll+back+if rolled+back+if`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql> <ident>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
-	r(pg, dataAsked, `db_pg_query`).but(`healthy connection connections connect reachable close disconnect injection payloads inputs time+now seconds`).first("pg"),
+	r(pg, dataAsked, `db_pg_query`).but(dataNotAsked).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
 	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables the+tables its+tables`, `db_sqlite_schema`).first("sqlite"),
 	r(sqlite, `table tables row rows query count select read find whose record records <sql> <ident>`, `db_sqlite_query`).first("sqlite"),
 	r(sqlite, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
-	r(sqlite, dataAsked, `db_sqlite_query`).but(`healthy connection connections connect reachable close disconnect injection payloads inputs time+now seconds`).first("sqlite"),
+	r(sqlite, dataAsked, `db_sqlite_query`).but(dataNotAsked).first("sqlite"),
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
 	r(redis, `delete remove clear wipe evict`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
@@ -407,7 +407,7 @@ var rules = []rule{
 	// A file the request says holds what the work needs is read.
 	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists what+files which+files`),
 	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
-	r(files, `write save store export record+the record+all`, `fs_write`).but(`we+saved what+we+saved we+stored ` + `the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
+	r(files, `write save store export record+the record+all`, `fs_write`).but(`we+saved what+we+saved we+stored the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list`, `fs_list`).but(`failure failures`),
 	r(files, `what+s+in what+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read <namedfile>`),
 	r(files, `what+s+in what+in what+is+in show+me+what show+me show+it =cat`, `fs_read`).with(`<namedfile>`).but(`what+files which+files`),
@@ -620,8 +620,12 @@ var pageMeasureWords = triggers(pageMeasures)
 var workflowVerbs = triggers(`trigger dispatch kick rerun`)
 
 // dataAsked ask a database for data in words of no query: "get products
-// with price 0", "show me the new prices", "the last 10 orders".
-const dataAsked = `get show give fetch list which what last latest newest`
+// with price 0", "show me the new prices", "the last 10 orders"; not a
+// connection's state, nor injection payloads or the time.
+const (
+	dataAsked    = `get show give fetch list which what last latest newest`
+	dataNotAsked = `healthy connection connections connect reachable close disconnect injection payloads inputs time+now seconds`
+)
 
 // localRepo is the checkout the agent works in.
 var localRepo = triggers(`repo+root root+of+the+repo project+root`)
