@@ -156,6 +156,10 @@ func TestValuesCountByTheirKind(t *testing.T) {
 		"export it as login.spec.ts":               {"export it as", []string{specKind}},
 		"open a second tab":                        {"open a tab", nil},
 		"the latest build/test jobs":               {"the latest build test jobs", nil},
+		"GET https://api.example.test/v1/items/3":  {"GET", []string{"http", "url"}},
+		"GET session:abc in redis":                 {"GET in redis", []string{"redis", "key"}},
+		"fill 'Hi {{name}}' w/ name=Ana":           {"fill with name=Ana", []string{templateKind}},
+		"split the A/B test":                       {"split the A B test", nil},
 	} {
 		words, kinds := values(q)
 		if words != want.words || !slices.Equal(kinds, want.kinds) {
@@ -278,6 +282,9 @@ func TestRequestsAboutTools(t *testing.T) {
 		"what does this request really want: 'screenshot the page'?":  "intent_analyze",
 		"what tools do the hosted MCP servers expose?":                "mcp_catalog",
 		"figure out the goal behind this call: browser_screenshot {}": "intent_analyze",
+		"what is this ask actually after: 'screenshot the page'":      "intent_analyze",
+		"what's this ticket asking for: 'screenshot the page'?":       "intent_analyze",
+		"is there anything in the toolbox that can take screenshots?": "tool_search",
 	} {
 		if hits := ix.Search(q, 3, ""); len(hits) == 0 || hits[0].Tool.Name != want {
 			t.Errorf("%q: first %v, want %s", q, hits, want)
