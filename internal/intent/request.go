@@ -453,8 +453,10 @@ func lexChunk(out []token, chunk string) []token {
 		out = append(out, token{kind: word, text: lower, raw: body, stem: lower}) // sp-44: a sub-agent's id, whole
 	case body == "+" || body == "&":
 		out = appendWord(out, "and") // "logs + inspect it", "the error message + that we stay on /login"
-	case lower == "w/" || lower == "w/o":
-		out = appendWord(out, map[string]string{"w/": "with", "w/o": "without"}[lower]) // shorthand, not a folder
+	case lower == "w/":
+		out = appendWord(out, "with") // shorthand, not a folder
+	case lower == "w/o":
+		out = appendWord(out, "without")
 	case strings.Contains(body, "*") && fileName.MatchString(body) && !movedFiles(out):
 		return lexWords(out, chunk) // "JUnit files are in ci-history/*.xml": where reports are kept, in words
 	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"), search.DotFile(body):

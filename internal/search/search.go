@@ -361,15 +361,18 @@ func (ix *Index) weigh(query string) [][]variant {
 	words, kinds, names := valuesAndNames(query)
 	what, why := purpose(words)
 	what, not := negated(what)
-	for part, w := range []float64{1, weightWhy, weightNot} {
-		for _, t := range Terms([]string{what, why, not}[part]) {
+	for _, part := range [...]struct {
+		text string
+		w    float64
+	}{{what, 1}, {why, weightWhy}, {not, weightNot}} {
+		for _, t := range Terms(part.text) {
 			if seen[t] {
 				continue
 			}
 			seen[t] = true
-			vs := []variant{{t, w}}
+			vs := []variant{{t, part.w}}
 			for _, r := range related[t] {
-				vs = append(vs, variant{r, w * weightNear})
+				vs = append(vs, variant{r, part.w * weightNear})
 			}
 			out = append(out, vs)
 		}
