@@ -201,7 +201,10 @@ var imageContext = func() map[string]bool {
 // hyphenName is a name of words joined by hyphens (bb-old-pg,
 // qa-search), and containerVerbs what is done to a container so named.
 var (
-	hyphenName     = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
+	hyphenName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
+	// fileRemovers before a file remove it: "rm .auth/admin.json" is
+	// a file's removal, not a saved login's.
+	fileRemovers   = wordSet(`rm delete remove del`)
 	containerVerbs = wordSet(`stop remove rm restart kill inspect`)
 )
 
@@ -390,6 +393,8 @@ func pathsNotRepos(tokens []token) []token {
 		switch {
 		case i > 0 && credentialsBefore[tokens[i-1].text] || first == second:
 			t.kind = quoted // as admin/admin: a user and a password
+		case i+1 < len(tokens) && imageNouns[tokens[i+1].text]:
+			// the tinysteps/e2e-runner image: newClause marks it an image
 		case !github && search.SlashedList(t.text):
 			out = appendWord(appendWord(out, first), second) // lat/lng, pass/fail: two words, not a path
 			continue
@@ -632,7 +637,7 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 	terminate boot execute invoke ping probe wget rm wipe reset purge prune clean tidy discover display grep locate
 	lookup lint audit scan crawl gather aggregate combine prioritize triage detect explain describe analyse analyze
 	retry rerun reopen assign notify share dispatch spawn delegate ask poll refresh resume reject authenticate
-	double-check go-to`)
+	preload prefill prepopulate upsert bulk-load double-check go-to`)
 
 // nounVerbs are verbs that are nouns as often ("file", "branch"), which
 // begin a step only when what they act on follows ("file an issue", "tag
@@ -700,7 +705,7 @@ func split(tokens []token) []*clause {
 			for next(k).kind == word && (next(k).text == "and" || next(k).text == "also" || next(k).text == "then") || next(k).kind == punct && next(k).text == "," {
 				k++
 			}
-			if n := next(k); n.kind == word && (stepStarters[n.text] || nounVerbs[n.text] && objectFollows(next(k+1))) {
+			if n := next(k); n.kind == word && (stepStarters[n.text] || nounVerbs[n.text] && objectFollows(next(k+1)) || whenDone(tokens, i+k)) {
 				flush()
 				i += k - 1
 				continue
@@ -709,6 +714,13 @@ func split(tokens []token) []*clause {
 			// should follow is a check of its own.
 			if t.text == "," && len(cur) > 0 && (modals[next(1).text] || next(1).kind == word && !stepStarters[next(1).text] && modals[next(2).text] ||
 				next(1).text == "the" && next(2).kind == word && modals[next(3).text]) {
+				flush()
+				continue
+			}
+			// "click Pay now and the 'card declined' message should
+			// show": after an action, what should follow is a check of
+			// its own.
+			if len(cur) > 0 && next(1).text == "the" && modalSoon(tokens, i+2) && !slices.ContainsFunc(cur, func(t token) bool { return isCheckWord(t) || checkVerbs[t.text] }) {
 				flush()
 				continue
 			}
@@ -727,6 +739,12 @@ func split(tokens []token) []*clause {
 	flush()
 	return out
 }
+
+// refNouns before a number make it a pull request's or an issue's.
+var refNouns = wordSet(`pr issue`)
+
+// imageNouns after owner/name make it an image's name.
+var imageNouns = wordSet(`image images container containers`)
 
 // maxPhrase is the most words a trigger phrase ("a+b+c") may have.
 const maxPhrase = 5
@@ -751,7 +769,10 @@ func newClause(tokens []token) *clause {
 			}
 		default:
 			run = run[:0]
-			if t.kind != file || !dbFile.MatchString(t.text) {
+			switch {
+			case t.kind == repoRef && i+1 < len(tokens) && imageNouns[tokens[i+1].text]:
+				c.set["<image>"] = true // the tinysteps/e2e-runner image: Docker's, not a repository
+			case t.kind != file || !dbFile.MatchString(t.text):
 				c.set["<"+kindName[t.kind]+">"] = true
 			}
 		}
@@ -959,10 +980,11 @@ func markers(tokens []token, i int) []string {
 		if t.num >= 100 && t.num <= 599 && i > 0 && statusBefore[tokens[i-1].text] {
 			out = append(out, "<status>") // "should 301", "returns 200": an HTTP status
 		}
-		if t.raw == "#" {
+		ref := t.raw == "#" || i > 0 && refNouns[tokens[i-1].text] // #497, PR 420
+		if ref {
 			out = append(out, "<ref>")
 		}
-		if t.num >= 100 && t.num <= 599 && t.text == strconv.Itoa(t.num) && t.raw != "#" {
+		if t.num >= 100 && t.num <= 599 && t.text == strconv.Itoa(t.num) && !ref {
 			out = append(out, "<code>") // maybe an HTTP status: "what does a 422 mean"
 		}
 		out = append(out, "<measure>")
@@ -1104,7 +1126,7 @@ func markers(tokens []token, i int) []string {
 		}
 		if lower := strings.ToLower(t.text); strings.HasPrefix(lower, ".github/") {
 			out = append(out, search.Stem("github")) // .github/workflows/ci.yml is a repository's
-		} else if strings.HasSuffix(lower, ".json") && (strings.Contains(lower, "auth") || strings.Contains(lower, "state")) {
+		} else if strings.HasSuffix(lower, ".json") && (strings.Contains(lower, "auth") || strings.Contains(lower, "state")) && !(i > 0 && fileRemovers[tokens[i-1].text]) {
 			out = append(out, search.Stem("storage")+" "+search.Stem("state")) // auth/admin.json: a saved login
 		}
 		if lower := strings.ToLower(t.text); strings.HasSuffix(lower, ".spec.ts") || strings.HasSuffix(lower, ".spec.js") || strings.HasSuffix(lower, ".test.ts") {
@@ -1183,6 +1205,41 @@ var statusBefore = wordSet(`return returns returned respond responds answer answ
 
 // modals begin a check after a comma and a word or two ("..., we should
 // be on /x", "..., the badge must say 1").
+// whenDone says whether the words at i say when the next step comes:
+// "when it's done", "once it finishes", "after it passes".
+func whenDone(tokens []token, i int) bool {
+	if t := tokens[i]; t.kind != word || t.text != "when" && t.text != "once" && t.text != "after" {
+		return false
+	}
+	for _, t := range tokens[i+1 : min(i+5, len(tokens))] {
+		if t.kind == word && doneWords[t.text] {
+			return true
+		}
+	}
+	return false
+}
+
+var doneWords = wordSet(`done finished finishes finish completes completed passes passed ends ended green`)
+
+// checkVerbs begin a check ("expect a 200 and the token should be a
+// string" is one).
+var checkVerbs = wordSet(`check verify assert ensure confirm expect`)
+
+// modalSoon says whether a modal ("should", "must") comes within four
+// words from i, before any mark or verb: "the 'card declined' message
+// should show".
+func modalSoon(tokens []token, i int) bool {
+	for j := i; j < min(i+4, len(tokens)); j++ {
+		switch t := tokens[j]; {
+		case t.kind == punct, t.kind == word && stepStarters[t.text]:
+			return false
+		case t.kind == word && modals[t.text]:
+			return true
+		}
+	}
+	return false
+}
+
 var modals = wordSet(`should must shall shouldn mustn`)
 
 // prepositions stand between a number and what it is not a count of

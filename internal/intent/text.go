@@ -2,6 +2,8 @@ package intent
 
 import (
 	"cmp"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -88,6 +90,9 @@ func (a *Analyzer) text(text string) Analysis {
 		if h := bestFor(about); h.Tool != nil && !slices.Contains(names, h.Tool.Name) &&
 			(len(names) == 0 && h.Score >= minStepScore(c, len(clauses)) || h.Score >= minAlsoScore && !sameFamily(names, h.Tool.Name)) {
 			names = append(names, h.Tool.Name)
+		}
+		if os.Getenv("ZZ_TRACE") != "" {
+			fmt.Println("TRACE", c.words, about, names, bestFor(about).Tool != nil)
 		}
 		for _, n := range names {
 			steps = append(steps, Step{Tool: n, Words: c.words})
@@ -208,6 +213,9 @@ var carried = []struct {
 	// session; "show me what sp_22 is doing and stop it": that agent.
 	{triggers(`session sessions`), triggers(`switch`), triggers(`=one`), "<asession>", nil},
 	{triggers(`<spawn> sub+agent subagent`), triggers(`stop kill cancel abort`), triggers(`it`), search.Stem("agent"), triggers(`pr issue branch job`)},
+	// "is there a .env.staging in the repo root? if so show it": that
+	// file.
+	{triggers(`<namedfile> <infile>`), triggers(`show read print =cat`), triggers(`=it`), "<namedfile>", triggers(`<page> <api> page`)},
 	// "Load the category page and list the requests that failed": the
 	// page's requests.
 	{triggers(`load+the load+a loads loading page+load`), triggers(`request requests call calls`), triggers(`list which failed fail slow slowest made`), search.Stem("network"), nil},
@@ -409,16 +417,23 @@ var (
 )
 
 // nearest is what the nearest step before (else after) is about, for a
-// step that names nothing of its own ("then restore it").
-func nearest(clauses []*clause, i int) domain {
+// step that names nothing of its own ("then restore it"); the rows of a
+// request that names no database are a page's.
+func (req request) nearest(clauses []*clause, i int) domain {
+	about := func(c *clause) domain {
+		if c.about&db != 0 && !req.dbNamed && !c.hasAny(strongDB) {
+			return c.about &^ db
+		}
+		return c.about
+	}
 	for j := i - 1; j >= 0; j-- {
-		if clauses[j].about != 0 {
-			return clauses[j].about
+		if d := about(clauses[j]); d != 0 {
+			return d
 		}
 	}
 	for j := i + 1; j < len(clauses); j++ {
-		if clauses[j].about != 0 {
-			return clauses[j].about
+		if d := about(clauses[j]); d != 0 {
+			return d
 		}
 	}
 	return 0
@@ -492,7 +507,7 @@ var (
 	poolPhrases = triggers(`on+the+pool over+the+pool as+a+pipeline across+the+workers across+workers`)
 	itemNouns   = wordSet(`urls url pages sites websites endpoints services browsers devices`)
 	sizeWords   = wordSet(`mobile tablet desktop`)
-	pageWords   = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar storefront store shop top+nav cart basket pdp plp on+staging`)
+	pageWords   = triggers(`page pages site website app <page> localhost login log+in sign+in sign+up checkout admin homepage home+page footer navbar storefront store shop top+nav =cart =basket pdp plp on+staging`)
 	eachWords   = triggers(`compare both each all`)
 )
 
@@ -586,7 +601,7 @@ func (req request) said(c *clause) domain {
 	if about&web != 0 && req.dbNamed && !req.pages && !c.hasAny(strongWeb) {
 		about &^= web // a hash's fields, the products table: a database's, in a request with no page
 	}
-	if req.about&redis != 0 && about&(redis|web|api) == 0 && (c.has("<key>") || c.has("<keyglob>")) {
+	if (req.about|req.dbImage)&redis != 0 && about&(redis|web|api) == 0 && (c.has("<key>") || c.has("<keyglob>")) {
 		about |= redis // "then delete the key session:user:1182"
 	}
 	return about
@@ -603,7 +618,7 @@ func (req request) said(c *clause) domain {
 func (req request) step(about domain, clauses []*clause, i int, alone bool) domain {
 	c := clauses[i]
 	if about == 0 && alone {
-		if about = nearest(clauses, i); about == 0 {
+		if about = req.nearest(clauses, i); about == 0 {
 			about = value
 		}
 		if c.hasAny(tearDown) {
@@ -636,11 +651,27 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if req.about&github != 0 && about == files && (c.hasAny(edits) || c.hasAny(commits)) {
 		about = github // a file of the repository the request works in ("add tests/x.spec.ts", then open a PR)
 	}
+	if req.about&compose != 0 && c.hasAny(logWords) && about&^(api|web|value) == 0 && !c.has("<api>") && !c.has("<page>") {
+		about = compose // "then show me the api logs": the api service's, in a request about a stack
+	}
+	if req.pages && c.hasAny(goBack) && !c.hasAny(owned) {
+		about = web // "then go back": to the page before, in a request about pages
+	}
 	if req.about&compose != 0 && (c.hasAny(serviceWords) || c.hasAny(readyWords) && about&(pg|redis) != 0) {
 		about = about&(owners|report) | compose // a service of the stack
 	}
 	return about
 }
+
+// logWords ask for what something logged.
+var logWords = triggers(`log logs`)
+
+// goBack return to the page before; owned name what else a step may go
+// back to.
+var (
+	goBack = triggers(`go+back navigate+back press+back hit+back`)
+	owned  = triggers(`online offline token tool tools snapshot version default`)
+)
 
 // commits put a file in a repository.
 var commits = triggers(`add commit push =adding`)

@@ -335,6 +335,7 @@ var rules = []rule{
 	r(web, `<count> more fewer at+least at+most number+of how+many per+page`, `assert_count`).checks().first("check"),
 	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in`, `assert_checked`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show goes+away go+away went+away shouldn+show shouldn+appear shouldn+be+visible doesn+show`, `assert_hidden`).checks().first("check"),
+	r(web, `be+back come+back comes+back came+back reappear reappears appear+again show+again shows+again back+again`, `assert_visible`).checks().first("check"), // "the promo banner should be back"
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
 	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on we+on back+on jump+to jumps+to jump+straight+to stay+on stays+on <topath>`, `assert_url`).checks().first("check"),
@@ -378,6 +379,7 @@ var rules = []rule{
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
 	r(redis, `delete remove clear wipe evict`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
+	r(redis, `preload seed populate load`, `db_redis_set`).with(`<key> <keyglob> key keys`).first("redis"),
 	r(redis, `set store write flip turn+on turn+off enable disable expire ttl`, `db_redis_set`).first("redis"),
 	r(redis, `=keys pattern`, `db_redis_keys`).first("redis"),
 	r(redis, `delete remove evict drop`, `db_redis_del`).first("redis"),
@@ -413,9 +415,9 @@ var rules = []rule{
 	r(files, `what+s+in what+in what+is+in show+me+what show+me show+it =cat`, `fs_read`).with(`<namedfile>`).but(`what+files which+files`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
 	r(files, `doesn+exist+yet not+exist+yet doesn+exist`, `fs_mkdir`).with(`folder directory dir <dir>`),
-	r(files, `exist exists there+yet is+back are+back is+there+a do+we+have+a`, `fs_exists`).but(`doesn+exist+yet`),
+	r(files, `exist exists there+yet is+back are+back is+there+a do+we+have+a it+gone is+gone are+gone no+longer+there`, `fs_exists`).but(`doesn+exist+yet`),
 	r(files, `copy`, `fs_copy`),
-	r(files, `delete remove`, `fs_remove`),
+	r(files, `delete remove rm`, `fs_remove`),
 	r(files, `move rename`, `fs_move`),
 	r(files, `get+rid`, `fs_remove`),
 	r(files, `executable chmod permission permissions read+only readonly mode+<number>`, `fs_chmod`),
@@ -429,7 +431,9 @@ var rules = []rule{
 	r(api|value|files, `starts+with start+with begins+with ends+with =starts prefix`, `assert_contains`).checks().first("check"),
 	r(value, `=says contain contains include includes mention mentions`, `assert_contains`).with(`check verify assert ensure =confirm make+sure expect should must`).first("check"),
 	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
-	r(pg|sqlite|redis|files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect contain contains made+it+into`).first("check"),
+	r(pg|sqlite|redis, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect contain contains made+it+into`).first("check"),
+	// A file that exists, or is gone, is checked by looking for it.
+	r(files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`contain contains made+it+into exist exists gone`).first("check"),
 	r(0, `compare`, `object_diff`).but(`<file> text texts string strings checksum hash sha256 sha1 md5 digest compare+page compare+tray compare+button compare+slot compare+bar compare+drawer the+compare` + perfWords),
 	r(anyDomain, `compare match matches`, `assert_equals`).with(`checksum hash sha256 sha1 md5 digest`).but(`<twojson>`).first("check"),
 
@@ -472,6 +476,8 @@ var rules = []rule{
 	r(job, `run submit queue start kick execute build test tests background worktree rerun resubmit requeue reproduce repro`, `task_submit task_status`).but(`settle give+the+queue lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
 
 	// Containers.
+	// A stack has no inspect of its own: its container is Docker's.
+	r(compose|docker, `inspect`, `docker_inspect`).first("compose"),
 	r(compose, `what+s+up what+up what+s+down what+down up+and+down which+are+up which+are+down`, `compose_ps`).first("compose"),
 	r(compose, `restart+everything restart+the+stack recycle down+up`, `compose_down compose_up`).first("compose"),
 	r(compose, `down tear stop remove`, `compose_down`).first("compose"),
@@ -518,7 +524,7 @@ var rules = []rule{
 	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge pass+rate`),
 	r(github, `ci+run run+passed run+is+green is+green passed+ci ci+passed checks+passed`, `gh_workflow_runs`).with(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
-	r(github, `changed+between what+changed what+it+changes diff drifted compare`, `gh_diff`).but(`review`),
+	r(github, `changed+between what+changed what+it+changes its+changes changes+vs changes+against diff drifted compare`, `gh_diff`).but(`review`),
 	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change write fix bump modify junit report reports trigger kick dispatch runs run+link run+id`),
 	// A file changed in a repository is read first: the write takes it
 	// whole.
