@@ -245,6 +245,11 @@ func lex(text string) []token {
 		case r == '\n' && len(out) > 0 && out[len(out)-1].kind != punct && listItem.MatchString(text[i+n:]):
 			out = append(out, token{kind: punct, text: ";"}) // a line of a list is a step of its own
 			i += n
+		case r == '\n' && strings.HasPrefix(text[i+n:], "#!"):
+			// "... with the snippet below:\n#!/bin/sh\ncurl ...": a script's
+			// text to write, not steps
+			out = append(out, token{kind: punct, text: "."}, token{kind: quoted, text: text[i+n:], raw: "```"})
+			i = len(text)
 		case unicode.IsSpace(r):
 			i += n
 		case (r == '{' || r == '[') && (i == 0 || unicode.IsSpace(lastRune(text[:i]))) && jsonEnd(text, i) > 0:
@@ -707,6 +712,7 @@ func split(tokens []token) []*clause {
 			}
 			if n := next(k); n.kind == word && (stepStarters[n.text] || nounVerbs[n.text] && objectFollows(next(k+1)) || whenDone(tokens, i+k)) {
 				flush()
+				then = slices.ContainsFunc(tokens[i+1:i+k], func(t token) bool { return t.kind == word && t.text == "then" }) // ", then requeue it"
 				i += k - 1
 				continue
 			}
@@ -739,6 +745,20 @@ func split(tokens []token) []*clause {
 	flush()
 	return out
 }
+
+// base64Like says whether a word is base64's text: twelve or more of its
+// letters, in both cases and with a digit (or ending in =), no word.
+func base64Like(w string) bool {
+	if len(w) < 12 || strings.Trim(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") != "" {
+		return false
+	}
+	return strings.ContainsAny(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.ContainsAny(w, "abcdefghijklmnopqrstuvwxyz") &&
+		(strings.ContainsAny(w, "0123456789") || strings.HasSuffix(w, "="))
+}
+
+// oneThing after 1 (or 0) are a count of things on a page: "the tray
+// has 1 item".
+var oneThing = wordSet(`item product result entry line card row suggestion option`)
 
 // refNouns before a number make it a pull request's or an issue's.
 var refNouns = wordSet(`pr issue`)
@@ -886,7 +906,7 @@ func purposeAt(tokens []token, i int) bool {
 	}
 	switch t.text {
 	case "so":
-		return purposeSubjects[next(1)]
+		return purposeSubjects[next(1)] || !stepStarters[next(1)] && purposeModals[next(2)] // "so compose can recreate it"
 	case "because":
 		return true
 	case "in":
@@ -898,6 +918,9 @@ func purposeAt(tokens []token, i int) bool {
 // purposeSubjects after "so" begin a purpose ("so the tests can reuse
 // it"), not a step ("so check it").
 var purposeSubjects = wordSet(`that i we you they the it its our no nobody other others everyone`)
+
+// purposeModals after "so" and a name begin a purpose too.
+var purposeModals = wordSet(`can could will would won doesn don isn gets`)
 
 // cardNumber says whether tokens hold a payment card's number: sixteen
 // digits, whole or in four groups of four.
@@ -973,7 +996,7 @@ func markers(tokens []token, i int) []string {
 	switch t.kind {
 	case number:
 		counted := func(t token) bool { return t.kind == word && t.text != t.stem && !notCounted[t.stem] }
-		if i+1 < len(tokens) && (counted(tokens[i+1]) || tokens[i+1].kind == selector ||
+		if i+1 < len(tokens) && (counted(tokens[i+1]) || tokens[i+1].kind == selector || t.num <= 1 && oneThing[tokens[i+1].text] ||
 			tokens[i+1].kind == word && !determiners[tokens[i+1].text] && !prepositions[tokens[i+1].text] && i+2 < len(tokens) && counted(tokens[i+2]) && strings.HasSuffix(tokens[i+2].text, "s")) { // 3 widgets, 24 product cards
 			out = append(out, "<count>")
 		}
@@ -1042,6 +1065,12 @@ func markers(tokens []token, i int) []string {
 		}
 		if spawnID.MatchString(t.text) {
 			out = append(out, "<spawn>") // sp_71: a sub-agent's id
+		}
+		if envAssign.MatchString(t.raw) {
+			out = append(out, "<setting>") // POSTGRES_PASSWORD=qa: a setting of a process to start
+		}
+		if base64Like(t.raw) {
+			out = append(out, "<b64>") // dHJhaWxwb3N0OnN0YWdpbmc=: base64's text
 		}
 		if name, tag, ok := strings.Cut(t.text, ":"); ok && (imageNames[name] && imageTag.MatchString(tag) || imageRef.MatchString(t.text) ||
 			localImage.MatchString(t.text) && slices.ContainsFunc(tokens, func(t token) bool { return t.kind == word && imageContext[t.stem] })) {

@@ -642,6 +642,9 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if req.dbImage != 0 && about&(pg|sqlite|redis|web|api) == 0 && (about&files == 0 || c.has("<sqlfile>")) && c.hasAny(dbUse) {
 		about = req.dbImage // "then connect and load sql/schema.sql"
 	}
+	if req.about&docker != 0 && about&(docker|compose|web|api|files) == 0 && c.has("<setting>") && c.hasAny(startWords) {
+		about = docker // "run qa-db on it with POSTGRES_PASSWORD=qa": a container, in a request about containers
+	}
 	if req.about&squads != 0 && c.hasAny(squadWork) {
 		about = squads // work handed to the squad is the squad's
 	}
@@ -654,6 +657,9 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if req.about&compose != 0 && c.hasAny(logWords) && about&^(api|web|value) == 0 && !c.has("<api>") && !c.has("<page>") {
 		about = compose // "then show me the api logs": the api service's, in a request about a stack
 	}
+	if c.has("<page>") && c.hasAny(liveWords) && len(c.tokens) > 0 && (c.tokens[0].text == "is" || c.tokens[0].text == "are") {
+		about = api // "are both https://a.example and https://m.a.example up?": asked, not opened
+	}
 	if req.pages && c.hasAny(goBack) && !c.hasAny(owned) {
 		about = web // "then go back": to the page before, in a request about pages
 	}
@@ -662,6 +668,12 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	}
 	return about
 }
+
+// startWords start a process.
+var startWords = triggers(`run start launch spin+up`)
+
+// liveWords ask whether a site answers.
+var liveWords = triggers(`=up =down reachable alive responding`)
 
 // logWords ask for what something logged.
 var logWords = triggers(`log logs`)

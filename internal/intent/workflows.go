@@ -66,9 +66,9 @@ var domainWords = []struct {
 	{redis, triggers(`redis cache+key cache+keys cached+key`)},
 	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed transaction <sql> <runsql>` + rowLookup)},
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
-	{job, triggers(`job jobs background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
+	{job, triggers(`job jobs requeue resubmit background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
-	{docker, triggers(`docker container containers dockerfile image+build image+from build+the+image build+an+image <image> <buildfrom> restart+loop crash+loop crashloop <instance> =exec`)},
+	{docker, triggers(`docker container containers dockerfile create+a+network create+a+volume make+a+network make+a+volume a+new+network a+new+volume image+build image+from build+the+image build+an+image <image> <buildfrom> restart+loop crash+loop crashloop <instance> =exec`)},
 	{compose, triggers(`compose =stack =stacks <service>`)}, // not "voucher stacking"
 	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl> every+server every+remaining+server on+every+server each+server all+servers`)},
@@ -306,7 +306,7 @@ var rules = []rule{
 	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
 	r(web, `pdf <pdf>`, `browser_pdf_save`).first("pdf"),
 	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
-	r(web, `text`, `browser_get_text`).with(`read get grab copy pull extract`),
+	r(web, `text`, `browser_get_text`).with(`read get grab copy pull extract give+me`),
 	r(web, `grab note copy read pull get`, `browser_get_text`).with(`order+number reference+number confirmation+number rma+number booking+reference`),
 	r(web, `read+me read+out tell+me+what what+it+says what+it+shows read+it+to+me`, `browser_get_text`).but(`text console error errors network request requests`),
 	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
@@ -351,7 +351,8 @@ var rules = []rule{
 		but(`dialog dialogs pops popup pop+up a+confirm the+confirm screenshot`).checks().first("check"),
 
 	// HTTP APIs.
-	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson> means meaning actually+mean in+the+browser`),
+	r(api, `=up =down`, `http_request`).with(`=is =are`).but(`go+up goes+up go+down goes+down`), // "is the API up?"
+	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget reachable alive responding`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson> means meaning actually+mean in+the+browser`),
 	// A status checked is a check of its own beside one of the body.
 	r(api, `<status>`, `assert_equals`).checks().first("status"),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
@@ -452,6 +453,7 @@ var rules = []rule{
 	r(0, `regress regression regressed`, `performance_regression`).with(`lcp ttfb cls fcp tti inp perf performance load+time bundle size faster speed timing timings latency duration durations ms <measure>`).but(`test tests`).first("perf"),
 	r(0, `percentile percentiles median average p95 p99 mean stats statistics`, `math_stats`).but(`what+does what+do mean+again what+mean =meaning to+mean timing+stats slowest`),
 	r(value, `sha256 sha1 sha512 md5 hash checksum digest`, `hash_text`),
+	r(0, `decode decoded encoded base64`, `base64_encode`).with(`<b64>`),
 
 	// Jobs and sub-agents: the first that applies.
 	r(agent, `=stopped really+stopped is+stopped has+stopped`, `spawn_status`).first("agent"),
@@ -581,7 +583,7 @@ var rules = []rule{
 	r(anyDomain, `line+diff text+diff diff+of+the+text line+by+line+diff`, `string_diff`),
 	r(anyDomain, `line+by+line`, `string_diff`).with(`diff compare differ`).but(`line+diff text+diff diff+of+the+text line+by+line+diff`),
 	r(0, `<regex> regex regexp regular+expression`, `regex_test`).with(`<regex> match matches test`),
-	r(0, `<code>`, `http_status_info`).with(`mean means meaning meant retry what+is what+does`),
+	r(0, `<code>`, `http_status_info`).with(`mean means meaning meant retry what+is what+does difference+between`),
 	r(anyDomain, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
 	r(anyDomain, `tool`, `dynamic_tool_create`).with(`create creat make write build add replace`).but(`custom+tool new+tool typescript own+tool tool+list my+list`),
 	r(dynamic|value|gateway, tryItWords, `tool_call`),
