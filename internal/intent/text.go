@@ -160,6 +160,26 @@ func carry(clauses []*clause) {
 			}
 		}
 	}
+	// Two texts quoted as old and new ("old: '...' new: '...'") are what
+	// a step that asks what changed compares.
+	texts := 0
+	for _, c := range clauses {
+		for _, t := range c.tokens {
+			if t.kind == quoted && t.raw != "{" && len(t.text) >= 15 {
+				texts++
+			}
+		}
+	}
+	labelled := func(labels []string) bool {
+		return slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(labels) })
+	}
+	if texts >= 2 && labelled(oldText) && labelled(newText) {
+		for _, c := range clauses {
+			if c.hasAny(diffWords) {
+				c.set["<twotexts>"] = true
+			}
+		}
+	}
 	// "the toast goes away after 3 s, check": the clause before a bare
 	// "check" is what to check.
 	for i, c := range clauses {
@@ -183,6 +203,9 @@ func carry(clauses []*clause) {
 
 // otherStores keep what a step deletes elsewhere than web storage.
 var otherStores = triggers(`cookie cookies basket cart redis key+in+redis row rows table`)
+
+// oldText and newText label two texts to compare.
+var oldText, newText = triggers(`=old =before`), triggers(`=new =after`)
 
 // diffWords ask for the differences of two values.
 var diffWords = triggers(`compare diff different difference differences differ differs changed`)
@@ -654,6 +677,9 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if req.about&github != 0 && about == files && (c.hasAny(edits) || c.hasAny(commits)) {
 		about = github // a file of the repository the request works in ("add tests/x.spec.ts", then open a PR)
 	}
+	if req.about&compose != 0 && c.hasAny(restartAll) && about&(docker|compose) == 0 {
+		about = compose // "then restart everything (down/up)": the stack
+	}
 	if req.about&compose != 0 && c.hasAny(logWords) && about&^(api|web|value) == 0 && !c.has("<api>") && !c.has("<page>") {
 		about = compose // "then show me the api logs": the api service's, in a request about a stack
 	}
@@ -674,6 +700,9 @@ var startWords = triggers(`run start launch spin+up`)
 
 // liveWords ask whether a site answers.
 var liveWords = triggers(`=up =down reachable alive responding`)
+
+// restartAll restart what a request set up.
+var restartAll = triggers(`restart+everything restart+it+all restart+the+whole recycle+everything`)
 
 // logWords ask for what something logged.
 var logWords = triggers(`log logs`)

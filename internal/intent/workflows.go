@@ -146,7 +146,7 @@ const firstItem = ` first+result first+product first+card first+item first+row f
 const sessionsOpen = ` which+browser+sessions which+sessions sessions+are+open are+open+now list+the+sessions list+sessions list+the+browser+sessions`
 
 // storedAll ask for all a storage holds, not one key.
-const storedAll = `list every+item all+items everything what+s+in what+in what+is+in what+does all+entries every+entry all+the+keys every+key which+keys what+keys keys+does =keeping persists`
+const storedAll = `list show+me+localstorage show+localstorage show+me+sessionstorage show+sessionstorage every+item all+items everything what+s+in what+in what+is+in what+does all+entries every+entry all+the+keys every+key which+keys what+keys keys+does =keeping persists`
 
 // modifierKeys are the keys held while another is pressed or a click
 // made.
@@ -322,7 +322,7 @@ var rules = []rule{
 	r(web, `network api+call request requests`, `browser_network_requests`).with(`page network` + pageLoadWords),
 	r(web, a11yWords+` aria`, `accessibility_audit`).but(`tree snapshot`),
 	r(web, `accessibility+tree aria+snapshot a11y+tree page+outline`, `browser_snapshot`).but(`=search ref look+through matching`),
-	r(web, `=find =locate look+for`, `browser_find`).with(`<quoted> <named>`).but(`tool tools file files spec specs test tests log logs issue issues`),
+	r(web, `=find =locate look+for`, `browser_find`).with(`<quoted> <named> element+that elements+that mention mentions`).but(`tool tools file files spec specs test tests log logs issue issues`),
 
 	// Checks in the browser: the first that applies.
 	r(web, `<js>`, `assert_equals`).checks().first("check"), // a value the page's script gives
@@ -334,13 +334,13 @@ var rules = []rule{
 	r(web, `match matches same+as the+same agree disagree`, `browser_get_text assert_equals`).with(`<method> <api> api endpoint db database table postgres redis`).first("check"),
 	r(web, `<count> more fewer at+least at+most number+of how+many per+page`, `assert_count`).checks().first("check"),
 	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in`, `assert_checked`).checks().first("check"),
-	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show goes+away go+away went+away shouldn+show shouldn+appear shouldn+be+visible doesn+show`, `assert_hidden`).checks().first("check"),
+	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show goes+away go+away went+away shouldn+show shouldn+appear shouldn+be+visible doesn+show isn+showing isn+shown isn+visible aren+showing aren+shown aren+visible`, `assert_hidden`).checks().first("check"),
 	r(web, `be+back come+back comes+back came+back reappear reappears appear+again show+again shows+again back+again`, `assert_visible`).checks().first("check"), // "the promo banner should be back"
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
 	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on we+on back+on jump+to jumps+to jump+straight+to stay+on stays+on <topath>`, `assert_url`).checks().first("check"),
-	r(web, `attribute disabled enabled href canonical points+to point+to`, `assert_attribute`).checks().first("check"),
-	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number error+message success+message validation+message error+text badge+shows badge+show badge+says counter+shows counter+says`, `assert_text`).checks().first("check"),
+	r(web, `attribute attr attrs disabled enabled href canonical points+to point+to`, `assert_attribute`).checks().first("check"),
+	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number error+message success+message validation+message error+text filename file+name badge+shows badge+show badge+says counter+shows counter+says`, `assert_text`).checks().first("check"),
 	// A text quoted as expected is checked beside an audit of the console
 	// ("should give 'Invalid code' and nothing in the console").
 	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed <named>`).with(checkWordList).first("check"),
@@ -359,7 +359,8 @@ var rules = []rule{
 	r(api, `schema`, `fs_read`).with(`<file>`),
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
 	r(api, `<statusclass>`, `assert_range`).checks().first("check"), // "expect 2xx"
-	r(api|value, `contain contains include includes mention mentions in+it`, `assert_contains`).checks().first("check"),
+	r(api|value, `contain contains include includes mention mentions in+it in+there`, `assert_contains`).checks().first("check"),
+	r(docker|compose, `contain contains mention mentions in+there`, `assert_contains`).checks().first("check"), // a line in a container's logs
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("type"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).with(`or+a or+an`).first("type"), // "is price a number or a string?"
 	r(api|value, `truthy falsy is+set is+true is+false`, `assert_truthy`).checks(),
@@ -404,6 +405,7 @@ var rules = []rule{
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`).first("perfdiff"),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`).first("perfdiff"),
 	r(anyDomain, `compare diff different difference differences`, `object_diff`).with(`<twojson>`).first("diff"),
+	r(anyDomain, `compare diff different difference differences changed what+changed`, `string_diff`).with(`<twotexts>`).first("diff"), // old: '...' new: '...'
 	// A file's content checked is read, then the check made.
 	r(files, `contain contains made+it+into in+the+file into+the+file =says`, `fs_read assert_contains`).checks(),
 	r(files, `read open load contents`, `fs_read`).but(`<plan> read+only readonly session storage+state`),
@@ -411,7 +413,7 @@ var rules = []rule{
 	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists what+files which+files`),
 	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
 	r(files, `write save store export record+the record+all`, `fs_write`).but(`we+saved what+we+saved we+stored the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
-	r(files, `list`, `fs_list`).but(`failure failures`),
+	r(files, `list =ls`, `fs_list`).but(`failure failures`),
 	r(files, `what+s+in what+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read <namedfile>`),
 	r(files, `what+s+in what+in what+is+in show+me+what show+me show+it =cat`, `fs_read`).with(`<namedfile>`).but(`what+files which+files`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
@@ -502,6 +504,7 @@ var rules = []rule{
 	r(docker, `log logs tail output prints printed`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
 	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running psql cli <sql>`).but(`compose`).first("docker"),
+	r(docker, `<command>`, `docker_exec`).with(`container`).but(`compose image images <image> new fresh`).first("docker"), // run `cmd` in the api-1 container
 	r(docker, `stop`, `docker_stop`).but(`compose`).first("docker"),
 	r(docker, `remove rm delete`, `docker_rm`).but(`compose image images volume volumes network networks`),
 	r(docker, `prune cleanup clean nuke`, `docker_cleanup`).but(`compose`).first("docker"),
