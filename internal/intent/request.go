@@ -710,7 +710,7 @@ func split(tokens []token) []*clause {
 			for next(k).kind == word && (next(k).text == "and" || next(k).text == "also" || next(k).text == "then") || next(k).kind == punct && next(k).text == "," {
 				k++
 			}
-			if n := next(k); n.kind == word && (stepStarters[n.text] || nounVerbs[n.text] && objectFollows(next(k+1)) || whenDone(tokens, i+k)) {
+			if n := next(k); n.kind == word && (stepStarters[n.text] || nounVerbs[n.text] && objectFollows(next(k+1)) || whenDone(tokens, i+k) || n.text == "if" && i+k > 0 && tokens[i+k-1].text == "and") {
 				flush()
 				then = slices.ContainsFunc(tokens[i+1:i+k], func(t token) bool { return t.kind == word && t.text == "then" }) // ", then requeue it"
 				i += k - 1

@@ -236,6 +236,11 @@ var carried = []struct {
 	// session; "show me what sp_22 is doing and stop it": that agent.
 	{triggers(`session sessions`), triggers(`switch`), triggers(`=one`), "<asession>", nil},
 	{triggers(`<spawn> sub+agent subagent`), triggers(`stop kill cancel abort`), triggers(`it`), search.Stem("agent"), triggers(`pr issue branch job`)},
+	// "a video of the checkout: record, open /cart, chapter 'Pay'": the
+	// video is recorded; "which workflows does it have? kick off the
+	// a11y one": that workflow.
+	{triggers(`video chapter`), triggers(`=record =start`), nil, search.Stem("video"), triggers(`stop`)},
+	{triggers(`workflow workflows`), triggers(`kick trigger dispatch =run =rerun`), triggers(`=one`), search.Stem("workflow"), nil},
 	// "is there a .env.staging in the repo root? if so show it": that
 	// file.
 	{triggers(`<namedfile> <infile>`), triggers(`show read print =cat`), triggers(`=it`), "<namedfile>", triggers(`<page> <api> page`)},
@@ -624,6 +629,9 @@ func (req request) said(c *clause) domain {
 	if about&web != 0 && req.dbNamed && !req.pages && !c.hasAny(strongWeb) {
 		about &^= web // a hash's fields, the products table: a database's, in a request with no page
 	}
+	if about&web != 0 && about&api != 0 && c.has("<method>") && !c.hasAny(strongWeb) {
+		about &^= web // "GET /v2/products/1: price should be between 1 and 5000": the response's price
+	}
 	if (req.about|req.dbImage)&redis != 0 && about&(redis|web|api) == 0 && (c.has("<key>") || c.has("<keyglob>")) {
 		about |= redis // "then delete the key session:user:1182"
 	}
@@ -665,7 +673,7 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if req.dbImage != 0 && about&(pg|sqlite|redis|web|api) == 0 && (about&files == 0 || c.has("<sqlfile>")) && c.hasAny(dbUse) {
 		about = req.dbImage // "then connect and load sql/schema.sql"
 	}
-	if req.about&docker != 0 && about&(docker|compose|web|api|files) == 0 && c.has("<setting>") && c.hasAny(startWords) {
+	if req.about&docker != 0 && about&(docker|compose|web|api|files) == 0 && (c.has("<setting>") || req.dbImage != 0 && c.has("it")) && c.hasAny(startWords) {
 		about = docker // "run qa-db on it with POSTGRES_PASSWORD=qa": a container, in a request about containers
 	}
 	if req.about&squads != 0 && c.hasAny(squadWork) {
@@ -685,6 +693,9 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	}
 	if c.has("<page>") && c.hasAny(liveWords) && len(c.tokens) > 0 && (c.tokens[0].text == "is" || c.tokens[0].text == "are") {
 		about = api // "are both https://a.example and https://m.a.example up?": asked, not opened
+	}
+	if req.pages && about&^value == 0 && c.has("<quoted>") && c.hasAny(siteSearch) {
+		about = web // "search for 'fountain pen' on staging": the site's search
 	}
 	if req.pages && c.hasAny(goBack) && !c.hasAny(owned) {
 		about = web // "then go back": to the page before, in a request about pages
@@ -706,6 +717,9 @@ var restartAll = triggers(`restart+everything restart+it+all restart+the+whole r
 
 // logWords ask for what something logged.
 var logWords = triggers(`log logs`)
+
+// siteSearch search a site.
+var siteSearch = triggers(`search search+for`)
 
 // goBack return to the page before; owned name what else a step may go
 // back to.

@@ -177,7 +177,7 @@ const disconnect = `disconnect <disconnect>`
 
 // a11yWords ask for an accessibility audit; loginWords for logging in.
 const (
-	a11yWords  = `accessibility a11y wcag alt+text screen+reader contrast`
+	a11yWords  = `accessibility a11y wcag axe alt+text screen+reader contrast`
 	loginWords = `log+in logg+in sign+in login log+into sign+into <creds>`
 )
 
@@ -367,7 +367,7 @@ var rules = []rule{
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
-	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables all+tables all+the+tables =views indexes primary+key nullability`, `db_pg_schema`).first("pg"),
+	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables all+tables all+the+tables =views indexes primary+key nullability table+look+like table+looks+like`, `db_pg_schema`).first("pg"),
 	r(pg, `seed insert populate reseed stuff fill into+postgres into+local+postgres load+them+into load+into load+the+fixture load+these`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls> atomically atomic all+or+nothing undo+both undo+all all+of+them+undone roll+back+if rolled+back+if`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql> <ident>`, `db_pg_query`).first("pg"),
@@ -402,7 +402,7 @@ var rules = []rule{
 	r(files, `compare diff against vs versus`, `fs_read performance_regression`).with(perfWords).first("perfdiff"),
 	r(web|files, `compare diff`, `browser_get_text string_diff`).with(`page+text text+of+the+page copy+on wording`).but(`<twofiles> line+diff text+diff`).first("perfdiff"),
 	r(files, `compare diff`, `fs_read object_diff`).with(`key+by+key field+by+field keys fields values`).first("perfdiff"),
-	r(files, `compare diff`, `fs_diff`).with(`<twofiles>`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`).first("perfdiff"),
+	r(files, `compare diff`, `fs_diff`).with(`<twofiles> the+backup backup+copy the+original original+copy`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`).first("perfdiff"),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`).first("perfdiff"),
 	r(anyDomain, `compare diff different difference differences`, `object_diff`).with(`<twojson>`).first("diff"),
 	r(anyDomain, `compare diff different difference differences changed what+changed`, `string_diff`).with(`<twotexts>`).first("diff"), // old: '...' new: '...'
@@ -500,7 +500,7 @@ var rules = []rule{
 	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list have exist`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `died crashed crash exited dead why`, `docker_inspect docker_logs`).but(`compose`).first("docker"),
 	r(docker, `=running list which ps show+all all+containers every+container stopped+ones`, `docker_ps`).but(`compose image images`).first("docker"),
-	r(docker, `healthy health ready up+yet state exit+code`, `docker_inspect`).but(`compose`).first("docker"),
+	r(docker, `healthy health ready up+yet state exit+code it+up is+up`, `docker_inspect`).but(`compose`).first("docker"),
 	r(docker, `log logs tail output prints printed`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
 	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running psql cli <sql>`).but(`compose`).first("docker"),
