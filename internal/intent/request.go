@@ -467,6 +467,8 @@ func lexChunk(out []token, chunk string) []token {
 		out = appendWord(out, "with") // shorthand, not a folder
 	case lower == "w/o":
 		out = appendWord(out, "without")
+	case strings.HasPrefix(body, "**/") || strings.HasPrefix(body, "*/api") || strings.HasPrefix(body, "/api/") && strings.Contains(body, "*"):
+		out = append(out, token{kind: urlPath, text: body}) // **/api/v1/listings*: requests by pattern, to intercept
 	case strings.Contains(body, "*") && fileName.MatchString(body) && !movedFiles(out):
 		return lexWords(out, chunk) // "JUnit files are in ci-history/*.xml": where reports are kept, in words
 	case fileName.MatchString(body) && !strings.HasPrefix(body, "/api"), search.DotFile(body):
@@ -1083,6 +1085,9 @@ func markers(tokens []token, i int) []string {
 			}
 		}
 	case link, urlPath:
+		if strings.Contains(t.text, "*") {
+			out = append(out, "<urlglob>") // **/api/listings*: the requests a route intercepts
+		}
 		if t.kind == urlPath && i > 0 && toPath[tokens[i-1].text] {
 			out = append(out, "<topath>") // "kicks me to /login", "check it's /pricing": where the page ends up
 		}

@@ -241,6 +241,8 @@ var carried = []struct {
 	// a11y one": that workflow.
 	{triggers(`video chapter`), triggers(`=record =start`), nil, search.Stem("video"), triggers(`stop`)},
 	{triggers(`workflow workflows`), triggers(`kick trigger dispatch =run =rerun`), triggers(`=one`), search.Stem("workflow"), nil},
+	// "junit/nightly.xml: what failed?": the report's failed tests.
+	{triggers(`junit`), triggers(`fail failed failure failures`), nil, search.Stem("tests"), triggers(`flaky`)},
 	// "is there a .env.staging in the repo root? if so show it": that
 	// file.
 	{triggers(`<namedfile> <infile>`), triggers(`show read print =cat`), triggers(`=it`), "<namedfile>", triggers(`<page> <api> page`)},
@@ -673,8 +675,8 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if req.dbImage != 0 && about&(pg|sqlite|redis|web|api) == 0 && (about&files == 0 || c.has("<sqlfile>")) && c.hasAny(dbUse) {
 		about = req.dbImage // "then connect and load sql/schema.sql"
 	}
-	if req.about&docker != 0 && about&(docker|compose|web|api|files) == 0 && (c.has("<setting>") || req.dbImage != 0 && c.has("it")) && c.hasAny(startWords) {
-		about = docker // "run qa-db on it with POSTGRES_PASSWORD=qa": a container, in a request about containers
+	if req.about&docker != 0 && about&(docker|compose|web|api|files) == 0 && (c.has("<setting>") || c.has("it") && (req.dbImage != 0 || i > 0 && clauses[i-1].about&docker != 0)) && c.hasAny(startWords) {
+		about = docker // "run qa-db on it with POSTGRES_PASSWORD=qa", "build the image and run it on port 8080": a container
 	}
 	if req.about&squads != 0 && c.hasAny(squadWork) {
 		about = squads // work handed to the squad is the squad's

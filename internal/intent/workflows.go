@@ -205,7 +205,8 @@ var rules = []rule{
 	r(web, `size siz`, `browser_resize`).with(`<size> window screen viewport browser`).first("size"), // not a shirt's size
 	// The session's network and media, before the page loads.
 	r(0, `mock mocks route routes intercept intercepts stub stubs`, `browser_route_list`).with(`which what+mocks route+list list+the list+all list+active list+my list+them active registered still+active are+active set+up i+set`).but(`unmock unroute remove drop`).first("route"),
-	r(web|api, `in+the+browser`, `browser_route`).with(`return returns answer answers respond <status>`).first("route"), // "make /api/x answer 500 in the browser"
+	r(web|api, `in+the+browser`, `browser_route`).with(`return returns answer answers respond <status>`).first("route"),                             // "make /api/x answer 500 in the browser"
+	r(web|api, `<urlglob>`, `browser_route`).with(`return returns answer answers respond fail <status>`).but(`unroute stop+mocking`).first("route"), // "make every call to **/api/x* return a 500"
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(0, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
 	r(web, `offline airplane no+network no+internet online+again back+online go+online cut+the+network cut+the+connection drop+the+connection drop+the+network lose+connection lost+connection`, `browser_network_state_set`),
@@ -333,10 +334,10 @@ var rules = []rule{
 	// compared.
 	r(web, `match matches same+as the+same agree disagree`, `browser_get_text assert_equals`).with(`<method> <api> api endpoint db database table postgres redis`).first("check"),
 	r(web, `<count> more fewer at+least at+most number+of how+many per+page`, `assert_count`).checks().first("check"),
-	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in`, `assert_checked`).checks().first("check"),
+	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in radio`, `assert_checked`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show goes+away go+away went+away shouldn+show shouldn+appear shouldn+be+visible doesn+show isn+showing isn+shown isn+visible aren+showing aren+shown aren+visible`, `assert_hidden`).checks().first("check"),
 	r(web, `be+back come+back comes+back came+back reappear reappears appear+again show+again shows+again back+again`, `assert_visible`).checks().first("check"), // "the promo banner should be back"
-	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link`).checks().first("check"),
+	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link appear appears shows+up`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
 	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on we+on back+on jump+to jumps+to jump+straight+to stay+on stays+on <topath>`, `assert_url`).checks().first("check"),
 	r(web, `attribute attr attrs disabled enabled href canonical points+to point+to`, `assert_attribute`).checks().first("check"),
@@ -352,7 +353,7 @@ var rules = []rule{
 
 	// HTTP APIs.
 	r(api, `=up =down`, `http_request`).with(`=is =are`).but(`go+up goes+up go+down goes+down`), // "is the API up?"
-	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget reachable alive responding`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson> means meaning actually+mean in+the+browser`),
+	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget reachable alive responding`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson> means meaning actually+mean in+the+browser <urlglob>`),
 	// A status checked is a check of its own beside one of the body.
 	r(api, `<status>`, `assert_equals`).checks().first("status"),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
@@ -484,7 +485,7 @@ var rules = []rule{
 	r(compose|docker, `inspect`, `docker_inspect`).first("compose"),
 	r(compose, `what+s+up what+up what+s+down what+down up+and+down which+are+up which+are+down`, `compose_ps`).first("compose"),
 	r(compose, `restart+everything restart+the+stack recycle down+up`, `compose_down compose_up`).first("compose"),
-	r(compose, `down tear stop remove`, `compose_down`).first("compose"),
+	r(compose, `down tear stop remove`, `compose_down`).but(`is+down are+down whatever+is+down not+running`).first("compose"),
 	r(compose, `log logs`, `compose_logs`).first("compose"),
 	r(compose, `exec shell`, `compose_exec`).first("compose"),
 	r(compose, `run execute`, `compose_exec`).with(`inside service`).but(`up bring start launch =running`).first("compose"),
