@@ -1023,7 +1023,7 @@ func markers(tokens []token, i int) []string {
 		if strings.Contains(t.text, "_") && identName.MatchString(t.text) {
 			out = append(out, "<ident>") // order_total_check: a name in code
 		}
-		if t.text == "build" && slices.ContainsFunc(tokens[i+1:min(i+8, len(tokens))], func(n token) bool { return n.kind == file && !namedFile.MatchString(n.text) }) {
+		if (t.text == "build" || t.text == "rebuild") && slices.ContainsFunc(tokens[i+1:min(i+8, len(tokens))], func(n token) bool { return n.kind == file && !namedFile.MatchString(n.text) }) {
 			out = append(out, "<buildfrom>") // "build ./services/search", "build the mock from ./mocks/x": an image from a folder
 		}
 		if t.text == "service" && i >= 2 && tokens[i-2].text == "the" && (i >= 3 && (tokens[i-3].text == "in" || tokens[i-3].text == "inside") || i+1 < len(tokens) && tokens[i+1].text == "of") {

@@ -229,6 +229,10 @@ var carried = []struct {
 	// "read localStorage recently_viewed, then delete it", "what mocks
 	// are active? drop the recommendations one": what the request read
 	// is what it deletes.
+	// "the wizard keeps its step in sessionStorage. set wizardStep to
+	// 3": there.
+	{triggers(`localstorage`), triggers(`=set`), triggers(`<ident> =to`), "", triggers(`cookie cookies redis key+in+redis =the`)},
+	{triggers(`sessionstorage`), triggers(`=set`), triggers(`<ident> =to`), "", triggers(`cookie cookies redis key+in+redis =the`)},
 	{triggers(`localstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
 	{triggers(`sessionstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
 	{triggers(`mock mocks route routes intercept intercepts`), triggers(`drop remove delete`), triggers(`it =them =one =all`), search.Stem("unroute"), nil},
