@@ -525,6 +525,9 @@ type request struct {
 	// rows" are a table's.
 	dbNamed bool
 	pages   bool // the request names a page, a site or an app
+	// browser: a step of the request works a browser ("click", "tick",
+	// "Orders -> Return items").
+	browser bool
 	// mouse: the request moves the mouse by hand, point by point, and
 	// presses or lets go of its button ("move to 420,610, press, move to
 	// 520,610, release").
@@ -555,6 +558,7 @@ func contextOf(clauses []*clause) request {
 		if c.has("<page>") || c.hasAny(pageWords) && !(c.has("full page") && !c.hasAny(placeWords)) || c.has("<path>") && !c.has("<api>") && c.about&web != 0 {
 			req.pages = true // a site's page, or a path of it (/login) in a step about pages
 		}
+		req.browser = req.browser || c.hasAny(strongWeb) || c.hasAny(browserVerbs) || c.has("<uistep>")
 		if c.hasAny(parallelPhrases) {
 			req.swarm, req.parallel, req.parallelWords = true, true, c.words
 		}
@@ -638,6 +642,9 @@ func (req request) said(c *clause) domain {
 	if about&web != 0 && about&api != 0 && c.has("<method>") && !c.hasAny(strongWeb) {
 		about &^= web // "GET /v2/products/1: price should be between 1 and 5000": the response's price
 	}
+	if about&web != 0 && about&^(web|value) == 0 && req.about&api != 0 && !req.pages && !req.browser {
+		about = about&^web | api // "GET /api/x, ... and price should be a number": the response's, in a request about no page
+	}
 	if (req.about|req.dbImage)&redis != 0 && about&(redis|web|api) == 0 && (c.has("<key>") || c.has("<keyglob>")) {
 		about |= redis // "then delete the key session:user:1182"
 	}
@@ -682,6 +689,10 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if req.about&docker != 0 && about&(docker|compose|web|api|files) == 0 && (c.has("<setting>") || c.has("it") && (req.dbImage != 0 || i > 0 && clauses[i-1].about&docker != 0)) && c.hasAny(startWords) {
 		about = docker // "run qa-db on it with POSTGRES_PASSWORD=qa", "build the image and run it on port 8080": a container
 	}
+	if about&report != 0 && about&^(report|value) == 0 && req.about&(pg|sqlite) != 0 && !slices.ContainsFunc(clauses, reportFile) {
+		about = req.about & (pg | sqlite) // "open results/history.sqlite ... the 10 slowest tests": its rows
+		c.set["<dbrows>"] = true
+	}
 	if req.about&squads != 0 && c.hasAny(squadWork) {
 		about = squads // work handed to the squad is the squad's
 	}
@@ -720,6 +731,9 @@ var liveWords = triggers(`=up =down reachable alive responding`)
 
 // restartAll restart what a request set up.
 var restartAll = triggers(`restart+everything restart+it+all restart+the+whole recycle+everything`)
+
+// browserVerbs work a page.
+var browserVerbs = triggers(`tick untick hover scroll drag type press reload`)
 
 // logWords ask for what something logged.
 var logWords = triggers(`log logs`)
@@ -836,7 +850,7 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	}
 	// CI runs whose reports are files here ("the JUnit files of the last
 	// 30 runs are in ./ci-history") are read from there, not from GitHub.
-	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(localReports) && (c.has("<file>") || c.has("junit")) }) {
+	if slices.ContainsFunc(clauses, reportFile) {
 		repo := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<repo>") })
 		steps = slices.DeleteFunc(steps, func(s Step) bool {
 			return s.Tool == "gh_workflow_runs" || !repo && (s.Tool == "gh_workflow_run" || s.Tool == "gh_file_read")
@@ -1059,6 +1073,9 @@ var stopWords = triggers(`=stop stop+it stop+recording end+it`)
 
 // tryIt run a tool just written.
 var tryIt = triggers(tryItWords)
+
+// reportFile says whether a clause names test reports kept as files.
+func reportFile(c *clause) bool { return c.hasAny(localReports) && (c.has("<file>") || c.has("junit")) }
 
 // localReports are test reports kept as files.
 var localReports = triggers(`junit report reports result+files xml history`)

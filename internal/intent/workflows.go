@@ -446,7 +446,7 @@ var rules = []rule{
 	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`).but(`<selector> summary+box order+summary basket+summary summary+panel summary+section`), // not the page's summary box
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug flaky flake flakiness`),
 	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group failure failures results+are+in results+in`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests` + failIfNot),
-	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`),
+	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`).but(`<dbrows>`),
 	r(0, `flaky flake flakiness intermittent passed+in+some some+runs failed+in+others sometimes+fail sometimes+fails sometimes+pass`, `test_flaky_detect`),
 	r(0, `run+first go+first prioritize prioritise priority order+by+risk`, `test_prioritize`),
 	r(0, `duplicate duplicates redundant`, `test_deduplicate`).with(`test tests`),
