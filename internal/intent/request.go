@@ -414,7 +414,7 @@ func pathsNotRepos(tokens []token) []token {
 var (
 	closeStem, connectionStem = search.Stem("close"), search.Stem("connection")
 	credentialsBefore         = wordSet(`as with using credentials creds password user`)
-	githubCues                = wordSet(`github gh repo repos repository repositories pr prs pull issue issues branch branches workflow workflows ci actions merge fork commit commits
+	githubCues                = wordSet(`github gh repo repos repository repositories pr prs pull issue issues bug branch branches workflow workflows ci actions merge fork commit commits
 		tag tags protected main master develop labelled labeled label labels runs`)
 	// versionTag is the first word of a version tag such as v1.4.0.
 	versionTag  = regexp.MustCompile(`^v\d+$`)
@@ -701,6 +701,13 @@ func split(tokens []token) []*clause {
 				i++
 			}
 			continue
+		case len(cur) >= 2 && notThis(tokens, i):
+			// "stop the container but don't remove it", "tick it
+			// without toggling it off": what not to do, up to a mark.
+			for i+1 < len(tokens) && tokens[i+1].kind != punct {
+				i++
+			}
+			continue
 		case t.kind == word && t.text == "after" && next(1).text == "that":
 			flush()
 			i++
@@ -913,6 +920,22 @@ func purposeAt(tokens []token, i int) bool {
 		return true
 	case "in":
 		return next(1) == "order" && next(2) == "to"
+	}
+	return false
+}
+
+// notThis says whether the words at i say what a step is not to do:
+// "but don't remove it", "but not the cookies", "without toggling it".
+func notThis(tokens []token, i int) bool {
+	if tokens[i].kind != word || i+1 >= len(tokens) || tokens[i+1].kind != word {
+		return false
+	}
+	next := tokens[i+1].text
+	switch tokens[i].text {
+	case "but":
+		return next == "don" || next == "dont" || next == "never" || next == "do" && i+2 < len(tokens) && tokens[i+2].text == "not"
+	case "without":
+		return strings.HasSuffix(next, "ing")
 	}
 	return false
 }

@@ -245,6 +245,8 @@ var carried = []struct {
 	// a11y one": that workflow.
 	{triggers(`video chapter`), triggers(`=record =start`), nil, search.Stem("video"), triggers(`stop`)},
 	{triggers(`workflow workflows`), triggers(`kick trigger dispatch =run =rerun`), triggers(`=one`), search.Stem("workflow"), nil},
+	// "this JSON from the logs is one line, make it readable": the JSON.
+	{triggers(`json`), triggers(`readable indent indentation pretty prettify`), nil, search.Stem("json"), nil},
 	// "junit/nightly.xml: what failed?": the report's failed tests.
 	{triggers(`junit`), triggers(`fail failed failure failures`), nil, search.Stem("tests"), triggers(`flaky`)},
 	// "is there a .env.staging in the repo root? if so show it": that

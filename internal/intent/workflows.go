@@ -68,9 +68,9 @@ var domainWords = []struct {
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs requeue resubmit background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
-	{docker, triggers(`docker container containers dockerfile create+a+network create+a+volume make+a+network make+a+volume a+new+network a+new+volume image+build image+from build+the+image build+an+image <image> <buildfrom> restart+loop crash+loop crashloop <instance> =exec`)},
+	{docker, triggers(`docker container containers dockerfile named+volume create+a+network create+a+volume make+a+network make+a+volume a+new+network a+new+volume image+build image+from build+the+image build+an+image <image> <buildfrom> restart+loop crash+loop crashloop <instance> =exec`)},
 	{compose, triggers(`compose =stack =stacks <service>`)}, // not "voucher stacking"
-	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues workflow workflows ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes`)},
+	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues open+a+bug file+a+bug raise+a+bug log+a+bug workflow workflows actions+pipelines ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl> every+server every+remaining+server on+every+server each+server all+servers`)},
 	{workers, triggers(`igor igors worker workers`)},
 	{dynamic, triggers(`dynamic+tool dynamic+tools tool+snapshot tool+snapshots`)},
@@ -164,13 +164,13 @@ const stateSaid = `status+say status+says status+show status+shows status+is sta
 var tableWords = triggers(`table tables column columns row rows`)
 
 // urlParts ask for a URL's parts, not its page.
-const urlParts = ` its+parts into+parts in+parts break+down break+into break+it break+this+url break+the+url query+params query+string components pathname hostname`
+const urlParts = ` its+parts which+part what+part into+parts in+parts break+down break+into break+it break+this+url break+the+url query+params query+string components pathname hostname`
 
 // editWords change a file.
 const editWords = `update edit change set write fix bump modify`
 
 // typeWords say a value's type.
-var typeWords = `a+string an+integer a+number a+boolean an+array an+object a+list`
+var typeWords = `a+string an+integer =integer a+number a+boolean an+array an+object a+list`
 
 // disconnect ends a connection (newClause marks "close the connection").
 const disconnect = `disconnect <disconnect>`
@@ -244,7 +244,7 @@ var rules = []rule{
 	r(web, `submit submitt`, `browser_click`).first("submit"),
 	r(web, `=search`, `browser_type`).with(`<quoted>`),
 	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form` + sequentially),
-	r(web, `try throw paste put`, `browser_type`).with(`box field input textbox payload payloads`).but(`type enter fill+in form`),
+	r(web, `try throw paste put`, `browser_type`).with(`box field input textbox payload payloads <selector>`).but(`type enter fill+in form`),
 	r(web, `<cardnum> cvc cvv`, `browser_fill_form`), // a card's number, expiry and CVC
 	r(web, `<uistep>`, `browser_click`),
 	r(web, `<inputgives>`, `browser_type assert_text`),
@@ -274,7 +274,7 @@ var rules = []rule{
 	r(web, `put`, `browser_click`).with(`cart basket bag trolley`).but(`offline online`),
 	r(web, `switch+back switch+to back+as back+to+the`, `browser_session_switch`).with(`user customer admin shopper session buyer seller <asession>`).but(`tab tabs mode theme frame iframe`),
 	r(web, `close+the+browser close+browser quit+the+browser shut+the+browser`, `browser_close`),
-	r(web, `upload attach`, `browser_file_upload`).but(`directory folder chown chmod`),
+	r(web, `upload attach type+file file+input`, `browser_file_upload`).but(`directory folder chown chmod`),
 	r(web, `untick uncheck uncheck+the`, `browser_uncheck`).first("tick"),
 	r(web, `tick checkbox checkboxes`, `browser_check`).but(`untick uncheck`).first("tick"),
 	r(web, sequentially, `browser_press_sequentially`),
@@ -289,7 +289,7 @@ var rules = []rule{
 	// A dialog, not "confirm the page shows ..." nor the confirmation page.
 	r(web, `=confirm =alert =prompt`, `browser_handle_dialog browser_click`).with(`pops pop popup throws shows+a =accept =dismiss`),
 	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm the+confirm pops+a+confirm`, `browser_handle_dialog browser_click`).but(`confirmation+page confirmation+screen confirmation+email confirmation+number`),
-	r(web, `reload refresh`, `browser_reload`),
+	r(web, `reload refresh =f5`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate press+back hit+back`).but(`online offline`),
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
 	r(web, `new+tab =tabs open+tabs switch+tab close+tab close+the+tab that+tab other+tab first+tab second+tab another+tab a+second+tab`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
@@ -368,14 +368,14 @@ var rules = []rule{
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
-	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables its+tables all+tables all+the+tables =views indexes primary+key nullability table+look+like table+looks+like`, `db_pg_schema`).first("pg"),
+	r(pg, `column columns schema structure describe definition what+tables which+tables list+tables list+the+tables tables+in+the show+me+the+tables its+tables all+tables all+the+tables =views indexes primary+key nullability table+look+like table+looks+like`, `db_pg_schema`).first("pg"),
 	r(pg, `seed insert populate reseed stuff fill into+postgres into+local+postgres load+them+into load+into load+the+fixture load+these`, `db_pg_seed`).first("pg"),
 	r(pg, `transaction migration migrations <sqlfile> <sqls> atomically atomic all+or+nothing undo+both undo+all all+of+them+undone roll+back+if rolled+back+if`, `db_pg_transaction`).but(`checksum hash sha256 md5`).first("pg"),
 	r(pg, `table tables row rows query count select read find whose compare match matches record records shows+up <sql> <ident>`, `db_pg_query`).first("pg"),
 	r(pg, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_pg_query`).but(`healthy connection connections connect reachable`).first("pg"),
 	r(pg, dataAsked, `db_pg_query`).but(dataNotAsked).first("pg"),
 	r(sqlite, `open`, `db_sqlite_open`).first("sqlite"),
-	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables the+tables its+tables`, `db_sqlite_schema`).first("sqlite"),
+	r(sqlite, `column columns schema structure describe definition what+tables which+tables list+tables show+me+the+tables the+tables its+tables create+table`, `db_sqlite_schema`).first("sqlite"),
 	r(sqlite, `table tables row rows query count select read find whose record records <sql> <ident>`, `db_sqlite_query`).first("sqlite"),
 	r(sqlite, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
 	r(sqlite, dataAsked, `db_sqlite_query`).but(dataNotAsked).first("sqlite"),
@@ -423,7 +423,7 @@ var rules = []rule{
 	r(files, `copy`, `fs_copy`),
 	r(files, `delete remove rm`, `fs_remove`),
 	r(files, `delete+the+zip remove+the+zip delete+the+archive`, `fs_remove`),
-	r(files, `move rename`, `fs_move`),
+	r(files, `move rename change+the+name`, `fs_move`),
 	r(files, `get+rid`, `fs_remove`),
 	r(files, `executable chmod permission permissions read+only readonly mode+<number>`, `fs_chmod`),
 	r(files, `chown owner owned+by uid gid`, `fs_chown`),
@@ -472,7 +472,7 @@ var rules = []rule{
 	r(job, `artifact artifacts`, `task_artifacts`).first("artifacts"),
 	r(job, `unzip unpack`, `fs_unzip`),
 	r(job, `status`, `task_status`).with(`log logs output`),
-	r(job, `log logs output`, `task_logs`).with(`its it this+job that+job job+<number> the+log`).first("joblog"),
+	r(job, `log logs output printed prints`, `task_logs`).with(`its it this+job that+job job+<number> the+log the+job`).first("joblog"),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
 	r(job, `pool busy queued how+many piling piling+up how+s+the how+the queue+status queue+doing how+the+queue how+the+job+queue`, `pool_status`).but(`=run =rerun =resubmit =submit as+queued+jobs`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
@@ -502,7 +502,7 @@ var rules = []rule{
 	r(docker, `network networks`, `docker_networks`).with(`create make new list have exist`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list have exist`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `died crashed crash exited dead why`, `docker_inspect docker_logs`).but(`compose`).first("docker"),
-	r(docker, `=running list which ps show+all all+containers every+container stopped+ones`, `docker_ps`).but(`compose image images`).first("docker"),
+	r(docker, `=running list which ps show+all all+containers every+container stopped+ones exited+ones`, `docker_ps`).but(`compose image images`).first("docker"),
 	r(docker, `healthy health ready up+yet state exit+code it+up is+up`, `docker_inspect`).but(`compose`).first("docker"),
 	r(docker, `log logs tail output prints printed`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
@@ -524,7 +524,7 @@ var rules = []rule{
 	r(github, `list show which what open+prs open+pr open+pull+requests are+open is+open still+open`, `gh_pr_list`).with(`pull+request pr`).first("gh"),
 	r(github, `list show which what+issues were+filed filed+this`, `gh_issue_list`).with(`issue issues`).but(`open+an open+a open+one open+new open+issue create file+an file+a file+one file+issue raise`).first("gh"),
 	r(github, `open create file raise report+a report+an report+the report+it report+this`, `gh_pr_create`).with(`pull+request pr`).first("gh"),
-	r(github, `open create file raise report+a report+an report+the report+it report+this`, `gh_issue_create`).with(`issue`).but(`open+issues list+the+open were+filed was+filed filed+this filed+since filed+last`).first("gh"),
+	r(github, `open create file raise report+a report+an report+the report+it report+this`, `gh_issue_create`).with(`issue a+bug`).but(`open+issues list+the+open were+filed was+filed filed+this filed+since filed+last`).first("gh"),
 	r(github, `comment`, `gh_issue_comment`).but(`approve request+changes`).first("gh"),
 	r(github, `flaky flake flakiness intermittent flip flips`, `gh_workflow_runs test_flaky_detect`).but(`<file> issue issues label labelled labeled`).first("gh"),
 	r(github, `flaky flake flakiness intermittent flip flips`, `test_flaky_detect`).first("gh"),
