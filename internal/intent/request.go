@@ -868,7 +868,7 @@ func newClause(tokens []token) *clause {
 			c.set["<namedfile>"] = true // ./config/staging.env, README.md: a file, not a folder
 		}
 	}
-	if c.set[closeStem] && c.set[connectionStem] {
+	if (c.set[closeStem] || c.set["=drop"] || c.set["done with"] || c.set["finish with"]) && (c.set[connectionStem] || c.set["=conn"] || c.set["=pool"] || c.set["=client"]) {
 		c.set["<disconnect>"] = true // close the connection
 	}
 	c.about = aboutOf(c)

@@ -215,19 +215,19 @@ var rules = []rule{
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use from with sign+in+from`).but(`=save =store =write =export save+to save+it`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_storage_state`).first("state"),
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe purge empty flush reset nuke delete+all delete+every remove+all remove+every drop+all`).but(`one only just`).first("cookie"),
-	r(web, `cookie cookies`, `browser_cookie_set`).with(`set setting add inject write`).but(`which what does+the gets+set get+set is+set was+set be+set been+set cookies+set set+for set+by set+on`).first("cookie"),
+	r(web, `cookie cookies`, `browser_cookie_set`).with(`set setting add inject write plant`).but(`which what does+the gets+set get+set is+set was+set be+set been+set cookies+set set+for set+by set+on`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop`).but(`what+cookies which+cookies`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).with(`list =cookies`).but(`=cookie`).first("cookie"),
 	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).first("cookie"),
-	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty`).but(`empty+state`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty reset`).but(`empty+state`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).but(`=stored what which list everything+it it+puts`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove drop take+out get+rid`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).but(`<quoted> <key>`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_get`).first("local"),
 	r(web, `sessionstorage`, `browser_sessionstorage_clear`).with(`clear wipe empty`).but(`empty+state`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set setting put write store seed`).but(`=stored what which`).first("sessionstore"),
-	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove drop take+out get+rid`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove drop take+out out+of get+rid`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).but(`<quoted> <key>`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
@@ -600,6 +600,8 @@ var rules = []rule{
 	r(web, `trace tracing`, `browser_stop_tracing`),
 	r(pg, disconnect, `db_pg_disconnect`),
 	r(redis, disconnect, `db_redis_disconnect`),
+	r(pg, `=close`, `db_pg_disconnect`).with(`=it =that`).but(`page tab tabs browser dialog modal`), // "... the 'local' Postgres pool; close it"
+	r(redis, `=close`, `db_redis_disconnect`).with(`=it =that`).but(`page tab tabs browser dialog modal`),
 	r(sqlite, disconnect+` close`, `db_sqlite_close`),
 }
 
