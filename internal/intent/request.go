@@ -198,6 +198,9 @@ var imageContext = func() map[string]bool {
 	return m
 }()
 
+// keyAssign is a key of a store set to a value: feature:beta=on.
+var keyAssign = regexp.MustCompile(`^[A-Za-z][\w-]*:[\w:-]+=[^=\s]+$`)
+
 // hyphenName is a name of words joined by hyphens (bb-old-pg,
 // qa-search), and containerVerbs what is done to a container so named.
 var (
@@ -443,6 +446,11 @@ func lexChunk(out []token, chunk string) []token {
 	case len(body) >= 10 && body[4] == '-' && isoDate.MatchString(body):
 		// 2025-03-14T09:58:30Z: a date or a time, one value
 		out = append(out, token{kind: word, text: strings.ToLower(body), raw: body, stem: "<date>"})
+	case keyAssign.MatchString(body):
+		// feature:newCheckout=on: a key and the value it is set to
+		key, val, _ := strings.Cut(body, "=")
+		out = appendWord(lexChunk(out, key), "to")
+		return lexChunk(out, val+tail)
 	case envAssign.MatchString(body):
 		// DB_URL=postgres://..., POSTGRES_PASSWORD=test: a setting's
 		// value, not a database to use
@@ -772,6 +780,9 @@ var oneThing = wordSet(`item product result entry line card row suggestion optio
 // refNouns before a number make it a pull request's or an issue's.
 var refNouns = wordSet(`pr issue`)
 
+// searchNouns after "search" make it a noun: "search box", "search results".
+var searchNouns = wordSet(`box bar field form input autocomplete results result page wizard flow suggestions`)
+
 // imageNouns after owner/name make it an image's name.
 var imageNouns = wordSet(`image images container containers`)
 
@@ -844,6 +855,9 @@ func newClause(tokens []token) *clause {
 		if t.kind == word && (t.text == "agent" || t.text == "agents") && roleLabel(tokens, i) {
 			delete(c.set, t.stem) // "as the agent", "(agent planning)", "Agent: ...": who speaks, not a sub-agent
 		}
+	}
+	if len(tokens) > 1 && tokens[0].text == "search" && tokens[1].kind != punct && !searchNouns[tokens[1].text] {
+		c.set["<searchverb>"] = true // "search Paris": a step that searches, not the search form
 	}
 	if nounCheck(tokens) {
 		delete(c.set, checkStem) // "the cart persistence check", "a keyboard-only check on /signup": a name, not a check to make

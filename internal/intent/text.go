@@ -217,7 +217,7 @@ var carried = []struct {
 	set              string
 	not              []string // a step holding one is about something else
 }{
-	{triggers(`schema`), validWords, checkWords, "", nil},
+	{triggers(`schema`), validWords, append(triggers(`against`), checkWords...), "", nil},
 	{triggers(`dialog =confirm =alert =prompt`), triggers(`=accept =dismiss`), triggers(`it =them`), "", nil},
 	{triggers(`video recording`), triggers(`=stop =end =finish`), nil, "", nil},
 	// "is there a tool that ...? if not, write one", "snapshot the
@@ -235,6 +235,8 @@ var carried = []struct {
 	{triggers(`sessionstorage`), triggers(`=set`), triggers(`<ident> =to`), "", triggers(`cookie cookies redis key+in+redis =the`)},
 	{triggers(`localstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
 	{triggers(`sessionstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
+	// "list the cookies for .x.io and delete the ab_bucket one": a cookie.
+	{triggers(`cookie cookies`), triggers(`delete remove drop`), triggers(`=one`), search.Stem("cookie"), triggers(`localstorage sessionstorage redis key+in+redis`)},
 	{triggers(`mock mocks route routes intercept intercepts`), triggers(`drop remove delete`), triggers(`it =them =one =all`), search.Stem("unroute"), nil},
 	// "which browser sessions do we have? switch to the mobile one": that
 	// session; "show me what sp_22 is doing and stop it": that agent.
@@ -713,8 +715,11 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if c.has("<page>") && c.hasAny(liveWords) && len(c.tokens) > 0 && (c.tokens[0].text == "is" || c.tokens[0].text == "are") {
 		about = api // "are both https://a.example and https://m.a.example up?": asked, not opened
 	}
-	if req.pages && about&^value == 0 && c.has("<quoted>") && c.hasAny(siteSearch) {
+	if req.pages && about&^value == 0 && c.hasAny(siteSearch) && !c.has("<file>") && !c.has("<dir>") && !c.hasAny(fileWords) {
 		about = web // "search for 'fountain pen' on staging": the site's search
+	}
+	if about&^value == 0 && len(c.tokens) > 0 && (c.tokens[0].text == "reload" || c.tokens[0].text == "refresh") && !c.hasAny(owned) {
+		about = web // "..., reload": the page
 	}
 	if req.pages && c.hasAny(goBack) && !c.hasAny(owned) {
 		about = web // "then go back": to the page before, in a request about pages
@@ -739,6 +744,9 @@ var browserVerbs = triggers(`tick untick hover scroll drag type press reload`)
 
 // logWords ask for what something logged.
 var logWords = triggers(`log logs`)
+
+// fileWords name files.
+var fileWords = triggers(`file files folder folders directory spec specs log logs`)
 
 // siteSearch search a site.
 var siteSearch = triggers(`search search+for`)

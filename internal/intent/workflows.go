@@ -205,8 +205,9 @@ var rules = []rule{
 	r(web, `size siz`, `browser_resize`).with(`<size> window screen viewport browser`).first("size"), // not a shirt's size
 	// The session's network and media, before the page loads.
 	r(0, `mock mocks route routes intercept intercepts stub stubs`, `browser_route_list`).with(`which what+mocks route+list list+the list+all list+active list+my list+them active registered still+active are+active set+up i+set`).but(`unmock unroute remove drop`).first("route"),
-	r(web|api, `in+the+browser`, `browser_route`).with(`return returns answer answers respond <status>`).first("route"),                             // "make /api/x answer 500 in the browser"
-	r(web|api, `<urlglob>`, `browser_route`).with(`return returns answer answers respond fail <status>`).but(`unroute stop+mocking`).first("route"), // "make every call to **/api/x* return a 500"
+	r(web|api, `in+the+browser`, `browser_route`).with(`return returns answer answers respond <status>`).first("route"),                                                      // "make /api/x answer 500 in the browser"
+	r(web|api, `<urlglob>`, `browser_route`).with(`return returns answer answers respond fail <status>`).but(`unroute stop+mocking`).first("route"),                          // "make every call to **/api/x* return a 500"
+	r(value|web|api, `mock mocks stub stubs route routes`, `browser_unroute`).with(`remove drop delete clear`).but(`data user users record records row rows`).first("route"), // "remove the flight search mock"
 	r(web|api, `mock mocked stub stubbed intercept fake`, `browser_route`).with(`api endpoint request requests response responses network fetch xhr call calls <status> <api> backend`).first("route"),
 	r(0, `unmock unroute remove+the+mock remove+mock remove+the+mocks drop+the+mock stop+mocking remove+the+route`, `browser_unroute`),
 	r(web, `offline airplane no+network no+internet online+again back+online go+online cut+the+network cut+the+connection drop+the+connection drop+the+network lose+connection lost+connection`, `browser_network_state_set`),
@@ -223,12 +224,12 @@ var rules = []rule{
 	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty reset`).but(`empty+state`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).but(`=stored what which list everything+it it+puts`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove drop take+out get+rid`).first("local"),
-	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).but(`<quoted> <key>`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).but(`<quoted> <key> =under`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_get`).first("local"),
 	r(web, `sessionstorage`, `browser_sessionstorage_clear`).with(`clear wipe empty`).but(`empty+state`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set setting put write store seed`).but(`=stored what which`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove drop take+out out+of get+rid`).first("sessionstore"),
-	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).but(`<quoted> <key>`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).but(`<quoted> <key> =under`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
@@ -243,6 +244,7 @@ var rules = []rule{
 	r(web, `submit submitt`, `browser_fill_form browser_click`).but(`empty blank without`).first("submit"),
 	r(web, `submit submitt`, `browser_click`).first("submit"),
 	r(web, `=search`, `browser_type`).with(`<quoted>`),
+	r(web, `<searchverb>`, `browser_type`).but(`<quoted> tool tools file files log logs repo issues toolbox accessibility+tree`), // "open /hotels, search Paris"
 	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form` + sequentially),
 	r(web, `try throw paste put`, `browser_type`).with(`box field input textbox payload payloads <selector>`).but(`type enter fill+in form`),
 	r(web, `<cardnum> cvc cvv`, `browser_fill_form`), // a card's number, expiry and CVC
@@ -406,7 +408,8 @@ var rules = []rule{
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles> the+backup backup+copy the+original original+copy`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`).first("perfdiff"),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`).first("perfdiff"),
 	r(anyDomain, `compare diff different difference differences`, `object_diff`).with(`<twojson>`).first("diff"),
-	r(anyDomain, `compare diff different difference differences changed what+changed`, `string_diff`).with(`<twotexts>`).first("diff"), // old: '...' new: '...'
+	r(api, `diff compare differences`, `object_diff`).with(`them both prod production staging`).but(`<twofiles> text line+diff checksum hash sha256 sha1 md5`).first("diff"), // two answers of an API
+	r(anyDomain, `compare diff different difference differences changed what+changed`, `string_diff`).with(`<twotexts>`).first("diff"),                                       // old: '...' new: '...'
 	// A file's content checked is read, then the check made.
 	r(files, `contain contains made+it+into in+the+file into+the+file =says`, `fs_read assert_contains`).checks(),
 	r(files, `read open load contents`, `fs_read`).but(`<plan> read+only readonly session storage+state`),
@@ -461,7 +464,7 @@ var rules = []rule{
 
 	// Jobs and sub-agents: the first that applies.
 	r(agent, `=stopped really+stopped is+stopped has+stopped`, `spawn_status`).first("agent"),
-	r(agent, `cancel stop kill abort`, `spawn_cancel`).first("agent"),
+	r(agent, `=cancel =cancelled =stop =kill =abort`, `spawn_cancel`).first("agent"), // not "tests for cancellation"
 	r(agent, `log logs output printing prints printed saying`, `spawn_logs`).first("agent"),
 	r(agent, `status progress doing check+on phase so+far how+far`, `spawn_status`).first("agent"),
 	r(agent, ``, `spawn_agent spawn_status`).but(`<spawn>`).first("agent"),
@@ -555,6 +558,7 @@ var rules = []rule{
 
 	// The Igors, dynamic tools, squads.
 	r(workers, `status health healthy ok okay alive memory stuck came+back come+back back+up check look+at`, `worker_status`).but(`leak leaking`),
+	r(workers, `=restart`, `worker_restart`).with(`eating hogging leaking leaks using`), // "restart the one that's eating memory"
 	r(workers, `restart restarted recycle`, `worker_restart`).but(`memory uptime health status how+many =restarted did+any any+worker any+igor in+the+last+few`),
 	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back =roll revert latest+snapshot last+snapshot the+snapshot`),
 	r(dynamic, `=snapshots list+snapshot list+them which+snapshots`, `worker_snapshots`).but(`latest+snapshot last+snapshot newest+snapshot`),
