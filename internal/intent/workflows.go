@@ -350,6 +350,7 @@ var rules = []rule{
 	r(web, stateSaid, `assert_text`).but(`visible invisible displayed shown appear appears`).checks().first("check"), // "the status should be Approved"
 	// Else a check that a thing is there; not a dialog's confirm()
 	// ("Delete pops a confirm()"), nor a thing to see in a screenshot.
+	r(web, `=show =shows =appear =display`, `assert_visible`).with(`=does =do`).but(`show+me show+us =what =which =how`).first("check"), // "does the mega menu show?"
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).
 		but(`dialog dialogs pops popup pop+up a+confirm the+confirm screenshot`).checks().first("check"),
 
