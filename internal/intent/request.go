@@ -127,7 +127,7 @@ var (
 var toPath = wordSet(`to is s be at equals`)
 
 // elementNouns after a quoted name make it an element's name.
-var elementNouns = wordSet(`banner button bar link modal tab dialog popup chip icon menu dropdown checkbox section panel card`)
+var elementNouns = wordSet(`banner button bar link modal tab dialog popup chip icon menu dropdown checkbox section panel card carousel`)
 
 // isCheckWord says whether t makes a check: a modal (should, must), or a
 // state an element is checked for ("the burger is visible and .nav is

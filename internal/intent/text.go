@@ -494,6 +494,9 @@ func apply(c *clause, about domain) []string {
 			continue
 		}
 		out = append(out, x.tools...)
+		if os.Getenv("ZZ_TRACE") != "" {
+			fmt.Println("RULE", x.when[:min(3, len(x.when))], x.tools)
+		}
 		if x.group != "" {
 			done[x.group] = true
 		}

@@ -54,7 +54,7 @@ var domainWords = []struct {
 	d     domain
 	words []string
 }{
-	{web, triggers(`<selector> page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
+	{web, triggers(`<selector> <named> page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
 		field box input textbox search+box modal tooltip toast snackbar spinner placeholder menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
@@ -346,12 +346,12 @@ var rules = []rule{
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number error+message success+message validation+message error+text filename file+name badge+shows badge+show badge+says counter+shows counter+says`, `assert_text`).checks().first("check"),
 	// A text quoted as expected is checked beside an audit of the console
 	// ("should give 'Invalid code' and nothing in the console").
-	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed <named>`).with(checkWordList).first("check"),
-	r(web, stateSaid, `assert_text`).but(`visible invisible displayed shown appear appears`).checks().first("check"), // "the status should be Approved"
+	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed show+up shows+up <named>`).with(checkWordList).first("check"),
+	r(web, stateSaid, `assert_text`).but(`visible invisible displayed shown appear appears show+up shows+up <named>`).checks().first("check"), // "the status should be Approved"
 	// Else a check that a thing is there; not a dialog's confirm()
 	// ("Delete pops a confirm()"), nor a thing to see in a screenshot.
 	r(web, `=show =shows =appear =display`, `assert_visible`).with(`=does =do`).but(`show+me show+us =what =which =how`).first("check"), // "does the mega menu show?"
-	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed`, `assert_visible`).
+	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed show+up shows+up`, `assert_visible`).
 		but(`dialog dialogs pops popup pop+up a+confirm the+confirm screenshot`).checks().first("check"),
 
 	// HTTP APIs.
