@@ -677,8 +677,15 @@ func split(tokens []token) []*clause {
 	var out []*clause
 	var cur []token
 	then := false
+	// verb is a step's verb alone before "and" ("stop and remove
+	// bb-old-pg"): it acts on what the next step names.
+	var verb []token
 	flush := func() {
 		if len(cur) > 0 {
+			if verb != nil {
+				out = append(out, newClause(append(verb, cur[1:]...)))
+			}
+			verb = nil
 			c := newClause(cur)
 			c.then = then
 			out = append(out, c)
@@ -727,7 +734,12 @@ func split(tokens []token) []*clause {
 			for next(k).kind == word && (next(k).text == "and" || next(k).text == "also" || next(k).text == "then") || next(k).kind == punct && next(k).text == "," {
 				k++
 			}
-			if n := next(k); n.kind == word && (stepStarters[n.text] || nounVerbs[n.text] && objectFollows(next(k+1)) || whenDone(tokens, i+k) || n.text == "if" && i+k > 0 && tokens[i+k-1].text == "and") {
+			if n := next(k); n.kind == word && (stepStarters[n.text] || nounVerbs[n.text] && (objectFollows(next(k+1)) || n.text == "comment" && next(k+1).text == "on") || whenDone(tokens, i+k) || n.text == "if" && i+k > 0 && tokens[i+k-1].text == "and") {
+				if t.text == "and" && len(cur) == 1 && cur[0].kind == word && stepStarters[cur[0].text] && stepStarters[n.text] {
+					verb, cur = []token{cur[0]}, nil // "stop and remove X": stop X, remove X
+					i += k - 1
+					continue
+				}
 				flush()
 				then = slices.ContainsFunc(tokens[i+1:i+k], func(t token) bool { return t.kind == word && t.text == "then" }) // ", then requeue it"
 				i += k - 1
