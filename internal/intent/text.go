@@ -256,7 +256,11 @@ var carried = []struct {
 	{triggers(`<namedfile> <infile>`), triggers(`show read print =cat`), triggers(`=it`), "<namedfile>", triggers(`<page> <api> page`)},
 	// "Load the category page and list the requests that failed": the
 	// page's requests.
-	{triggers(`load+the load+a loads loading page+load`), triggers(`request requests call calls`), triggers(`list which failed fail slow slowest made`), search.Stem("network"), nil},
+	{triggers(`load+the load+a loads loading page+load page`), triggers(`request requests call calls`), triggers(`list which failed fail slow slowest made making longest`), search.Stem("network"), triggers(`<api> <method> api`)},
+	// "the JWT the API gave me: ... is it still valid time-wise?": its exp.
+	{triggers(`jwt`), triggers(`=exp expired time+wise`), nil, search.Stem("jwt"), nil},
+	// "give the queue 5 seconds, then show me its status": the queue's.
+	{triggers(`the+queue`), triggers(`status`), triggers(`=its`), "queue status", triggers(`job+<number> jobs job`)},
 }
 
 // bareCheck says whether a clause only asks for a check ("verify.",
