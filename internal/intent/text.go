@@ -258,7 +258,7 @@ var carried = []struct {
 	// page's requests.
 	{triggers(`load+the load+a loads loading page+load page`), triggers(`request requests call calls`), triggers(`list which failed fail slow slowest made making longest`), search.Stem("network"), triggers(`<api> <method> api`)},
 	// "the JWT the API gave me: ... is it still valid time-wise?": its exp.
-	{triggers(`jwt`), triggers(`=exp expired time+wise`), nil, search.Stem("jwt"), nil},
+	{triggers(`jwt`), triggers(`=exp =expired time+wise`), nil, search.Stem("jwt"), nil},
 	// "give the queue 5 seconds, then show me its status": the queue's.
 	{triggers(`the+queue`), triggers(`status`), triggers(`=its`), "queue status", triggers(`job+<number> jobs job`)},
 }

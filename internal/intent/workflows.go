@@ -462,7 +462,7 @@ var rules = []rule{
 	r(0, `percentile percentiles median average p95 p99 mean stats statistics`, `math_stats`).but(`what+does what+do mean+again what+mean =meaning to+mean timing+stats slowest`),
 	r(value, `sha256 sha1 sha512 md5 hash checksum digest`, `hash_text`),
 	r(0, `decode decoded encoded base64`, `base64_encode`).with(`<b64>`),
-	r(0, `=exp expired time+wise`, `timestamp_now assert_range`).with(`jwt`), // a token's exp against the time now
+	r(0, `=exp =expired time+wise`, `timestamp_now assert_range`).with(`jwt`), // a token's exp against the time now
 
 	// Jobs and sub-agents: the first that applies.
 	r(agent, `=stopped really+stopped is+stopped has+stopped`, `spawn_status`).first("agent"),
