@@ -928,6 +928,14 @@ func needless(steps []Step, clauses []*clause) []Step {
 	drop := func(tool string) {
 		steps = slices.DeleteFunc(steps, func(s Step) bool { return s.Tool == tool })
 	}
+	// A step checked by its kind (a type, a truth, a range) is not also
+	// checked for equality: "make sure requiresPrescription comes back
+	// truthy".
+	steps = slices.DeleteFunc(steps, func(e Step) bool {
+		c := clauseOf(clauses, e.Words)
+		return e.Tool == "assert_equals" && c != nil && !c.has("<status>") && !c.hasAny(equalWords) &&
+			slices.ContainsFunc(steps, func(s Step) bool { return s.Words == e.Words && kindChecks[s.Tool] })
+	})
 	// Reports the request only says it keeps are what flakiness is found
 	// from, not reports to summarise ("We keep the JUnit reports of the
 	// last 30 runs in ./ci-history/. Which tests are flaky?").
@@ -968,6 +976,12 @@ func needless(steps []Step, clauses []*clause) []Step {
 	}
 	return steps
 }
+
+// equalWords ask for equality.
+var equalWords = triggers(`equal equals =same match matches`)
+
+// kindChecks check a value by its kind, not against another.
+var kindChecks = map[string]bool{"assert_type": true, "assert_truthy": true, "assert_range": true}
 
 // takesPath says whether a tool reads the files it works on itself: a
 // tool of files, pages, repositories, containers, jobs or hosted
