@@ -936,6 +936,16 @@ func needless(steps []Step, clauses []*clause) []Step {
 		return e.Tool == "assert_equals" && c != nil && !c.has("<status>") && !c.hasAny(equalWords) &&
 			slices.ContainsFunc(steps, func(s Step) bool { return s.Words == e.Words && kindChecks[s.Tool] })
 	})
+	// Where the request only says its tests or reports are ("history is
+	// in .ci/history.json", "everything is under ./tests"), a tool of
+	// tests or reports reads them itself.
+	if slices.ContainsFunc(steps, func(s Step) bool { return strings.HasPrefix(s.Tool, "test_") || strings.HasPrefix(s.Tool, "report_") }) &&
+		!has("assert_json_schema") && !has("json_validator") && !has("data_from_schema") {
+		steps = slices.DeleteFunc(steps, func(s Step) bool {
+			c := clauseOf(clauses, s.Words)
+			return s.Tool == "fs_read" && c != nil && !asks(c)
+		})
+	}
 	// Reports the request only says it keeps are what flakiness is found
 	// from, not reports to summarise ("We keep the JUnit reports of the
 	// last 30 runs in ./ci-history/. Which tests are flaky?").
