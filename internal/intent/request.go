@@ -883,6 +883,9 @@ func newClause(tokens []token) *clause {
 	if jsons >= 2 {
 		c.set["<twojson>"] = true // expected and actual, pasted: values to compare, not a call to make
 	}
+	if countKind(tokens, number) >= 4 && countKind(tokens, link)+countKind(tokens, urlPath) == 0 && !c.set["<method>"] && !c.set["=px"] && !c.set["=wide"] {
+		c.set["<numbers>"] = true // "212, 340, 198, 1204 ...": values given to work on
+	}
 	if files := countKind(tokens, file); files >= 2 {
 		c.set["<twofiles>"] = true
 	}
