@@ -250,7 +250,7 @@ var carried = []struct {
 	// "this JSON from the logs is one line, make it readable": the JSON.
 	{triggers(`json`), triggers(`readable indent indentation pretty prettify`), nil, search.Stem("json"), nil},
 	// "junit/nightly.xml: what failed?": the report's failed tests.
-	{triggers(`junit`), triggers(`fail failed failure failures`), nil, search.Stem("tests"), triggers(`flaky`)},
+	{triggers(`junit`), triggers(`fail failed failure failures slow slowest`), nil, search.Stem("tests"), triggers(`flaky`)},
 	// "is there a .env.staging in the repo root? if so show it": that
 	// file.
 	{triggers(`<namedfile> <infile>`), triggers(`show read print =cat`), triggers(`=it`), "<namedfile>", triggers(`<page> <api> page`)},

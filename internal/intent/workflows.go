@@ -122,7 +122,7 @@ const pageLoadWords = ` load loads loaded loading`
 const tryItWords = `try+it try+out run+it call+it test+it use+it`
 
 // sequentially type a key at a time.
-const sequentially = ` key+by+key character+by+character one+key+at+a+time type+slowly one+character+at+a+time char+by+char letter+by+letter like+a+real+person every+keystroke each+keystroke`
+const sequentially = ` slowly key+by+key character+by+character one+key+at+a+time type+slowly one+character+at+a+time char+by+char letter+by+letter like+a+real+person every+keystroke each+keystroke`
 
 // stillIn ask whether a session is still logged in, not to log in.
 const stillIn = ` still+signed+in still+logged+in is+signed+in is+logged+in stays+logged+in stay+logged+in stays+signed+in remain+logged+in`
@@ -286,7 +286,7 @@ var rules = []rule{
 	r(anyDomain, `release let+go stop+holding`, `browser_keyup`).with(modifierKeys).but(`don+release don+t+release not+release without+releasing`).first("held"),
 	r(0, `hover mouse+over put+the+mouse+on mouse+on+it move+the+mouse+over`, `browser_hover`),
 	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
-	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route network connection`),
+	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route network connection drop+all drop+them drop+it drop+the+mock unroute`),
 	r(web, `scroll`, `browser_scroll`),
 	// A dialog, not "confirm the page shows ..." nor the confirmation page.
 	r(web, `=confirm =alert =prompt`, `browser_handle_dialog browser_click`).with(`pops pop popup throws shows+a =accept =dismiss`),
@@ -368,6 +368,8 @@ var rules = []rule{
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("type"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).with(`or+a or+an`).first("type"), // "is price a number or a string?"
 	r(api|value, `truthy falsy is+set is+true is+false`, `assert_truthy`).checks(),
+	r(api, `flag+set flag+is+set`, `assert_truthy`), // "is the inStock flag set for X?"
+	r(api, `disallow disallows`, `assert_contains`), // robots.txt's rules
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
@@ -428,6 +430,7 @@ var rules = []rule{
 	r(files, `delete remove rm`, `fs_remove`),
 	r(files, `delete+the+zip remove+the+zip delete+the+archive`, `fs_remove`),
 	r(files, `move rename change+the+name`, `fs_move`),
+	r(files, `show+me+the+result show+the+result see+the+result`, `fs_read`), // of a file just written
 	r(files, `get+rid`, `fs_remove`),
 	r(files, `executable chmod permission permissions read+only readonly mode+<number>`, `fs_chmod`),
 	r(files, `chown owner owned+by uid gid`, `fs_chown`),
