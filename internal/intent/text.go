@@ -854,6 +854,11 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	}); i >= 0 && has("fs_read") < 0 {
 		before(i, Step{Tool: "fs_read", Words: steps[i].Words})
 	}
+	// A workflow whose file or id the request does not know ("no idea
+	// what its id is") is looked up first.
+	if i := has("gh_workflow_run"); i >= 0 && has("gh_workflow_list") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(nameUnknown) }) {
+		before(i, Step{Tool: "gh_workflow_list", Words: steps[i].Words})
+	}
 	// A rollback to a snapshot the request neither took nor names looks
 	// for it first ("roll back to the snapshot before my last edit").
 	if i := has("worker_rollback"); i >= 0 && has("worker_snapshot") < 0 && !slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<snapshotid>") }) {
@@ -989,6 +994,9 @@ func needless(steps []Step, clauses []*clause) []Step {
 
 // equalWords ask for equality.
 var equalWords = triggers(`equal equals =same match matches`)
+
+// nameUnknown say the request does not know a thing's name or id.
+var nameUnknown = triggers(`don+remember dont+remember no+idea not+sure+what forgot forget+what can+remember what+it+called what+the+file`)
 
 // kindChecks check a value by its kind, not against another.
 var kindChecks = map[string]bool{"assert_type": true, "assert_truthy": true, "assert_range": true}
