@@ -567,12 +567,18 @@ func plainWords(s string) bool {
 	return s != ""
 }
 
+// wordToken is the token of a word written in lower case.
+func wordToken(w string) token { return token{kind: word, text: w, raw: w, stem: search.Stem(w)} }
+
 func appendWord(out []token, w string) []token {
 	if n := len(out); n > 0 && strings.EqualFold(w, "storage") && out[n-1].kind == word && (out[n-1].text == "local" || out[n-1].text == "session") {
 		// "local storage", "session storage": the browser's, one word
 		// as in the API's name.
 		w = out[n-1].text + "storage"
 		out = out[:n-1]
+		if n := len(out); n >= 2 && out[n-1].text == "and" && (out[n-2].text == "local" || out[n-2].text == "session") {
+			out[n-2] = wordToken(out[n-2].text + "storage") // "local and session storage": both
+		}
 	}
 	raw := w
 	method := httpMethods[w]

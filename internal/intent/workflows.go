@@ -368,8 +368,9 @@ var rules = []rule{
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("type"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).with(`or+a or+an`).first("type"), // "is price a number or a string?"
 	r(api|value, `truthy falsy is+set is+true is+false`, `assert_truthy`).checks(),
-	r(api, `flag+set flag+is+set`, `assert_truthy`), // "is the inStock flag set for X?"
-	r(api, `disallow disallows`, `assert_contains`), // robots.txt's rules
+	r(api, `flag+set flag+is+set`, `assert_truthy`),                    // "is the inStock flag set for X?"
+	r(api, `disallow disallows`, `assert_contains`),                    // robots.txt's rules
+	r(api, `still+have still+has`, `assert_contains`).with(`<quoted>`), // "does /robots.txt still have 'Disallow: /checkout'?"
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
@@ -385,7 +386,7 @@ var rules = []rule{
 	r(sqlite, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
 	r(sqlite, dataAsked, `db_sqlite_query`).but(dataNotAsked).first("sqlite"),
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
-	r(redis, `delete remove clear wipe evict`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
+	r(redis, `delete remove clear wipe evict drop`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
 	r(redis, `preload seed populate load`, `db_redis_set`).with(`<key> <keyglob> key keys`).first("redis"),
 	r(redis, `set store write flip turn+on turn+off enable disable expire ttl`, `db_redis_set`).first("redis"),
@@ -443,6 +444,7 @@ var rules = []rule{
 	r(api|value|files, `starts+with start+with begins+with ends+with =starts prefix`, `assert_contains`).checks().first("check"),
 	r(value, `=says contain contains include includes mention mentions`, `assert_contains`).with(`check verify assert ensure =confirm make+sure expect should must`).first("check"),
 	r(value, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).with(`<quoted> =is =equals =equal`).first("check"),
+	r(pg|sqlite|redis, `the+same+as same+as+what match+what matches+what agree+with agrees+with`, `assert_equals`).first("check"), // "is the order count the same as what /api/stats reports?"
 	r(pg|sqlite|redis, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect contain contains made+it+into`).first("check"),
 	// A file that exists, or is gone, is checked by looking for it.
 	r(files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`contain contains made+it+into exist exists gone`).first("check"),
