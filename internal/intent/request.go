@@ -198,6 +198,12 @@ var imageContext = func() map[string]bool {
 	return m
 }()
 
+// camelCase is a name in code written in camel case: cartDraft.
+var camelCase = regexp.MustCompile(`^[a-z]+[A-Z][A-Za-z0-9]*$`)
+
+// camelWords are written in camel case and are no names in code.
+var camelWords = wordSet(`localstorage sessionstorage indexeddb iphone ipad ipod macos ios ebay javascript typescript`)
+
 // keyAssign is a key of a store set to a value: feature:beta=on.
 var keyAssign = regexp.MustCompile(`^[A-Za-z][\w-]*:[\w:-]+=[^=\s]+$`)
 
@@ -1078,8 +1084,8 @@ func markers(tokens []token, i int) []string {
 		if search.WindowSize.MatchString(t.text) || t.text == "x" && i > 0 && i+1 < len(tokens) && tokens[i-1].kind == number && tokens[i+1].kind == number && tokens[i-1].num >= 100 {
 			out = append(out, "<size>") // 1280x800, 390 x 844
 		}
-		if strings.Contains(t.text, "_") && identName.MatchString(t.text) {
-			out = append(out, "<ident>") // order_total_check: a name in code
+		if strings.Contains(t.text, "_") && identName.MatchString(t.text) || camelCase.MatchString(t.raw) && !camelWords[t.text] {
+			out = append(out, "<ident>") // order_total_check, cartDraft: a name in code
 		}
 		if (t.text == "build" || t.text == "rebuild") && slices.ContainsFunc(tokens[i+1:min(i+8, len(tokens))], func(n token) bool { return n.kind == file && !namedFile.MatchString(n.text) }) {
 			out = append(out, "<buildfrom>") // "build ./services/search", "build the mock from ./mocks/x": an image from a folder

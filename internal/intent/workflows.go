@@ -224,12 +224,12 @@ var rules = []rule{
 	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty reset`).but(`empty+state`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).but(`=stored what which list everything+it it+puts`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove drop take+out get+rid`).first("local"),
-	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).but(`<quoted> <key> =under`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).but(`<quoted> <key> <ident> =under`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_get`).first("local"),
 	r(web, `sessionstorage`, `browser_sessionstorage_clear`).with(`clear wipe empty`).but(`empty+state`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set setting put write store seed`).but(`=stored what which`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove drop take+out out+of get+rid`).first("sessionstore"),
-	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).but(`<quoted> <key> =under`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).but(`<quoted> <key> <ident> =under`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
