@@ -368,9 +368,11 @@ var rules = []rule{
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("type"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).with(`or+a or+an`).first("type"), // "is price a number or a string?"
 	r(api|value, `truthy falsy is+set is+true is+false`, `assert_truthy`).checks(),
-	r(api, `flag+set flag+is+set`, `assert_truthy`),                    // "is the inStock flag set for X?"
-	r(api, `disallow disallows`, `assert_contains`),                    // robots.txt's rules
-	r(api, `still+have still+has`, `assert_contains`).with(`<quoted>`), // "does /robots.txt still have 'Disallow: /checkout'?"
+	r(api, `flag+set flag+is+set`, `assert_truthy`),                                                                                                                     // "is the inStock flag set for X?"
+	r(api, `disallow disallows`, `assert_contains`),                                                                                                                     // robots.txt's rules
+	r(api, `still+have still+has`, `assert_contains`).with(`<quoted>`),                                                                                                  // "does /robots.txt still have 'Disallow: /checkout'?"
+	r(api, `comes+back come+back is+returned gets+returned`, `assert_truthy`).with(`<ident>`).but(`<status> <code> <quoted> status code error`).checks().first("check"), // "make sure a cartId comes back"
+	r(api, `explain`, `http_status_info`).with(`status code`),                                                                                                           // "explain whatever status we get back"
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
 
 	// Databases.
