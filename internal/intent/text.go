@@ -29,12 +29,18 @@ func (a *Analyzer) text(text string) Analysis {
 	req := contextOf(clauses)
 
 	var steps []Step
-	body := false // in the text of an issue, a comment or a PR the request writes
+	body := false    // in the text of an issue, a comment or a PR the request writes
+	writing := false // the step before writes an issue, a comment or a PR
 	for i, c := range clauses {
 		if body && !c.then && c.about&github == 0 {
 			continue // "with steps: sign in, open record b12, click Place hold": what the issue says
 		}
-		body = c.about&github != 0 && c.hasAny(writtenText) && c.hasAny(writeIssue)
+		// The text begins in the step that writes it ("file an issue with
+		// steps: ...") or in the one after ("File a bug on x/y: '...'.
+		// Steps: open any PDP, ...").
+		writes := c.about&github != 0 && c.hasAny(writeIssue)
+		body = c.hasAny(writtenText) && (writes || writing)
+		writing = writes
 		about := req.said(c)
 		// The search's best tools for the step's words, asked once.
 		var hits []search.Hit
@@ -1106,7 +1112,7 @@ var jobNumber = triggers(`job+<number>`)[0]
 var writeIssue = triggers(`open create file raise comment post`)
 
 // writtenText introduce the text of an issue, a comment or a PR.
-var writtenText = triggers(`body steps titled title description saying =says text`)
+var writtenText = triggers(`body steps titled title description saying =says text repro steps+to+reproduce`)
 
 // summaryWords ask for a summary or an analysis of failures.
 var summaryWords = triggers(`summary summarise summarize analysis analyse analyze overview`)
