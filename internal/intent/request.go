@@ -198,6 +198,9 @@ var imageContext = func() map[string]bool {
 	return m
 }()
 
+// dbHosts are a host's first label that names its database.
+var dbHosts = map[string]string{"redis": "redis", "pg": "postgres", "postgres": "postgres", "postgresql": "postgres", "db": "postgres"}
+
 // camelCase is a name in code written in camel case: cartDraft.
 var camelCase = regexp.MustCompile(`^[a-z]+[A-Z][A-Za-z0-9]*$`)
 
@@ -1164,6 +1167,8 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<repo>")
 		case strings.HasSuffix(strings.TrimRight(t.text, "/"), "/mcp"), strings.HasSuffix(t.text, "/sse"):
 			out = append(out, "<mcpurl>")
+		case t.kind == link && dbHosts[strings.SplitN(host, ".", 2)[0]] != "":
+			out = append(out, search.Stem(dbHosts[strings.SplitN(host, ".", 2)[0]])) // redis.staging.internal: that database, not a page
 		case t.kind == link && dbPorts[portOf(t.text)] != "":
 			out = append(out, search.Stem(dbPorts[portOf(t.text)])) // localhost:6379 is Redis, not a page
 		case t.kind == link && !strings.Contains(t.text, "://") && dbNamedIn(tokens) != "":

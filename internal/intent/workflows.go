@@ -164,7 +164,7 @@ const stateSaid = `status+say status+says status+show status+shows status+is sta
 var tableWords = triggers(`table tables column columns row rows`)
 
 // urlParts ask for a URL's parts, not its page.
-const urlParts = ` its+parts which+part what+part into+parts in+parts break+down break+into break+it break+this+url break+the+url query+params query+string components pathname hostname`
+const urlParts = ` its+parts its+bits which+part what+part into+parts split+this split+it in+parts break+down break+into break+it break+this+url break+the+url query+params query+string components pathname hostname`
 
 // editWords change a file.
 const editWords = `update edit change set write fix bump modify`
