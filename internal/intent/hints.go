@@ -219,6 +219,9 @@ func hint(steps []Step, clauses []*clause, tools map[string]*tool.Tool, whole st
 			if s.Tool == "http_request" {
 				set("method", f.method)
 			}
+			if s.Tool == "browser_tabs" && url != "" {
+				set("action", "new") // a tab that opens the URL
+			}
 			if len(f.links) > 1 {
 				delete(args, "url")
 				for _, l := range f.links {

@@ -120,6 +120,13 @@ func (a *Analyzer) text(text string) Analysis {
 			steps = append(steps, Step{Tool: hits[0].Tool.Name, Words: text})
 		}
 	}
+	// A page opened in a new tab is opened by the tab ("open the tracking
+	// page https://... in a new tab").
+	steps = slices.DeleteFunc(steps, func(n Step) bool {
+		c := clauseOf(clauses, n.Words)
+		return n.Tool == "browser_navigate" && c != nil && c.hasAny(newTab) && len(c.tokens) > 0 && c.tokens[0].text == "open" &&
+			slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == "browser_tabs" && s.Words == n.Words })
+	})
 	steps = needless(implied(steps, clauses, req, tools), clauses)
 	if req.swarm && req.about&squads == 0 {
 		steps = append([]Step{{Tool: "swarm_run", Words: req.parallelWords}}, steps...) // a squad's "4 at once" is its own
@@ -997,6 +1004,9 @@ func needless(steps []Step, clauses []*clause) []Step {
 	}
 	return steps
 }
+
+// newTab open a page in a tab of its own.
+var newTab = triggers(`in+a+new+tab in+another+tab in+a+second+tab in+new+tab`)
 
 // equalWords ask for equality.
 var equalWords = triggers(`equal equals =same match matches`)
