@@ -886,6 +886,10 @@ func newClause(tokens []token) *clause {
 	if len(tokens) > 1 && tokens[0].text == "search" && tokens[1].kind != punct && !searchNouns[tokens[1].text] {
 		c.set["<searchverb>"] = true // "search Paris": a step that searches, not the search form
 	}
+	if nounAdd(tokens) {
+		delete(c.set, search.Stem("add")) // "check the Add to cart button is visible": a button's name, not a step
+		delete(c.set, "=add")
+	}
 	if nounCheck(tokens) {
 		delete(c.set, checkStem) // "the cart persistence check", "a keyboard-only check on /signup": a name, not a check to make
 	}
@@ -917,6 +921,21 @@ func newClause(tokens []token) *clause {
 	}
 	c.about = aboutOf(c)
 	return c
+}
+
+// nounAdd says whether every "add" in tokens names a thing ("the Add to
+// cart button", "an add-to-basket"), not a step.
+func nounAdd(tokens []token) bool {
+	n := 0
+	for i, t := range tokens {
+		if t.kind == word && t.text == "add" {
+			if i == 0 || !determiners[tokens[i-1].text] {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // nounBefore before "next" make it a noun's ("try the next one"), not a
