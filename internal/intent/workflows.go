@@ -545,7 +545,7 @@ var rules = []rule{
 	r(github, `ci+run run+passed run+is+green is+green passed+ci ci+passed checks+passed`, `gh_workflow_runs`).with(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
 	r(github, `changed+between what+changed what+it+changes its+changes changes+vs changes+against diff drifted compare`, `gh_diff`).but(`review`),
-	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change write fix bump modify junit report reports trigger kick dispatch runs run+link run+id`),
+	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change write fix bump modify junit report reports trigger kick dispatch runs run+link run+id commit push new+file a+new executable chmod permission exist exists`),
 	// A file changed in a repository is read first: the write takes it
 	// whole.
 	r(github, `commit add+a+new create+a+new new+file =add`, `gh_file_write`).with(`<file>`).but(editWords + ` my+local local+file`),
