@@ -68,6 +68,9 @@ func (a *Analyzer) text(text string) Analysis {
 		if delegated(clauses, i, about) {
 			continue // the sub-agent's own task
 		}
+		if userDoes(c) {
+			continue // "I'll paste them into the promo box by hand": the user's own step
+		}
 		if bareCheck(c) && slices.ContainsFunc(steps, func(s Step) bool { return strings.HasPrefix(s.Tool, "assert_") }) {
 			continue // "..., verify": the check the clause before asked for
 		}
@@ -954,6 +957,14 @@ func needless(steps []Step, clauses []*clause) []Step {
 		return e.Tool == "assert_equals" && c != nil && !c.has("<status>") && !c.hasAny(equalWords) &&
 			slices.ContainsFunc(steps, func(s Step) bool { return s.Words == e.Words && kindChecks[s.Tool] })
 	})
+	// Inputs asked for to be used later ("I need XSS payloads to throw at
+	// the review form") are only fetched.
+	if has("data_edge_cases") {
+		steps = slices.DeleteFunc(steps, func(s Step) bool {
+			c := clauseOf(clauses, s.Words)
+			return strings.HasPrefix(s.Tool, "browser_") && c != nil && len(c.tokens) > 0 && askFor[c.tokens[0].text] && c.hasAny(laterUse)
+		})
+	}
 	// Where the request only says its tests or reports are ("history is
 	// in .ci/history.json", "everything is under ./tests"), a tool of
 	// tests or reports reads them itself.
@@ -1004,6 +1015,20 @@ func needless(steps []Step, clauses []*clause) []Step {
 	}
 	return steps
 }
+
+// userDoes says whether a clause is a step the user says they take
+// themselves: "I'll paste them into the promo box by hand".
+func userDoes(c *clause) bool {
+	return len(c.tokens) > 1 && (c.tokens[0].text == "i" || c.tokens[0].text == "we") && c.hasAny(byHand)
+}
+
+var (
+	byHand = triggers(`by+hand myself ourselves manually later`)
+	// askFor begin a request for something to use; laterUse say it is
+	// used afterwards, by the user.
+	askFor   = wordSet(`i need give get want`)
+	laterUse = triggers(`to+throw to+paste to+hammer to+use going+to by+hand later manually`)
+)
 
 // newTab open a page in a tab of its own.
 var newTab = triggers(`in+a+new+tab in+another+tab in+a+second+tab in+new+tab`)
