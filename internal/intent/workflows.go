@@ -555,7 +555,7 @@ var rules = []rule{
 	// Hosted MCP servers.
 	r(gateway, `discover discovered configured config cursor claude+code vs+code import`, `mcp_discover`),
 	r(gateway, `=host =hosting register add attach plug behind+the+gateway`, `mcp_register`).but(`unregister which what are+you right+now already host+port on+host+port`),
-	r(gateway, `list which+servers what+servers which+hosted are+we+hosting we+host find+the+old not+sure+what what+id+it`, `mcp_list`).but(`tool tools`),
+	r(gateway, `list which+servers what+servers which+hosted are+we+hosting we+host find+the+old not+sure+what what+id+it`, `mcp_list`).but(`tool tools should+take would+take take+it server+should server+would which+hosted+server+should`),
 	r(gateway, `health healthy alive up dead fail failing failures slow bad`, `mcp_health`).but(`bring+up which+server least+busy`),
 	r(gateway, `tool tools offer offers catalog bring brings provide provides`, `mcp_catalog`).but(`which+server route`),
 	r(gateway, `which+server which+hosted route handle should+take would+take send`, `mcp_route`),
