@@ -935,7 +935,7 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 	if i := firstOnPage; i >= 0 && !opened && req.pages && !there {
 		before(i, Step{Tool: "browser_navigate", Words: steps[i].Words})
 	}
-	if i := max(has("browser_fill_form"), has("browser_type")); i >= 0 && has("assert_") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loggingIn) }) {
+	if i := max(has("browser_fill_form"), has("browser_type")); i >= 0 && has("assert_") < 0 && has("browser_storage_state") < 0 && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(loggingIn) }) {
 		steps = append(steps, Step{Tool: "assert_url", Words: steps[i].Words})
 	}
 	return steps
@@ -957,6 +957,19 @@ func needless(steps []Step, clauses []*clause) []Step {
 		return e.Tool == "assert_equals" && c != nil && !c.has("<status>") && !c.hasAny(equalWords) &&
 			slices.ContainsFunc(steps, func(s Step) bool { return s.Words == e.Words && kindChecks[s.Tool] })
 	})
+	// A call the gateway makes on several servers, or on the next when one
+	// fails, is not also made by hand.
+	if has("mcp_aggregate") || has("mcp_failover") {
+		drop("tool_call")
+	}
+	// A route's answer written in the request is no generated data ("mock
+	// the stock API so it returns lat 53.80").
+	if has("browser_route") {
+		steps = slices.DeleteFunc(steps, func(s Step) bool {
+			c := clauseOf(clauses, s.Words)
+			return s.Tool == "data_generate" && c != nil && !c.tokens[0].method && slices.ContainsFunc(steps, func(r Step) bool { return r.Tool == "browser_route" && r.Words == s.Words })
+		})
+	}
 	// Inputs asked for to be used later ("I need XSS payloads to throw at
 	// the review form") are only fetched.
 	if has("data_edge_cases") {

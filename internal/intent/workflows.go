@@ -188,7 +188,7 @@ var rules = []rule{
 	r(0, `<plan>`, `plan_read`),
 	r(web, `trace tracing`, `browser_start_tracing`),
 	r(web, `session sessions different+user separate+user`, `browser_session_new browser_session_switch`).with(`switch back other first second admin customer user+a user+b two+user two+users`),
-	r(web, `session sessions different+user separate+user`, `browser_session_new`).but(`this+session this+browser+session current+session current+browser+session the+default+session switch+back switch+to back+to` + sessionsOpen),
+	r(web, `session sessions different+user separate+user`, `browser_session_new`).but(`this+session this+browser+session current+session current+browser+session the+default+session switch+back switch+to back+to export =close spec` + sessionsOpen),
 	r(web, sessionsOpen, `browser_session_list`),
 	r(anyDomain, `start+the+browser launch+the+browser start+a+browser launch+a+browser launch+browser start+browser warm+up open+a+browser start+a+chromium start+chromium launch+chromium start+chrome`, `browser_launch`),
 	r(0, `=invalid injection xss malicious nasty edge+case`, `data_edge_cases`).first("data"),
