@@ -238,7 +238,7 @@ var carried = []struct {
 	{triggers(`video recording`), triggers(`=stop =end =finish`), nil, "", nil},
 	// "is there a tool that ...? if not, write one", "snapshot the
 	// dynamic tools, then create order_total_check (...)": the tool.
-	{triggers(`tool tools`), triggers(`=create =write =replace =build`), triggers(`=one =it version <ident>`), "", nil},
+	{triggers(`tool tools`), triggers(`=create =write =replace =build =add`), triggers(`=one =it version <ident> <quoted> <command> called named`), "", nil},
 	// "check the Condition dropdown has 5 options, then pick 'Very good'":
 	// a pick from that dropdown.
 	{triggers(`dropdown <selectel>`), triggers(`pick choose`), triggers(`<quoted>`), search.Stem("dropdown"), nil},

@@ -388,6 +388,7 @@ var rules = []rule{
 	r(sqlite, `check verify ensure make+sure =confirm should must expect there+are there+is no+user no+row no+rows how+many`, `db_sqlite_query`).but(`healthy connection connections connect reachable`).first("sqlite"),
 	r(sqlite, dataAsked, `db_sqlite_query`).but(dataNotAsked).first("sqlite"),
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
+	r(redis, `one+of+them the+one+for what+in+the+one show+me+one`, `db_redis_get`).first("redis"), // "list the session:* keys and show me the one for user 4411"
 	r(redis, `delete remove clear wipe evict drop`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
 	r(redis, `preload seed populate load`, `db_redis_set`).with(`<key> <keyglob> key keys`).first("redis"),
@@ -433,7 +434,7 @@ var rules = []rule{
 	r(files, `delete remove rm`, `fs_remove`),
 	r(files, `delete+the+zip remove+the+zip delete+the+archive`, `fs_remove`),
 	r(files, `move rename change+the+name`, `fs_move`),
-	r(files, `show+me+the+result show+the+result see+the+result`, `fs_read`), // of a file just written
+	r(files, `show+me+the+result show+the+result see+the+result show+me+the+first the+first+one`, `fs_read`), // of a file just written or found
 	r(files, `get+rid`, `fs_remove`),
 	r(files, `executable chmod permission permissions read+only readonly mode+<number>`, `fs_chmod`),
 	r(files, `chown owner owned+by uid gid`, `fs_chown`),
@@ -544,6 +545,7 @@ var rules = []rule{
 	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge pass+rate`),
 	r(github, `ci+run run+passed run+is+green is+green passed+ci ci+passed checks+passed`, `gh_workflow_runs`).with(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
+	r(github, `=cut`, `gh_branch_create`).with(`=from =off`), // "cut release/2.4 from main"
 	r(github, `changed+between what+changed what+it+changes its+changes changes+vs changes+against diff drifted compare`, `gh_diff`).but(`review`),
 	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change write fix bump modify junit report reports trigger kick dispatch runs run+link run+id commit push new+file a+new executable chmod permission exist exists`),
 	// A file changed in a repository is read first: the write takes it
