@@ -82,7 +82,7 @@ var (
 	// imageNames are images everyone runs; name:tag of one is an image.
 	imageNames   = wordSet(`postgres redis mysql mariadb mongo nginx node python golang alpine busybox ubuntu debian httpd rabbitmq memcached elasticsearch minio`)
 	imageTag     = regexp.MustCompile(`^(?:\d[\w.-]*|latest|alpine|slim|[\w.-]*-alpine)$`)
-	spawnID      = regexp.MustCompile(`^(?:sp|spawn)[_-]\w+$`)
+	spawnID      = regexp.MustCompile(`^(?:sp|spawn)[_-][\w-]+$`)
 	measureLike  = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
 	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
 	selectorLike = regexp.MustCompile(`^(?:(?:a|button|div|span|input|select|textarea|form|img|li|ul|ol|tr|td|th|table|nav|header|footer|section|main|h[1-6]|p|label|dialog)?(?:#[a-zA-Z_][\w-]*|\.[a-zA-Z_][\w-]+)(?:[.#][\w-]+|:[\w-]+(?:\([^)]*\))?)*|\[[\w-]+(?:[~|^$*]?=[^\]]*)?\])$`)

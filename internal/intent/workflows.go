@@ -390,6 +390,7 @@ var rules = []rule{
 	r(redis, `hash`, `db_redis_hash`).first("redis"),
 	r(redis, `one+of+them the+one+for what+in+the+one show+me+one`, `db_redis_get`).first("redis"), // "list the session:* keys and show me the one for user 4411"
 	r(redis, `delete remove clear wipe evict drop`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
+	r(redis, `it+empty is+empty s+empty nothing+matching nothing+left is+left`, `db_redis_keys`).first("redis"), // "confirm it's empty"
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
 	r(redis, `preload seed populate load`, `db_redis_set`).with(`<key> <keyglob> key keys`).first("redis"),
 	r(redis, `set store write flip turn+on turn+off enable disable expire ttl`, `db_redis_set`).first("redis"),
@@ -474,7 +475,8 @@ var rules = []rule{
 
 	// Jobs and sub-agents: the first that applies.
 	r(agent, `=stopped really+stopped is+stopped has+stopped`, `spawn_status`).first("agent"),
-	r(agent, `=cancel =cancelled =stop =kill =abort`, `spawn_cancel`).first("agent"), // not "tests for cancellation"
+	r(agent, `been+doing actually+doing`, `spawn_status spawn_logs`).but(`=cancel =stop =kill =abort`).first("agent"), // "what has sp_22 been doing?"
+	r(agent, `=cancel =cancelled =stop =kill =abort`, `spawn_cancel`).first("agent"),                                  // not "tests for cancellation"
 	r(agent, `log logs output printing prints printed saying`, `spawn_logs`).first("agent"),
 	r(agent, `status progress doing check+on phase so+far how+far`, `spawn_status`).first("agent"),
 	r(agent, ``, `spawn_agent spawn_status`).but(`<spawn>`).first("agent"),
