@@ -439,7 +439,7 @@ func setUp(clauses []*clause, i int) domain {
 var imageDB = map[string]domain{"postgres": pg, "postgis/postgis": pg, "redis": redis, "valkey/valkey": redis}
 
 // dbUse work with a database.
-var dbUse = triggers(`connect query select load seed migrate migration migrations table tables row rows <sql> schema`)
+var dbUse = triggers(`connect query select load seed migrate migration migrations table tables row rows <sql> schema empty keys`)
 
 // tearDown end what a request set up ("then tear it all down").
 var tearDown = triggers(`tear+down tear+it tear+everything tear+all shut+down shut+it shut+everything bring+down bring+it+down take+down take+it+down clean+up cleanup stop+everything stop+it+all close+it close+both`)
