@@ -231,6 +231,39 @@ func TestIntentReadsShortRequests(t *testing.T) {
 	})
 }
 
+// Readings of the ninth session, each in wording of its own: what a step
+// refers to, what is no step, and which of two neighbouring tools a
+// tester means.
+func TestIntentReadsWhatStepsReferTo(t *testing.T) {
+	t.Parallel()
+	wantTools(t, newSearchDoctor(t), []toolsCase{
+		{"halt and delete the qa-mailpit container", []string{"docker_stop", "docker_rm"}, nil},
+		{"stop the seller-api container but don't remove it", []string{"docker_stop"}, []string{"docker_rm"}},
+		{"tick 'Gift wrap' without opening the preview", []string{"browser_check"}, []string{"browser_navigate"}},
+		{"I'll paste the payloads in by hand later, just give me the xss list", []string{"data_edge_cases"}, []string{"browser_type", "browser_click"}},
+		{"delete fixtures/tmp/session.json and make sure it's gone", []string{"fs_remove", "fs_exists"}, []string{"browser_storage_state", "assert_hidden"}},
+		{"is there a .env.ci next to the Makefile? if so show it", []string{"fs_exists", "fs_read"}, nil},
+		{"compose logs, ps and inspect the worker container", []string{"compose_logs", "compose_ps", "docker_inspect"}, nil},
+		{"bring the stack down with its volumes, up again, then the api logs", []string{"compose_down", "compose_up", "compose_logs"}, []string{"http_request"}},
+		{"run redis:7 on 6391, connect, and set flag:beta=on", []string{"docker_run", "db_redis_connect", "db_redis_set"}, []string{"gh_connect"}},
+		{"spawn a sub-agent to add tests for order cancellation and tell me what it's been doing", []string{"spawn_agent", "spawn_logs"}, []string{"spawn_cancel"}},
+		{"open the returns page https://shop.example.test/returns in a new tab", []string{"browser_tabs"}, []string{"browser_navigate"}},
+		{"Give it a go on staging: search 'kettle', and check results show up", []string{"browser_type"}, []string{"fs_search"}},
+		{"GET /api/orders/5 — total should be a number between 1 and 900", []string{"http_request", "assert_range"}, []string{"assert_text"}},
+		{"is the Add to basket button visible on /p/kettle-2?", []string{"assert_visible"}, []string{"browser_click"}},
+		{"which hosted server should take 'send an sms'? then call it with failover", []string{"mcp_route", "mcp_failover"}, []string{"mcp_list", "tool_call"}},
+		{"trigger the smoke workflow on main in acme/shop, no idea what the file is called", []string{"gh_workflow_list", "gh_workflow_run"}, nil},
+		{"make every request to **/api/stock* answer 503 and open /p/kettle-2", []string{"browser_route", "browser_navigate"}, []string{"http_request"}},
+		{"here's the JWT: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI3In0.sig, is it expired?", []string{"timestamp_now", "assert_range"}, nil},
+		{"decode aGVsbG86d29ybGQxMjM= please", []string{"base64_encode"}, nil},
+		{"what's in localStorage basketDraft on this tab?", []string{"browser_localstorage_get"}, []string{"browser_localstorage_list"}},
+		{"old: 'Ships in 2 days.' new: 'Ships in 3 days.' what changed?", []string{"string_diff"}, nil},
+		{"open results/runs.sqlite and give me the 5 slowest tests, then close it", []string{"db_sqlite_open", "db_sqlite_query", "db_sqlite_close"}, []string{"report_timing"}},
+		{"File a bug on acme/shop: 'Cart badge stuck at 0'. Steps: open /cart, add a mug, reload", []string{"gh_issue_create"}, []string{"browser_navigate", "browser_reload"}},
+		{"queue the api suite on main and when it's done list its artifacts", []string{"task_submit", "task_artifacts"}, nil},
+	})
+}
+
 // Steps come in calling order, each with the words it does and the
 // arguments the request gives, under the tool's own argument names.
 func TestIntentStepsAndHints(t *testing.T) {

@@ -667,7 +667,7 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 	terminate boot execute invoke ping probe wget rm wipe reset purge prune clean tidy discover display grep locate
 	lookup lint audit scan crawl gather aggregate combine prioritize triage detect explain describe analyse analyze
 	retry rerun reopen assign notify share dispatch spawn delegate ask poll refresh resume reject authenticate
-	preload prefill prepopulate upsert bulk-load ls double-check go-to`)
+	preload prefill prepopulate upsert bulk-load ls halt double-check go-to`)
 
 // nounVerbs are verbs that are nouns as often ("file", "branch"), which
 // begin a step only when what they act on follows ("file an issue", "tag

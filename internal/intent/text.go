@@ -374,13 +374,23 @@ const minSearchScore = 7.0
 // it re-enabled itself"): only a tool its words name outright.
 const minSceneScore = 11.0
 
-// sameFamily says whether name is a database's tool and names hold one
-// already: the workflow chose the step's database call, and the search's
-// other choice of one is a second opinion, not a second call.
+// sameFamily says whether name is of a family whose call the workflow
+// chose for the step already (names hold one): the search's other choice
+// of one is a second opinion, not a second call.
 func sameFamily(names []string, name string) bool {
-	isDB := func(n string) bool { return strings.HasPrefix(n, "db_") }
-	return isDB(name) && slices.ContainsFunc(names, isDB)
+	for _, prefix := range chosenFamilies {
+		in := func(n string) bool { return strings.HasPrefix(n, prefix) }
+		if in(name) && slices.ContainsFunc(names, in) {
+			return true
+		}
+	}
+	return false
 }
+
+// chosenFamilies are the families whose call a workflow chooses for a
+// step: a database's, a sub-agent's ("spawn a sub-agent to add tests
+// for order cancellation" spawns one; it cancels none).
+var chosenFamilies = []string{"db_", "spawn_"}
 
 // minStepScore is the least score the search's best needs to be the tool
 // of clause c, one of n.

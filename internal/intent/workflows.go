@@ -523,7 +523,7 @@ var rules = []rule{
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
 	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running psql cli <sql>`).but(`compose`).first("docker"),
 	r(docker, `<command>`, `docker_exec`).with(`container`).but(`compose image images <image> new fresh`).first("docker"), // run `cmd` in the api-1 container
-	r(docker, `stop`, `docker_stop`).but(`compose`).first("docker"),
+	r(docker, `stop halt`, `docker_stop`).but(`compose`).first("docker"),
 	r(docker, `remove rm delete`, `docker_rm`).but(`compose image images volume volumes network networks`),
 	r(docker, `prune cleanup clean nuke`, `docker_cleanup`).but(`compose`).first("docker"),
 	r(docker, `run start launch spin+up`, `docker_run`).but(`compose`).first("docker"),
