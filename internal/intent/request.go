@@ -1184,7 +1184,7 @@ func markers(tokens []token, i int) []string {
 			out = append(out, "<api>")
 		case host == "github.com":
 			out = append(out, "<repo>")
-		case strings.HasSuffix(strings.TrimRight(t.text, "/"), "/mcp"), strings.HasSuffix(t.text, "/sse"):
+		case strings.HasSuffix(strings.TrimRight(t.text, "/"), "/mcp"), strings.HasSuffix(t.text, "/sse"), strings.HasPrefix(host, "mcp."):
 			out = append(out, "<mcpurl>")
 		case t.kind == link && dbHosts[strings.SplitN(host, ".", 2)[0]] != "":
 			out = append(out, search.Stem(dbHosts[strings.SplitN(host, ".", 2)[0]])) // redis.staging.internal: that database, not a page

@@ -196,6 +196,15 @@ func carry(clauses []*clause) {
 			}
 		}
 	}
+	// "Why did last night's run fail? results are in reports/nightly.xml":
+	// the report's failed tests.
+	if slices.ContainsFunc(clauses, reportFile) {
+		for _, c := range clauses {
+			if c.hasAny(failWords) && c.about&^(files|report|value) == 0 {
+				c.set[search.Stem("tests")] = true
+			}
+		}
+	}
 	// "the toast goes away after 3 s, check": the clause before a bare
 	// "check" is what to check.
 	for i, c := range clauses {
@@ -222,6 +231,9 @@ var otherStores = triggers(`cookie cookies basket cart redis key+in+redis row ro
 
 // oldText and newText label two texts to compare.
 var oldText, newText = triggers(`=old =before`), triggers(`=new =after`)
+
+// failWords ask what failed.
+var failWords = triggers(`fail failed failure failures`)
 
 // diffWords ask for the differences of two values.
 var diffWords = triggers(`compare diff different difference differences differ differs changed`)

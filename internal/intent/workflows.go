@@ -492,7 +492,7 @@ var rules = []rule{
 	r(job, `pool busy queued how+many piling piling+up how+s+the how+the queue+status queue+doing how+the+queue how+the+job+queue`, `pool_status`).but(`=run =rerun =resubmit =submit as+queued+jobs`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
 	r(job, `status finish finishes finished done state still+running is+it+running`, `task_status`).with(`job+<number> my+job the+job this+job that+job still+running`).first("job"),
-	r(job, `list newest recent latest all which`, `task_list`).first("job"),
+	r(job, `find+it find+the+job which+job list newest recent latest all which`, `task_list`).but(`it+lists`).first("job"),
 	r(job, `status finish finishes finished done state`, `task_status`).first("job"),
 	r(job, `run submit queue start kick execute build test tests background worktree rerun resubmit requeue reproduce repro`, `task_submit task_status`).but(`settle give+the+queue lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
 
