@@ -1203,7 +1203,7 @@ var tryIt = triggers(tryItWords)
 func reportFile(c *clause) bool { return c.hasAny(localReports) && (c.has("<file>") || c.has("junit")) }
 
 // localReports are test reports kept as files.
-var localReports = triggers(`junit report reports result+files xml history`)
+var localReports = triggers(`junit report reports result+files results+are+in xml history`)
 
 // strongWeb are a page's own words; field, product or price may be a
 // table's.
