@@ -727,7 +727,8 @@ func split(tokens []token) []*clause {
 		case len(cur) >= 2 && purposeAt(tokens, i):
 			// "... so the other tests can reuse it", "because the
 			// banner hides it": why, not a step; up to a mark or "then".
-			for i+1 < len(tokens) && tokens[i+1].kind != punct && !(tokens[i+1].kind == word && thenWords[tokens[i+1].text]) {
+			for i+1 < len(tokens) && tokens[i+1].kind != punct && !(tokens[i+1].kind == word && thenWords[tokens[i+1].text]) &&
+				!(tokens[i+1].text == "and" && i+2 < len(tokens) && purposeEnds[tokens[i+2].text]) {
 				i++
 			}
 			continue
@@ -1002,6 +1003,10 @@ func notThis(tokens []token, i int) bool {
 	}
 	return false
 }
+
+// purposeEnds after "and" end a purpose and begin the next step: "pull
+// it so we can test the rollback and show me the images".
+var purposeEnds = wordSet(`show give list tell send open run check`)
 
 // purposeSubjects after "so" begin a purpose ("so the tests can reuse
 // it"), not a step ("so check it").
