@@ -126,8 +126,8 @@ func New(tools []*tool.Tool) *Index {
 			add(Terms(p), weightPhrase)
 		}
 		summary, rest := splitSummary(t.Description)
-		add(Terms(summary), weightSummary)
-		add(Terms(rest), weightRest)
+		add(noNumbers(Terms(summary)), weightSummary)
+		add(noNumbers(Terms(rest)), weightRest)
 		add(Terms(t.Group), weightGroup)
 		add(Terms(string(t.Category)), weightGroup)
 		if t.Input != nil {
@@ -139,7 +139,7 @@ func New(tools []*tool.Tool) *Index {
 				if p == nil {
 					continue
 				}
-				add(Terms(p.Description), weightArgText)
+				add(noNumbers(Terms(p.Description)), weightArgText)
 				for _, e := range p.Enum {
 					if s, ok := e.(string); ok {
 						add(Terms(s), weightArgText)
@@ -170,6 +170,15 @@ func New(tools []*tool.Tool) *Index {
 		ix.norm[i] = k1 * (1 - b + b*lens[i]/avg)
 	}
 	return ix
+}
+
+// noNumbers drops the numbers of a tool's prose: "draft 2020-12",
+// "ports 1-65535" and "max 100" say how the tool works, and a request's
+// own numbers (a date, a count) matching them is chance.
+func noNumbers(terms []string) []string {
+	return slices.DeleteFunc(terms, func(t string) bool {
+		return strings.TrimFunc(t, func(r rune) bool { return r >= '0' && r <= '9' }) == ""
+	})
 }
 
 // sharedArgs are the argument names more than sharedArg tools have.
