@@ -205,6 +205,15 @@ func carry(clauses []*clause) {
 			}
 		}
 	}
+	// "kill spawn sp_3c91, it's gone off the rails and is burning tokens":
+	// the sub-agent named, in each step about one.
+	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<spawn>") }) {
+		for _, c := range clauses {
+			if c.about&^agent == 0 && !c.hasAny(handOff) {
+				c.set["<spawn>"] = true
+			}
+		}
+	}
 	// "the toast goes away after 3 s, check": the clause before a bare
 	// "check" is what to check.
 	for i, c := range clauses {

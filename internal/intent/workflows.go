@@ -287,7 +287,7 @@ var rules = []rule{
 	r(0, `hover mouse+over put+the+mouse+on mouse+on+it move+the+mouse+over`, `browser_hover`),
 	r(web, `drag draw`, `browser_mouse_drag`).with(`<point>`),
 	r(web, `drag drop`, `browser_drag`).but(`<point> key keys table tables mock route network connection drop+all drop+them drop+it drop+the+mock unroute`),
-	r(web, `scroll`, `browser_scroll`),
+	r(web, `scroll`, `browser_scroll`).but(`wheel`), // a wheel scrolled is the mouse's
 	// A dialog, not "confirm the page shows ..." nor the confirmation page.
 	r(web, `=confirm =alert =prompt`, `browser_handle_dialog browser_click`).with(`pops pop popup throws shows+a =accept =dismiss`),
 	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm the+confirm pops+a+confirm`, `browser_handle_dialog browser_click`).but(`confirmation+page confirmation+screen confirmation+email confirmation+number`),
@@ -507,7 +507,7 @@ var rules = []rule{
 	r(compose, `run execute`, `compose_exec`).with(`inside service`).but(`up bring start launch =running`).first("compose"),
 	r(compose, `<command>`, `compose_exec`).with(`in+the inside`).but(`up bring start launch`).first("compose"),
 	r(compose, `ps status running healthy ready containers is+everything actually+up are+they+up came+up which+services services+are+up`, `compose_ps`).but(`bring+up start`).first("compose"),
-	r(compose, `up start run bring launch`, `compose_up`).first("compose"),
+	r(compose, `up start run bring launch`, `compose_up`).but(`come+up comes+up coming+up won+come`).first("compose"),
 	r(compose, `up+again back+up`, `compose_up`), // "compose down with volumes, up again"
 	r(docker, `build dockerfile built rebuild rebuilt`, `docker_build`),
 	r(docker, `pull download fetch`, `docker_pull`).with(`<image> image images`),
@@ -558,7 +558,7 @@ var rules = []rule{
 
 	// Hosted MCP servers.
 	r(gateway, `discover discovered configured config cursor claude+code vs+code import`, `mcp_discover`),
-	r(gateway, `=host =hosting register add attach plug behind+the+gateway`, `mcp_register`).but(`unregister which what are+you right+now already host+port on+host+port`),
+	r(gateway, `=host =hosting register add attach plug behind+the+gateway`, `mcp_register`).but(`unregister which what are+you right+now already host+port on+host+port still+registered is+registered`),
 	r(gateway, `list which+servers what+servers which+hosted are+we+hosting we+host find+the+old not+sure+what what+id+it`, `mcp_list`).but(`tool tools should+take would+take take+it server+should server+would which+hosted+server+should`),
 	r(gateway, `health healthy alive up dead fail failing failures slow bad`, `mcp_health`).but(`bring+up which+server least+busy`),
 	r(gateway, `tool tools offer offers catalog bring brings provide provides`, `mcp_catalog`).but(`which+server route`),

@@ -458,7 +458,7 @@ func SlashedList(v string) bool {
 var pairWords = wordSet(`lat lng lon long latitude longitude pass fail passed failed read write and or yes no on off true false
 	min max start end input output request response req res x y width height key value name email user password
 	username first last get set put post build test tests lint unit e2e health exit status state log logs error errors warning warnings a b
-	route routes mock mocks stub stubs`)
+	route routes mock mocks stub stubs container containers network networks volume volumes image images`)
 
 // nameWords are the words of a value's name.
 var nameWords = regexp.MustCompile(`[A-Za-z][a-z]+|[A-Z]+`)
