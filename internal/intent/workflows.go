@@ -352,7 +352,7 @@ var rules = []rule{
 	// ("Delete pops a confirm()"), nor a thing to see in a screenshot.
 	r(web, `=show =shows =appear =display`, `assert_visible`).with(`=does =do`).but(`show+me show+us =what =which =how`).first("check"), // "does the mega menu show?"
 	r(web, `check verify assert ensure =confirm =confirms make+sure see sees appear appears shown visible displayed show+up shows+up`, `assert_visible`).
-		but(`dialog dialogs pops popup pop+up a+confirm the+confirm screenshot`).checks().first("check"),
+		but(`dialog dialogs pops popup pop+up a+confirm the+confirm screenshot to+see want+to+see see+if see+what see+how`).checks().first("check"),
 
 	// HTTP APIs.
 	r(api, `=up =down`, `http_request`).with(`=is =are`).but(`go+up goes+up go+down goes+down`), // "is the API up?"
