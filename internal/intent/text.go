@@ -1137,7 +1137,9 @@ var onPageAlready = slices.DeleteFunc(triggers(alreadyOpen), func(t string) bool
 // pageOpen says whether a clause says its page is open already: "the
 // step that's open" (the lexer drops the 's), not "the menu that opens".
 func pageOpen(c *clause) bool {
-	return c.hasAny(onPageAlready) || c.has(thatOpen) && c.has("=open")
+	n := len(c.tokens)
+	return c.hasAny(onPageAlready) || c.has(thatOpen) && c.has("=open") ||
+		n > 2 && c.tokens[n-1].text == "open" && (c.has("=have") || c.has("=got")) // "I have /menu open"
 }
 
 var thatOpen = search.Stem("that") + " " + search.Stem("open")
@@ -1150,7 +1152,7 @@ var placeWords = triggers(`homepage home+page storefront checkout cart admin das
 const alreadyOpen = ` open+now already+open currently+open we+are+on already+on s+open is+open have+open open+right+now
 	the+open+tab tab+that+open tab+thats+open page+that+open that+open the+open+page this+browser+session this+session this+page
 	the+current+page we+on on+the+open page+open basket+open cart+open tab+open map+open list+open open+in+the+browser
-	this+tab current+tab on+screen got+open i+on+the i+look+at just+popped`
+	this+tab current+tab on+screen got+open i+on+the i+look+at just+popped in+the+browser+already browser+already`
 
 // inSession say the browser session is open already ("the cookies of
 // the current session"): its page is, unless the request names one.

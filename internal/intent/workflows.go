@@ -198,7 +198,7 @@ var rules = []rule{
 	r(web, `locator locators`, `browser_generate_locator`),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
-	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back full+page <method> endpoint reload refresh go+away are+open` + alreadyOpen + urlParts + firstItem),
+	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back go+forward forward full+page <method> endpoint reload refresh go+away are+open` + alreadyOpen + urlParts + firstItem),
 	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`).but(`dark+mode color+scheme colour+scheme prefers media reduced+motion viewport`),
 	r(web, `viewport`, `browser_resize`).with(`<size>`).first("size"), // "the viewport to 390 x 844, like an iPhone"
 	r(web, `mobile desktop tablet viewport width widths responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy <numbers>`).first("size"),
@@ -261,7 +261,7 @@ var rules = []rule{
 	// What a user does on a page with a button: a click.
 	r(web, `approve reject cancel decline delete remove apply pay reserve archive subscribe unsubscribe like =save =import`, `browser_click`).
 		but(`cookie cookies localstorage sessionstorage storage+state mock mocked route routes click tap press screenshot pdf <pdf> trace video spec <spec> har <file> session ` + stateSaid),
-	r(web, `open expand collapse toggle`, `browser_click`).with(`modal menu dropdown drawer accordion panel popover sidebar hamburger details` + firstItem),
+	r(web, `open expand collapse toggle`, `browser_click`).with(`modal menu dropdown drawer accordion panel popover sidebar hamburger details` + firstItem).but(`that+opens which+opens it+opens`),
 	r(web, `=accept`, `browser_click`).with(`banner cookies cookie consent terms`).but(`dialog =alert =prompt popup`),
 	// Picking a value: from a select, a radio, else what is clicked (a
 	// suggestion, a swatch, a size).
