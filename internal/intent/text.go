@@ -399,8 +399,8 @@ const minSceneScore = 11.0
 // chose for the step already (names hold one): the search's other choice
 // of one is a second opinion, not a second call.
 func sameFamily(names []string, name string) bool {
-	for _, prefix := range chosenFamilies {
-		in := func(n string) bool { return strings.HasPrefix(n, prefix) }
+	for _, family := range chosenFamilies {
+		in := func(n string) bool { return strings.Contains(n, family) }
 		if in(name) && slices.ContainsFunc(names, in) {
 			return true
 		}
@@ -409,9 +409,10 @@ func sameFamily(names []string, name string) bool {
 }
 
 // chosenFamilies are the families whose call a workflow chooses for a
-// step: a database's, a sub-agent's ("spawn a sub-agent to add tests
-// for order cancellation" spawns one; it cancels none).
-var chosenFamilies = []string{"db_", "spawn_"}
+// step, by a part of their tools' names: a database's, a sub-agent's
+// ("spawn a sub-agent to add tests for order cancellation" spawns one;
+// it cancels none), a template's (a template written out, or a file).
+var chosenFamilies = []string{"db_", "spawn_", "template"}
 
 // minStepScore is the least score the search's best needs to be the tool
 // of clause c, one of n.
