@@ -455,6 +455,10 @@ func lexChunk(out []token, chunk string) []token {
 	case len(body) >= 10 && body[4] == '-' && isoDate.MatchString(body):
 		// 2025-03-14T09:58:30Z: a date or a time, one value
 		out = append(out, token{kind: word, text: strings.ToLower(body), raw: body, stem: "<date>"})
+	case lower == "robots.txt" || lower == "sitemap.xml" || lower == "security.txt":
+		// "diff robots.txt between staging and production": the site's
+		// file, fetched, not one on disk
+		out = append(out, token{kind: urlPath, text: "/" + lower})
 	case keyAssign.MatchString(body):
 		// feature:newCheckout=on: a key and the value it is set to
 		key, val, _ := strings.Cut(body, "=")
@@ -1187,6 +1191,9 @@ func markers(tokens []token, i int) []string {
 			out = append(out, search.Stem(search.DatabaseOf(t.text))) // postgres://...: that database
 		case strings.Contains(t.text, "/api"), strings.HasPrefix(host, "api."), apiPath.MatchString(t.text), siteFile.MatchString(t.text):
 			out = append(out, "<api>")
+			if siteFile.MatchString(t.text) {
+				out = append(out, "<sitefile>") // robots.txt: a text the site serves
+			}
 		case host == "github.com":
 			out = append(out, "<repo>")
 		case strings.HasSuffix(strings.TrimRight(t.text, "/"), "/mcp"), strings.HasSuffix(t.text, "/sse"), strings.HasPrefix(host, "mcp."):

@@ -416,6 +416,7 @@ var rules = []rule{
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles> the+backup backup+copy the+original original+copy`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`).first("perfdiff"),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`).first("perfdiff"),
 	r(anyDomain, `compare diff different difference differences`, `object_diff`).with(`<twojson>`).first("diff"),
+	r(api, `diff compare differences same`, `string_diff`).with(`<sitefile>`).first("diff"),                                                                                  // two robots.txt are texts
 	r(api, `diff compare differences`, `object_diff`).with(`them both prod production staging`).but(`<twofiles> text line+diff checksum hash sha256 sha1 md5`).first("diff"), // two answers of an API
 	r(anyDomain, `compare diff different difference differences changed what+changed`, `string_diff`).with(`<twotexts>`).first("diff"),                                       // old: '...' new: '...'
 	// A file's content checked is read, then the check made.
