@@ -986,6 +986,10 @@ func purposeAt(tokens []token, i int) bool {
 		return purposeSubjects[next(1)] || !stepStarters[next(1)] && purposeModals[next(2)] // "so compose can recreate it"
 	case "because":
 		return true
+	case "i", "we":
+		return (next(1) == "want" || next(1) == "need") && next(2) == "to" && next(3) == "compare" // "..., I want to compare it with what ops deployed"
+	case "want", "need":
+		return next(1) == "to" && next(2) == "compare"
 	case "in":
 		return next(1) == "order" && next(2) == "to"
 	}

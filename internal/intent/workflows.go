@@ -611,7 +611,7 @@ var rules = []rule{
 	r(0, `<code>`, `http_status_info`).with(`mean means meaning meant retry what+is what+does difference+between`),
 	r(anyDomain, `custom+tool new+tool typescript own+tool`, `dynamic_tool_create`),
 	r(anyDomain, `tool`, `dynamic_tool_create`).with(`create creat make write build add replace`).but(`custom+tool new+tool typescript own+tool tool+list my+list`),
-	r(dynamic|value|gateway, tryItWords, `tool_call`),
+	r(dynamic|value|gateway, tryItWords, `tool_call`).but(`nobody+uses no+one+uses nobody+use anymore no+longer`),
 	r(0, `fail+lately failed+lately anything+fail anything+failed`, `events_recent`),
 	r(0, `code`, `http_status_info`).with(`mean means meaning`),
 
