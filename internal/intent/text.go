@@ -665,8 +665,8 @@ func contextOf(clauses []*clause) request {
 			req.dbNamed = true
 		}
 	}
-	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(strongDB) }) {
-		req.dbNamed = true
+	if slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(strongDB) && !c.hasAny(handOnPage) }) {
+		req.dbNamed = true // not "shift-click rows 3 and 5 in the bookings table": a page's
 	}
 	if req.db == 0 {
 		req.db = pg
@@ -692,7 +692,7 @@ func contextOf(clauses []*clause) request {
 // names a database and no page are a table's.
 func (req request) said(c *clause) domain {
 	about := c.about
-	if about&db != 0 && !req.dbNamed && !c.hasAny(strongDB) {
+	if about&db != 0 && !req.dbNamed && (!c.hasAny(strongDB) || c.hasAny(handOnPage)) {
 		about &^= db // rows of a page, not of a table
 	}
 	if about&web != 0 && req.dbNamed && !req.pages && !c.hasAny(strongWeb) {
@@ -796,6 +796,9 @@ var restartAll = triggers(`restart+everything restart+it+all restart+the+whole r
 
 // browserVerbs work a page.
 var browserVerbs = triggers(`tick untick hover scroll drag type press reload`)
+
+// handOnPage work a page's rows by hand.
+var handOnPage = triggers(`click shift+click tap select+rows hover drag`)
 
 // logWords ask for what something logged.
 var logWords = triggers(`log logs`)

@@ -233,7 +233,7 @@ var rules = []rule{
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
 	// Actions in the browser.
-	r(web, loginWords+` authenticate`, `browser_navigate browser_fill_form browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form saved+login storage+state without+typing login+test login+tests login+spec login+specs` + stillIn + loggedIn),
+	r(web, loginWords+` authenticate`, `browser_navigate browser_fill_form browser_click`).but(`<method> <api> api endpoint login+page sign+in+page login+form saved+login storage+state without+typing login+test login+tests login+spec login+specs own+login my+login` + stillIn + loggedIn),
 	r(web, `sign+up register registration`, `browser_navigate browser_fill_form browser_click`),
 	r(web, `checkout`, `browser_navigate browser_click browser_fill_form`).with(`flow go+through complete`),
 	// Buying something is the whole flow: the product, the cart, the form.
@@ -531,7 +531,7 @@ var rules = []rule{
 
 	// GitHub.
 	r(github, `summary+of summarise summarize`, `report_summary`).with(`<file>`).but(`agent pr+summary`),
-	r(github, `back+to+the+default back+to+the+env back+to+my+own back+to+my stop+using forget+the+token drop+the+token drop+the+github`, `gh_disconnect`).first("ghtoken"),
+	r(github, `back+to+the+default back+to+the+env back+to+my+own back+to+my stop+using forget+the+token drop+the+token drop+the+github =forget`, `gh_disconnect`).first("ghtoken"),
 	r(github, `token <ghtoken> personal+access+token`, `gh_connect`).first("ghtoken"),
 	r(github, `protected default+branch default+one stars visibility`, `gh_repo_info`),
 	r(github, `review`, `gh_diff gh_pr_review`).with(`pull+request pr`),
