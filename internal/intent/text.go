@@ -2,8 +2,6 @@ package intent
 
 import (
 	"cmp"
-	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -99,9 +97,6 @@ func (a *Analyzer) text(text string) Analysis {
 		if h := bestFor(about); h.Tool != nil && !slices.Contains(names, h.Tool.Name) &&
 			(len(names) == 0 && h.Score >= minStepScore(c, len(clauses)) || h.Score >= minAlsoScore && !sameFamily(names, h.Tool.Name)) {
 			names = append(names, h.Tool.Name)
-		}
-		if os.Getenv("ZZ_TRACE") != "" {
-			fmt.Println("TRACE", c.words, about, names, bestFor(about).Tool != nil)
 		}
 		for _, n := range names {
 			steps = append(steps, Step{Tool: n, Words: c.words})
@@ -546,9 +541,6 @@ func apply(c *clause, about domain) []string {
 			continue
 		}
 		out = append(out, x.tools...)
-		if os.Getenv("ZZ_TRACE") != "" {
-			fmt.Println("RULE", x.when[:min(3, len(x.when))], x.tools)
-		}
 		if x.group != "" {
 			done[x.group] = true
 		}
