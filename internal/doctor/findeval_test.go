@@ -42,19 +42,19 @@ type intentCase struct {
 }
 
 // The floors each split is held to: a little under what was measured in
-// 2026-11-29's eighth session (search dev 0.933 / 0.988, test 0.906 /
-// 0.974; intent dev 0.910 / 0.799, test 0.862 / 0.782; intent on the
-// search's one-tool requests dev 0.943, test 0.931; docs/PERFORMANCE.md
+// 2026-11-29's ninth session (search dev 0.934 / 0.987, test 0.906 /
+// 0.974; intent dev 0.925 / 0.823, test 0.865 / 0.797; intent on the
+// search's one-tool requests dev 0.951, test 0.933; docs/PERFORMANCE.md
 // has the figures), so that a change that finds worse fails. They are not
 // the goals: test top-1 0.90 and top-3 0.97, intent recall 0.9 and
 // precision 0.75 (issue 31, DESIGN.md); raise a floor when the figure it
 // guards rises.
 var (
 	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.925, 0.98}, "test": {0.895, 0.965}}
-	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.905, 0.79}, "test": {0.855, 0.77}}
+	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.92, 0.815}, "test": {0.86, 0.79}}
 	// oneToolFloor holds intent's recall on the search's one-tool
 	// requests (dev 0.871, test 0.875 at the eighth session's start).
-	oneToolFloor = map[string]float64{"dev": 0.935, "test": 0.92}
+	oneToolFloor = map[string]float64{"dev": 0.945, "test": 0.925}
 )
 
 func loadSplit[T any](t testing.TB, kind, split string) []T {
