@@ -700,11 +700,13 @@ func split(tokens []token) []*clause {
 	// bb-old-pg"): it acts on what the next step names.
 	var verb []token
 	flush := func() {
+		if len(cur) == 0 && verb != nil {
+			cur = verb // "stop and." : the verb alone
+		} else if verb != nil {
+			out = append(out, newClause(append(verb, cur[1:]...)))
+		}
+		verb = nil
 		if len(cur) > 0 {
-			if verb != nil {
-				out = append(out, newClause(append(verb, cur[1:]...)))
-			}
-			verb = nil
 			c := newClause(cur)
 			c.then = then
 			out = append(out, c)

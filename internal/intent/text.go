@@ -258,13 +258,13 @@ var carried = []struct {
 	// "check the Condition dropdown has 5 options, then pick 'Very good'":
 	// a pick from that dropdown.
 	{triggers(`dropdown <selectel>`), triggers(`pick choose`), triggers(`<quoted>`), search.Stem("dropdown"), nil},
-	// "read localStorage recently_viewed, then delete it", "what mocks
-	// are active? drop the recommendations one": what the request read
-	// is what it deletes.
 	// "the wizard keeps its step in sessionStorage. set wizardStep to
 	// 3": there.
 	{triggers(`localstorage`), triggers(`=set`), triggers(`<ident> =to`), "", triggers(`cookie cookies redis key+in+redis =the`)},
 	{triggers(`sessionstorage`), triggers(`=set`), triggers(`<ident> =to`), "", triggers(`cookie cookies redis key+in+redis =the`)},
+	// "read localStorage recently_viewed, then delete it", "what mocks
+	// are active? drop the recommendations one": what the request read
+	// is what it deletes.
 	{triggers(`localstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
 	{triggers(`sessionstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
 	// "list the cookies for .x.io and delete the ab_bucket one": a cookie.
@@ -709,7 +709,9 @@ func (req request) said(c *clause) domain {
 // containers is a container's; "then connect" after starting postgres:16
 // is to it; work handed to a squad is the squad's, a file edited in a
 // repository's request the repository's, a service of a stack the
-// stack's.
+// stack's; the slowest tests of a database a request opens, with no
+// report file, are its rows (the clause is marked <dbrows>, which no
+// report's rule takes).
 func (req request) step(about domain, clauses []*clause, i int, alone bool) domain {
 	c := clauses[i]
 	if about == 0 && alone {
@@ -777,33 +779,19 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	return about
 }
 
-// startWords start a process.
-var startWords = triggers(`run start launch spin+up`)
-
-// liveWords ask whether a site answers.
-var liveWords = triggers(`=up =down reachable alive responding`)
-
-// restartAll restart what a request set up.
-var restartAll = triggers(`restart+everything restart+it+all restart+the+whole recycle+everything`)
-
-// browserVerbs work a page.
-var browserVerbs = triggers(`tick untick hover scroll drag type press reload`)
-
-// handOnPage work a page's rows by hand.
-var handOnPage = triggers(`click shift+click tap select+rows hover drag`)
-
-// logWords ask for what something logged.
-var logWords = triggers(`log logs`)
-
-// fileWords name files.
-var fileWords = triggers(`file files folder folders directory spec specs log logs`)
-
-// siteSearch search a site.
-var siteSearch = triggers(`search search+for`)
-
-// goBack return to the page before; owned name what else a step may go
-// back to.
+// Words that tell what a step is about, in a request about something
+// (req.step, said).
 var (
+	startWords   = triggers(`run start launch spin+up`)                                               // start a process
+	liveWords    = triggers(`=up =down reachable alive responding`)                                   // ask whether a site answers
+	restartAll   = triggers(`restart+everything restart+it+all restart+the+whole recycle+everything`) // restart what a request set up
+	browserVerbs = triggers(`tick untick hover scroll drag type press reload`)                        // work a page
+	handOnPage   = triggers(`click shift+click tap select+rows hover drag`)                           // work a page's rows by hand
+	logWords     = triggers(`log logs`)                                                               // ask what something logged
+	fileWords    = triggers(`file files folder folders directory spec specs log logs`)                // name files
+	siteSearch   = triggers(`search search+for`)                                                      // search a site
+	// goBack return to the page before; owned name what else a step may
+	// go back to.
 	goBack = triggers(`go+back navigate+back press+back hit+back`)
 	owned  = triggers(`online offline token tool tools snapshot version default`)
 )
