@@ -718,6 +718,9 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 		if about = req.nearest(clauses, i); about == 0 {
 			about = value
 		}
+		if i > 0 && clauses[i-1].hasAny(mockWords) && clauses[i-1].about&owners == 0 && c.hasAny(checkWords) {
+			about = web // "mock GET /api/slots to return [], check the delivery step shows X": what the page shows
+		}
 		if c.hasAny(tearDown) {
 			about = cmp.Or(setUp(clauses, i), about) // what the request set up is torn down
 		}
@@ -792,8 +795,9 @@ var (
 	siteSearch   = triggers(`search search+for`)                                                      // search a site
 	// goBack return to the page before; owned name what else a step may
 	// go back to.
-	goBack = triggers(`go+back navigate+back press+back hit+back`)
-	owned  = triggers(`online offline token tool tools snapshot version default`)
+	mockWords = triggers(`mock mocked stub stubbed intercept`) // make the browser's requests answer so
+	goBack    = triggers(`go+back navigate+back press+back hit+back`)
+	owned     = triggers(`online offline token tool tools snapshot version default`)
 )
 
 // commits put a file in a repository.
