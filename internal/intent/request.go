@@ -445,6 +445,10 @@ func lexChunk(out []token, chunk string) []token {
 	case plainWords(body):
 		// Most chunks are words: none of the values below can be one.
 		return lexWords(out, chunk)
+	case body == "—" || body == "–" || body == "-":
+		// "reload - does it jump to /payment?": a dash before a yes/no
+		// question about what the step did is a comma (lexWords decides)
+		out = append(out, token{kind: punct, text: "–"})
 	case body == "->" || body == "→" || body == "=>":
 		// "/p/tv -> 'Reserve'", "Marketing → Vouchers → New": where to go next on a page
 		out = append(out, token{kind: punct, text: "->"})
@@ -748,6 +752,11 @@ func split(tokens []token) []*clause {
 		case t.kind == word && t.text == "after" && next(1).text == "that":
 			flush()
 			i++
+			continue
+		case t.kind == punct && t.text == "–":
+			if n := next(1).text; n == "does" || n == "did" || n == "do" {
+				flush() // "reload - does it jump to /payment?": a check of its own
+			}
 			continue
 		case t.kind == punct || t.kind == word && t.text == "and":
 			// ", and check", "and then", ", wait": a new step when a verb
