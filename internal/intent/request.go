@@ -445,7 +445,7 @@ func lexChunk(out []token, chunk string) []token {
 	case plainWords(body):
 		// Most chunks are words: none of the values below can be one.
 		return lexWords(out, chunk)
-	case body == "—" || body == "–" || body == "-":
+	case (body == "—" || body == "–" || body == "-") && len(out) > 0 && out[len(out)-1].kind != punct:
 		// "reload - does it jump to /payment?": a dash before a yes/no
 		// question about what the step did is a comma (lexWords decides)
 		out = append(out, token{kind: punct, text: "–"})
