@@ -261,6 +261,8 @@ func TestIntentReadsWhatStepsReferTo(t *testing.T) {
 		{"open results/runs.sqlite and give me the 5 slowest tests, then close it", []string{"db_sqlite_open", "db_sqlite_query", "db_sqlite_close"}, []string{"report_timing"}},
 		{"File a bug on acme/shop: 'Cart badge stuck at 0'. Steps: open /cart, add a mug, reload", []string{"gh_issue_create"}, []string{"browser_navigate", "browser_reload"}},
 		{"queue the api suite on main and when it's done list its artifacts", []string{"task_submit", "task_artifacts"}, nil},
+		{"stub GET /api/cart* to return [] and check the basket page says 'Your basket is empty'", []string{"browser_route", "assert_text"}, []string{"assert_equals"}},
+		{"clear localStorage and reload - does the welcome banner show?", []string{"browser_localstorage_clear", "browser_reload", "assert_visible"}, nil},
 	})
 }
 
