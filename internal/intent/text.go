@@ -119,11 +119,12 @@ func (a *Analyzer) text(text string) Analysis {
 		}
 	}
 	// A page opened in a new tab is opened by the tab ("open the tracking
-	// page https://... in a new tab").
+	// page https://... in a new tab"); before implied(), which opens a page
+	// for the page steps left.
 	steps = slices.DeleteFunc(steps, func(n Step) bool {
 		c := clauseOf(clauses, n.Words)
 		return n.Tool == "browser_navigate" && c != nil && c.hasAny(newTab) && len(c.tokens) > 0 && c.tokens[0].text == "open" &&
-			slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == "browser_tabs" && s.Words == n.Words })
+			alongside(steps, n, "browser_tabs")
 	})
 	steps = needless(implied(steps, clauses, req, tools), clauses)
 	if req.swarm && req.about&squads == 0 {
@@ -974,7 +975,7 @@ func needless(steps []Step, clauses []*clause) []Step {
 	steps = slices.DeleteFunc(steps, func(e Step) bool {
 		c := clauseOf(clauses, e.Words)
 		return e.Tool == "assert_equals" && c != nil && !c.has("<status>") && !c.hasAny(equalWords) &&
-			slices.ContainsFunc(steps, func(s Step) bool { return s.Words == e.Words && kindChecks[s.Tool] })
+			alongside(steps, e, "assert_type", "assert_truthy", "assert_range")
 	})
 	// A call the gateway makes on several servers, or on the next when one
 	// fails, is not also made by hand.
@@ -986,7 +987,7 @@ func needless(steps []Step, clauses []*clause) []Step {
 	if has("browser_route") {
 		steps = slices.DeleteFunc(steps, func(s Step) bool {
 			c := clauseOf(clauses, s.Words)
-			return s.Tool == "data_generate" && c != nil && !c.tokens[0].method && slices.ContainsFunc(steps, func(r Step) bool { return r.Tool == "browser_route" && r.Words == s.Words })
+			return s.Tool == "data_generate" && c != nil && !c.tokens[0].method && alongside(steps, s, "browser_route")
 		})
 	}
 	// Inputs asked for to be used later ("I need XSS payloads to throw at
@@ -1071,8 +1072,11 @@ var equalWords = triggers(`equal equals =same match matches`)
 // nameUnknown say the request does not know a thing's name or id.
 var nameUnknown = triggers(`don+remember dont+remember no+idea not+sure+what forgot forget+what can+remember what+it+called what+the+file`)
 
-// kindChecks check a value by its kind, not against another.
-var kindChecks = map[string]bool{"assert_type": true, "assert_truthy": true, "assert_range": true}
+// alongside says whether steps give s's words one of tools too: the
+// same step done by another tool.
+func alongside(steps []Step, s Step, tools ...string) bool {
+	return slices.ContainsFunc(steps, func(o Step) bool { return o.Words == s.Words && slices.Contains(tools, o.Tool) })
+}
 
 // takesPath says whether a tool reads the files it works on itself: a
 // tool of files, pages, repositories, containers, jobs or hosted
