@@ -324,6 +324,10 @@ type Intent struct {
 	Enabled bool `koanf:"enabled"`
 	// CacheResults keeps analyses of the same input. Default true.
 	CacheResults bool `koanf:"cacheResults"`
+	// Learned adds the tools a model learned from labelled requests
+	// finds likely and the rules did not give (docs/tool-search.md);
+	// false gives the rules' answer alone. Default true.
+	Learned bool `koanf:"learned"`
 }
 
 // MCP configures the MCP protocol layer of the front, on every transport.
@@ -394,7 +398,7 @@ func Default() Config {
 			MaxResultBytes: 100_000, MaxResultHardBytes: 16 << 20, ListProfile: "core",
 		},
 		MCP:       MCP{MaxMessageBytes: 16 << 20, SessionIdleTimeout: 30 * time.Minute, MaxSessions: 1000},
-		Intent:    Intent{Enabled: true, CacheResults: true},
+		Intent:    Intent{Enabled: true, CacheResults: true, Learned: true},
 		Log:       Log{Level: "info", Format: "text"},
 		Workers:   defaultWorkers(),
 		Gateway:   defaultGateway(),

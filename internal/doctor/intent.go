@@ -6,6 +6,7 @@ import (
 
 	"github.com/barrhawk/barrhawk/internal/gateway"
 	"github.com/barrhawk/barrhawk/internal/intent"
+	"github.com/barrhawk/barrhawk/internal/intent/learned"
 	"github.com/barrhawk/barrhawk/internal/schema"
 	"github.com/barrhawk/barrhawk/internal/search"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -14,12 +15,17 @@ import (
 // newAnalyzer builds the Doctor's intent analyzer over its registry and
 // tool search.
 func (d *Doctor) newAnalyzer() *intent.Analyzer {
-	return &intent.Analyzer{
+	a := &intent.Analyzer{
 		Tools:  d.reg.List,
 		Search: func(q string, limit int) []search.Hit { return d.Search(q, limit, "") },
 		Own:    func(t *tool.Tool) bool { return IsDynamic(t) || gateway.IsHosted(t) },
 		Cache:  d.cfg.Intent.CacheResults,
 	}
+	if d.cfg.Intent.Learned {
+		// The model is built in; TestIntentModel checks it decodes.
+		a.Learned, _ = learned.Embedded()
+	}
+	return a
 }
 
 func (d *Doctor) intentTools() []tool.Tool {

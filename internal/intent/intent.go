@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/barrhawk/barrhawk/internal/intent/learned"
 	"github.com/barrhawk/barrhawk/internal/search"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -41,6 +42,10 @@ type Analysis struct {
 	// Steps are the suggested tools in calling order, each with the words
 	// of the request it does and the arguments found there.
 	Steps []Step `json:"steps"`
+	// Read are the words of a request in words read as its work, without
+	// what it says is no step (a purpose, what not to do, what the user
+	// does, the text of an issue it files): what the learned model reads.
+	Read string `json:"-"`
 }
 
 // Step is one suggested call.
@@ -54,6 +59,10 @@ type Step struct {
 	// Each, when set, are the items the step repeats over, one argument
 	// set each (several URLs, several window sizes).
 	Each []map[string]any `json:"each,omitempty"`
+	// Likely, when set, is a step no words of the request name: the
+	// learned model's probability that requests like this one need the
+	// tool (package learned); such a step has no words or arguments.
+	Likely float64 `json:"likely,omitempty"`
 }
 
 // Analyzer analyses with a registry's tools; safe for concurrent use. Its
@@ -65,8 +74,12 @@ type Analyzer struct {
 	// Own, when set, tells the tools no workflow knows, which the search
 	// may pick for any step: the agent's dynamic tools, a hosted MCP
 	// server's.
-	Own   func(*tool.Tool) bool
-	Cache bool
+	Own func(*tool.Tool) bool
+	// Learned, when set, adds the tools it finds a request likely needs
+	// and the rules did not give (package learned); nil gives the rules'
+	// answer alone.
+	Learned *learned.Model
+	Cache   bool
 
 	mu    sync.Mutex
 	cache map[string]Analysis

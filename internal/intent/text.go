@@ -27,8 +27,9 @@ func (a *Analyzer) text(text string) Analysis {
 	req := contextOf(clauses)
 
 	var steps []Step
-	body := false    // in the text of an issue, a comment or a PR the request writes
-	writing := false // the step before writes an issue, a comment or a PR
+	var read []string // the words of the clauses read as the request's work
+	body := false     // in the text of an issue, a comment or a PR the request writes
+	writing := false  // the step before writes an issue, a comment or a PR
 	for i, c := range clauses {
 		if body && !c.then && c.about&github == 0 {
 			continue // "with steps: sign in, open record b12, click Place hold": what the issue says
@@ -69,6 +70,7 @@ func (a *Analyzer) text(text string) Analysis {
 		if userDoes(c) {
 			continue // "I'll paste them into the promo box by hand": the user's own step
 		}
+		read = append(read, c.words)
 		if bareCheck(c) && slices.ContainsFunc(steps, func(s Step) bool { return strings.HasPrefix(s.Tool, "assert_") }) {
 			continue // "..., verify": the check the clause before asked for
 		}
@@ -132,8 +134,11 @@ func (a *Analyzer) text(text string) Analysis {
 	}
 	steps = dedupe(steps)
 	hint(steps, clauses, tools, text)
-
-	r := Analysis{Steps: steps, Parallelizable: req.parallel}
+	r := Analysis{Read: strings.Join(read, ". "), Parallelizable: req.parallel}
+	if a.Learned != nil {
+		steps = a.addLikely(steps, r.Read, tools)
+	}
+	r.Steps = steps
 	for _, s := range steps {
 		r.SuggestedTools = append(r.SuggestedTools, s.Tool)
 	}
@@ -146,6 +151,32 @@ func (a *Analyzer) text(text string) Analysis {
 		r.Complexity = Simple
 	}
 	return finish(r, tools)
+}
+
+// addLikely adds the tools the learned model finds likely and the rules
+// did not give, each where such a tool usually comes: before the first
+// step whose tool usually comes later. The model reads the words read as
+// the request's work (Analysis.Read), not what the request says is no
+// step: a purpose, what not to do, the text of an issue it files.
+func (a *Analyzer) addLikely(steps []Step, read string, tools map[string]*tool.Tool) []Step {
+	chosen := make([]string, 0, len(steps))
+	for _, s := range steps {
+		if !slices.Contains(chosen, s.Tool) {
+			chosen = append(chosen, s.Tool)
+		}
+	}
+	likely := a.Learned.Add(read, chosen, func(name string) bool { return tools[name] != nil })
+	for _, l := range likely {
+		at := slices.IndexFunc(steps, func(s Step) bool {
+			p, ok := a.Learned.PositionOf(s.Tool)
+			return ok && p > l.Position
+		})
+		if at < 0 {
+			at = len(steps)
+		}
+		steps = slices.Insert(steps, at, Step{Tool: l.Tool, Likely: l.Probability})
+	}
+	return steps
 }
 
 // carry gives a step the thing an earlier one named, which it only

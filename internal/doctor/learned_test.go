@@ -1,0 +1,104 @@
+package doctor
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/barrhawk/barrhawk/internal/intent"
+	"github.com/barrhawk/barrhawk/internal/intent/learned"
+)
+
+// modelFile is the built-in intent model, relative to this package.
+var modelFile = filepath.Join("..", "intent", "learned", "model.json.gz")
+
+// rulesOnly is the Doctor's analyzer without the learned model.
+func rulesOnly(d *Doctor) *intent.Analyzer {
+	a := d.newAnalyzer()
+	a.Learned, a.Cache = nil, false
+	return a
+}
+
+// modelExamples are the dev split's requests with the tools the rules
+// give them: what the built-in model is trained on.
+func modelExamples(t testing.TB, d *Doctor) []learned.Example {
+	a := rulesOnly(d)
+	var out []learned.Example
+	for _, c := range loadSplit[intentCase](t, "intent", "dev") {
+		r := a.Text(c.Q)
+		out = append(out, learned.Example{Text: r.Read, Chosen: r.SuggestedTools, Want: c.Want})
+	}
+	return out
+}
+
+// TestIntentModel checks that the built-in model was trained on today's
+// dev split and the answers today's rules give it (UPDATE_MODEL=1
+// retrains it), and reports how the model does on dev sets it was not
+// trained on: trained on five sixths of the sets, asked the rest.
+func TestIntentModel(t *testing.T) {
+	t.Parallel()
+	d := newSearchDoctor(t)
+	examples := modelExamples(t, d)
+	m, err := learned.Embedded()
+	if os.Getenv("UPDATE_MODEL") != "" {
+		b, werr := learned.Train(examples).Encode()
+		if werr == nil {
+			werr = os.WriteFile(modelFile, b, 0o644)
+		}
+		if werr != nil {
+			t.Fatal(werr)
+		}
+		t.Logf("wrote %s (%d bytes) from %d requests", modelFile, len(b), len(examples))
+		m, err = learned.Decode(b) // what the next build embeds
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Data != learned.Fingerprint(examples) {
+		t.Errorf("the built-in intent model was trained on other requests, or other answers of the rules, than the dev split and the rules give today; retrain it: UPDATE_MODEL=1 go test ./internal/doctor -run TestIntentModel")
+	}
+	if len(m.Tools) < 100 || len(m.Weights) < 1000 {
+		t.Errorf("the model knows %d tools and %d features; a model trained on the dev split knows over 100 and 1,000", len(m.Tools), len(m.Weights))
+	}
+	for _, name := range m.Tools {
+		if _, ok := d.Registry().Get(name); !ok {
+			t.Errorf("the model knows %s, which is no tool", name)
+		}
+	}
+
+	// Leave sets out: every sixth set of the dev split is asked of a
+	// model trained on the others.
+	files, _ := filepath.Glob(filepath.Join("testdata", "findeval", "intent-dev-*.json"))
+	var rules, with intentScore
+	for k := range 6 {
+		var train, held []learned.Example
+		i := 0
+		for n, f := range files {
+			cases := len(loadFile[intentCase](t, f))
+			if n%6 == k {
+				held = append(held, examples[i:i+cases]...)
+			} else {
+				train = append(train, examples[i:i+cases]...)
+			}
+			i += cases
+		}
+		fold := learned.Train(train)
+		for _, e := range held {
+			rules.add(e.Want, e.Chosen)
+			got := slices.Clone(e.Chosen)
+			for _, l := range fold.Add(e.Text, e.Chosen, func(string) bool { return true }) {
+				got = append(got, l.Tool)
+			}
+			with.add(e.Want, got)
+		}
+	}
+	t.Logf("intent_analyze, dev split with sets left out of the model's training: rules alone recall %.3f, precision %.3f; with the model %.3f, %.3f",
+		rules.recall(), rules.precision(), with.recall(), with.precision())
+	if with.recall() <= rules.recall() {
+		t.Errorf("on dev sets it was not trained on, the model adds no recall: %.3f with it, %.3f without", with.recall(), rules.recall())
+	}
+	if with.precision() < intentFloor["dev"].precision-0.02 {
+		t.Errorf("on dev sets it was not trained on, precision with the model is %.3f (floor %.2f)", with.precision(), intentFloor["dev"].precision-0.02)
+	}
+}
