@@ -22,8 +22,14 @@ func (d *Doctor) newAnalyzer() *intent.Analyzer {
 		Cache:  d.cfg.Intent.CacheResults,
 	}
 	if d.cfg.Intent.Learned {
-		// The model is built in; TestIntentModel checks it decodes.
-		a.Learned, _ = learned.Embedded()
+		// The model is built in (TestIntentModel checks it decodes);
+		// decoding it takes tens of milliseconds, begun here so that the
+		// first analysis seldom waits.
+		a.Learned = func() *learned.Model {
+			m, _ := learned.Embedded()
+			return m
+		}
+		go a.Learned()
 	}
 	return a
 }

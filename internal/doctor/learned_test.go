@@ -11,7 +11,7 @@ import (
 )
 
 // modelFile is the built-in intent model, relative to this package.
-var modelFile = filepath.Join("..", "intent", "learned", "model.json.gz")
+var modelFile = filepath.Join("..", "intent", "learned", "model.bin.gz")
 
 // rulesOnly is the Doctor's analyzer without the learned model.
 func rulesOnly(d *Doctor) *intent.Analyzer {

@@ -6,9 +6,12 @@
 // be split across Igors. A request is read as a QA engineer reads it: cut
 // into steps (request.go), each step given the tools its kind of work
 // takes (workflows.go, text.go), and hints found in its words (hints.go);
-// a compound tool name such as test_login_flow stands for a recipe. It
-// reads only the registry and the tool search; no model is asked, and the
-// same words always give the same answer.
+// a compound tool name such as test_login_flow stands for a recipe.
+// Then a small model learned from labelled requests (package learned)
+// adds the tools such requests usually need that no rule read: the page
+// opened before a form, the list before a review. It reads only the
+// registry, the tool search and that model; no language model is asked,
+// and the same words always give the same answer.
 package intent
 
 import (
@@ -75,10 +78,11 @@ type Analyzer struct {
 	// may pick for any step: the agent's dynamic tools, a hosted MCP
 	// server's.
 	Own func(*tool.Tool) bool
-	// Learned, when set, adds the tools it finds a request likely needs
-	// and the rules did not give (package learned); nil gives the rules'
-	// answer alone.
-	Learned *learned.Model
+	// Learned, when set, gives the model that adds the tools it finds a
+	// request likely needs and the rules did not give (package learned);
+	// nil, or a nil model, gives the rules' answer alone. It is asked at
+	// the first request, so that a model is decoded only when used.
+	Learned func() *learned.Model
 	Cache   bool
 
 	mu    sync.Mutex

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/barrhawk/barrhawk/internal/intent/learned"
 	"github.com/barrhawk/barrhawk/internal/search"
 	"github.com/barrhawk/barrhawk/internal/tool"
 )
@@ -136,7 +137,9 @@ func (a *Analyzer) text(text string) Analysis {
 	hint(steps, clauses, tools, text)
 	r := Analysis{Read: strings.Join(read, ". "), Parallelizable: req.parallel}
 	if a.Learned != nil {
-		steps = a.addLikely(steps, r.Read, tools)
+		if m := a.Learned(); m != nil {
+			steps = addLikely(m, steps, r.Read, tools)
+		}
 	}
 	r.Steps = steps
 	for _, s := range steps {
@@ -158,17 +161,17 @@ func (a *Analyzer) text(text string) Analysis {
 // step whose tool usually comes later. The model reads the words read as
 // the request's work (Analysis.Read), not what the request says is no
 // step: a purpose, what not to do, the text of an issue it files.
-func (a *Analyzer) addLikely(steps []Step, read string, tools map[string]*tool.Tool) []Step {
+func addLikely(m *learned.Model, steps []Step, read string, tools map[string]*tool.Tool) []Step {
 	chosen := make([]string, 0, len(steps))
 	for _, s := range steps {
 		if !slices.Contains(chosen, s.Tool) {
 			chosen = append(chosen, s.Tool)
 		}
 	}
-	likely := a.Learned.Add(read, chosen, func(name string) bool { return tools[name] != nil })
+	likely := m.Add(read, chosen, func(name string) bool { return tools[name] != nil })
 	for _, l := range likely {
 		at := slices.IndexFunc(steps, func(s Step) bool {
-			p, ok := a.Learned.PositionOf(s.Tool)
+			p, ok := m.PositionOf(s.Tool)
 			return ok && p > l.Position
 		})
 		if at < 0 {

@@ -8,7 +8,7 @@
 // requests before a review, the text check after a step).
 //
 // The model is trained on the dev split of the findeval requests
-// (internal/doctor/testdata/findeval) and embedded here as model.json.gz;
+// (internal/doctor/testdata/findeval) and embedded here as model.bin.gz;
 // it is never trained on the test or held-out splits. Train rebuilds it
 // the same way every time: the same examples give the same weights.
 package learned
@@ -17,8 +17,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	_ "embed"
-	"encoding/json"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -36,16 +39,17 @@ type Model struct {
 	// Data is the SHA-256 of the examples it was trained on
 	// (Fingerprint), so that a model left behind by changed rules or
 	// data is noticed.
-	Data string `json:"data"`
-	// Tools are the tools it knows, in the order of each weight list.
-	Tools []string `json:"tools"`
+	Data string
+	// Tools are the tools it knows, sorted, in the order of each weight
+	// list.
+	Tools []string
 	// Position is each tool's mean place in the labelled requests, from
 	// 0 (first step) to 1 (last), to put an added tool where it is
 	// usually called.
-	Position []float64 `json:"position"`
+	Position []float64
 	// Weights are, per feature, pairs of a tool's index in Tools and its
 	// weight in thousandths; weights under a pruning bound are left out.
-	Weights map[string][]int32 `json:"weights"`
+	Weights map[string][]int32
 }
 
 // Likely is a tool the model adds, with its probability.
@@ -56,7 +60,7 @@ type Likely struct {
 	Position float64
 }
 
-//go:embed model.json.gz
+//go:embed model.bin.gz
 var embedded []byte
 
 var (
@@ -71,39 +75,118 @@ func Embedded() (*Model, error) {
 	return loaded, loadErr
 }
 
+// magic begins an encoded model, with the format's version.
+const magic = "barrhawk intent model 1\n"
+
 // Decode reads a model written by Encode.
 func Decode(b []byte) (*Model, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("learned model: %w", err)
 	}
-	var m Model
-	if err := json.NewDecoder(zr).Decode(&m); err != nil {
+	raw, err := io.ReadAll(zr)
+	if err != nil {
 		return nil, fmt.Errorf("learned model: %w", err)
 	}
-	if len(m.Position) != len(m.Tools) {
-		return nil, fmt.Errorf("learned model: %d positions for %d tools", len(m.Position), len(m.Tools))
+	m, err := decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("learned model: %w", err)
 	}
-	for f, ws := range m.Weights {
-		if len(ws)%2 != 0 {
-			return nil, fmt.Errorf("learned model: feature %q has an odd weight list", f)
-		}
-		for i := 0; i < len(ws); i += 2 {
-			if ws[i] < 0 || int(ws[i]) >= len(m.Tools) {
-				return nil, fmt.Errorf("learned model: feature %q names tool %d of %d", f, ws[i], len(m.Tools))
-			}
-		}
-	}
-	return &m, nil
+	return m, nil
 }
 
-// Encode writes the model, gzipped JSON.
+// errShort says an encoded model ends before its last feature.
+var errShort = errors.New("cut short or damaged")
+
+// decode reads the format Encode writes: the magic line, the data's
+// fingerprint, the tools with their positions in thousandths, then each
+// feature with its pairs of a tool's index and a weight in thousandths;
+// strings and counts as uvarints, weights as varints.
+func decode(b []byte) (*Model, error) {
+	rest, ok := bytes.CutPrefix(b, []byte(magic))
+	if !ok {
+		return nil, fmt.Errorf("not a model of this format (want it to begin %q)", strings.TrimSpace(magic))
+	}
+	bad := false
+	num := func() int {
+		v, n := binary.Uvarint(rest)
+		if n <= 0 || v > uint64(len(b)) {
+			bad, rest = true, nil
+			return 0
+		}
+		rest = rest[n:]
+		return int(v)
+	}
+	str := func() string {
+		n := num()
+		if n > len(rest) {
+			bad, rest = true, nil
+			return ""
+		}
+		s := string(rest[:n])
+		rest = rest[n:]
+		return s
+	}
+	m := &Model{Data: str()}
+	m.Tools = make([]string, num())
+	m.Position = make([]float64, len(m.Tools))
+	for i := range m.Tools {
+		m.Tools[i], m.Position[i] = str(), float64(num())/1000
+	}
+	features := num()
+	m.Weights = make(map[string][]int32, features)
+	for range features {
+		f := str()
+		ws := make([]int32, 2*num())
+		for i := 0; i < len(ws) && !bad; i += 2 {
+			ws[i] = int32(num())
+			w, n := binary.Varint(rest)
+			if n <= 0 {
+				bad = true
+				break
+			}
+			rest, ws[i+1] = rest[n:], int32(w)
+			if int(ws[i]) >= len(m.Tools) {
+				return nil, fmt.Errorf("feature %q names tool %d of %d", f, ws[i], len(m.Tools))
+			}
+		}
+		if bad {
+			return nil, errShort
+		}
+		m.Weights[f] = ws
+	}
+	if bad || len(rest) > 0 {
+		return nil, errShort
+	}
+	return m, nil
+}
+
+// Encode writes the model, gzipped (decode says the format), its
+// features in sorted order so that the same model gives the same bytes.
 func (m *Model) Encode() ([]byte, error) {
+	var raw []byte
+	num := func(v int) { raw = binary.AppendUvarint(raw, uint64(v)) }
+	str := func(s string) { num(len(s)); raw = append(raw, s...) }
+	raw = append(raw, magic...)
+	str(m.Data)
+	num(len(m.Tools))
+	for i, t := range m.Tools {
+		str(t)
+		num(int(math.Round(m.Position[i] * 1000)))
+	}
+	num(len(m.Weights))
+	for _, f := range slices.Sorted(maps.Keys(m.Weights)) {
+		ws := m.Weights[f]
+		str(f)
+		num(len(ws) / 2)
+		for i := 0; i+1 < len(ws); i += 2 {
+			num(int(ws[i]))
+			raw = binary.AppendVarint(raw, int64(ws[i+1]))
+		}
+	}
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err := json.NewEncoder(zw).Encode(m); err != nil {
-		return nil, fmt.Errorf("learned model: %w", err)
-	}
+	zw.Write(raw)
 	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("learned model: %w", err)
 	}

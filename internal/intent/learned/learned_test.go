@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -90,23 +91,45 @@ func TestTrainingIsReproducible(t *testing.T) {
 }
 
 func TestDecodeSaysWhatIsWrong(t *testing.T) {
-	zip := func(s string) []byte {
-		var b bytes.Buffer
-		w := gzip.NewWriter(&b)
-		w.Write([]byte(s))
+	zip := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(b)
 		w.Close()
-		return b.Bytes()
+		return buf.Bytes()
 	}
-	for in, want := range map[string]string{
-		"plain text, not a gzip stream": "invalid header",
-		string(zip("{")):                "unexpected EOF",
-		string(zip(`{"tools":["a"]}`)):  "0 positions for 1 tools",
-		string(zip(`{"tools":["a"],"position":[0],"weights":{"w:x":[0]}}`)):     `feature "w:x" has an odd weight list`,
-		string(zip(`{"tools":["a"],"position":[0],"weights":{"w:x":[3,100]}}`)): `feature "w:x" names tool 3 of 1`,
-	} {
-		if _, err := Decode([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Decode(%.30q) = %v, want an error saying %q", in, err, want)
+	unzip := func(b []byte) []byte {
+		r, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
 		}
+		out, _ := io.ReadAll(r)
+		return out
+	}
+	good, _ := Train(shop()).Encode()
+	raw := unzip(good)
+	wrongTool, _ := (&Model{Tools: []string{"a"}, Position: []float64{0}, Weights: map[string][]int32{"w:x": {3, 100}}}).Encode()
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"not gzip", []byte("plain text, not a gzip stream"), "invalid header"},
+		{"another format", zip([]byte(`{"tools":["a"]}`)), "not a model of this format"},
+		{"cut short", zip(raw[:len(raw)/2]), "cut short or damaged"},
+		{"a tool past the list", wrongTool, `feature "w:x" names tool 3 of 1`},
+	} {
+		if _, err := Decode(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Decode = %v, want an error saying %q", c.name, err, c.want)
+		}
+	}
+	m, err := Decode(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := m.Encode()
+	if !bytes.Equal(again, good) {
+		t.Error("a decoded model encodes to other bytes")
 	}
 }
 
