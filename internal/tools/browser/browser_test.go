@@ -14,13 +14,13 @@ import (
 	"testing"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
 func TestMain(m *testing.M) {
-	browser.ExecIfBrowserStart() // this test binary starts the browser too
-	os.Exit(m.Run())
+	os.Exit(browsertest.Main(m))
 }
 
 func TestFamily(t *testing.T) {
@@ -90,8 +90,7 @@ func obj(t *testing.T, s *tooltest.Session, name, args string) map[string]any {
 
 func TestBrowserTools(t *testing.T) {
 	srv := appServer(t)
-	out := t.TempDir()
-	browser.Configure(true, out, 0)
+	out := browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	got := obj(t, s, "browser_launch", `{"url":"`+srv.URL+`/"}`)
 	if got["launched"] != true || got["status"] != float64(200) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
@@ -94,8 +95,7 @@ func clearLog(t *testing.T, s *tooltest.Session) {
 // dialogs left open, drag and drop, the snapshot's cap, and bad input.
 func TestBrowserInputsAndEdges(t *testing.T) {
 	srv := widgetServer(t)
-	out := t.TempDir()
-	browser.Configure(true, out, 0)
+	out := browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
@@ -43,7 +43,7 @@ const (
 
 func TestEmulateMedia(t *testing.T) {
 	srv := mediaServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 	if got := evalValue(t, s, colorJS); got != "rgb(0, 0, 1)" {
@@ -98,7 +98,7 @@ func TestEmulateMedia(t *testing.T) {
 
 func TestSessionEmulation(t *testing.T) {
 	srv := mediaServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 
 	// A phone: its width, touch and user agent, in later tabs too.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
@@ -13,7 +13,7 @@ import (
 func TestExportTestBadInput(t *testing.T) {
 	srv := appServer(t)
 	dir := t.TempDir()
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.Ctx = tool.WithRoots(context.Background(), []string{dir})
 	s.MustFailWith("browser_export_test", `{}`, tool.CodeNotFound, "no browser runs")

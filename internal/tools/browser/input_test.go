@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
@@ -53,7 +53,7 @@ func inputServer(t *testing.T) *httptest.Server {
 
 func TestCheckAndUncheck(t *testing.T) {
 	srv := inputServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 	checked := func(id string) any { return eval(t, s, "document.getElementById('"+id+"').checked") }
@@ -98,7 +98,7 @@ func TestCheckAndUncheck(t *testing.T) {
 
 func TestKeyboardTools(t *testing.T) {
 	srv := inputServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 
@@ -148,7 +148,7 @@ func TestKeyboardTools(t *testing.T) {
 
 func TestMouseDownUp(t *testing.T) {
 	srv := inputServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 	s.MustRun("browser_mouse_move", `{"x":40,"y":30}`)
@@ -169,7 +169,7 @@ func TestMouseDownUp(t *testing.T) {
 
 func TestFind(t *testing.T) {
 	srv := inputServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 

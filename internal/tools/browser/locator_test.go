@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
@@ -43,7 +43,7 @@ func todoMVC(t *testing.T) string {
 func TestGenerateLocatorTodoMVC(t *testing.T) {
 	core := playwrightCore(t)
 	url := todoMVC(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_navigate", `{"url":"`+url+`"}`)
 	for _, item := range todoItems {
@@ -190,7 +190,7 @@ func refOn(t *testing.T, snap, line string) string {
 
 func TestGenerateLocatorBadInput(t *testing.T) {
 	srv := appServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 	s.MustFailWith("browser_generate_locator", `{}`, tool.CodeInvalidArgs, "selector", "ref")

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
@@ -57,7 +57,7 @@ func evalValue(t *testing.T, s *tooltest.Session, args string) any {
 
 func TestRoutesOfflineAndHAR(t *testing.T) {
 	srv := mockServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	root := t.TempDir()
 	s := tooltest.NewSession(t, Tools())
 	s.Ctx = tool.WithRoots(context.Background(), []string{root})

@@ -5,7 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
 
@@ -37,7 +37,7 @@ const outJS = `{"expression":"new Promise((r) => { const f = () => { const t = d
 // emulation before its first request, and becomes a tab of the session.
 func TestPopupsGetTheSessionsRoutesAndEmulation(t *testing.T) {
 	srv := popupServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/"}`)
 	s.MustRun("browser_route", `{"pattern":"**/api/data","body":"mocked"}`)
@@ -87,7 +87,7 @@ func TestPopupsGetTheSessionsRoutesAndEmulation(t *testing.T) {
 // (which has no renderer until it navigates) as well.
 func TestPopupsOfAnEmulatingSession(t *testing.T) {
 	srv := popupServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_session_new", `{"id":"tokyo","url":"`+srv.URL+`/","locale":"de-DE","timezoneId":"Asia/Tokyo","viewport":{"width":390,"height":700},"geolocation":{"latitude":35.68,"longitude":139.69},"permissions":["geolocation"]}`)
 	s.MustRun("browser_click", `{"selector":"#link"}`)
@@ -114,7 +114,7 @@ func TestPopupsOfAnEmulatingSession(t *testing.T) {
 // worker, so a route answers them as it would without one.
 func TestRoutesBypassTheServiceWorker(t *testing.T) {
 	srv := popupServer(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/sw"}`)
 	controlled := evalValue(t, s, `{"expression":"navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then(() => navigator.serviceWorker.controller ? true : new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', () => r(true))))"}`)

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
@@ -67,7 +67,7 @@ func eval(t *testing.T, s *tooltest.Session, expr string) any {
 
 func TestCookieTools(t *testing.T) {
 	site := newLoginSite(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 
 	// Without a page there is no host to default to.
@@ -154,7 +154,7 @@ func TestCookieTools(t *testing.T) {
 
 func TestWebStorageTools(t *testing.T) {
 	site := newLoginSite(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	s.MustFailWith("browser_localstorage_list", `{}`, tool.CodeToolError, "about:blank", "no origin")
 	s.MustRun("browser_navigate", `{"url":"`+site.URL+`/plain"}`)
@@ -211,7 +211,7 @@ func stateRoots(t *testing.T, s *tooltest.Session) string {
 
 func TestStorageStateSignsInANewSession(t *testing.T) {
 	site := newLoginSite(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	dir := stateRoots(t, s)
 
@@ -290,7 +290,7 @@ func TestStorageStateSignsInANewSession(t *testing.T) {
 func TestPlaywrightStorageStateSignsIn(t *testing.T) {
 	core := playwrightCore(t)
 	site := newLoginSite(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	dir := stateRoots(t, s)
 	path := filepath.Join(dir, "pw.json")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/proc"
 	"github.com/barrhawk/barrhawk/internal/testsupport/testbin"
 	"github.com/barrhawk/barrhawk/internal/tool"
@@ -64,7 +65,7 @@ func leftovers() []string {
 // under root.
 func videoSession(t *testing.T) (s *tooltest.Session, root string) {
 	needVideoTools(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s = tooltest.NewSession(t, Tools())
 	return s, stateRoots(t, s)
 }
@@ -144,7 +145,7 @@ func TestVideoTools(t *testing.T) {
 
 func TestStartVideoWithoutFFmpeg(t *testing.T) {
 	needVideoTools(t)
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := tooltest.NewSession(t, Tools())
 	stateRoots(t, s)
 	s.MustRun("browser_launch", `{}`)

@@ -9,15 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 	browsertools "github.com/barrhawk/barrhawk/internal/tools/browser"
 )
 
 func TestMain(m *testing.M) {
-	browser.ExecIfBrowserStart()
-	os.Exit(m.Run())
+	os.Exit(browsertest.Main(m))
 }
 
 const shop = `<!doctype html><html lang="en"><title>Shop</title><main><h1>Cart</h1>

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/browser"
+	"github.com/barrhawk/barrhawk/internal/browser/browsertest"
 	"github.com/barrhawk/barrhawk/internal/tool"
 	"github.com/barrhawk/barrhawk/internal/tool/tooltest"
 )
@@ -27,7 +27,7 @@ const formPage = `<!doctype html><title>Form</title>
 // holds the form assertions.
 func TestExportDialogsTabsAndPopups(t *testing.T) {
 	srv := serve(t, map[string]string{"/form": formPage})
-	browser.Configure(true, t.TempDir(), 0)
+	browsertest.OutputDir(t)
 	s := session(t)
 	s.MustRun("browser_navigate", `{"url":"`+srv.URL+`/form"}`)
 	s.MustRun("browser_handle_dialog", `{"action":"dismiss","autoRespond":false}`)
