@@ -311,6 +311,7 @@ var rules = []rule{
 	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
 	r(web, `text`, `browser_get_text`).with(`read get grab copy pull extract give+me`),
 	r(web, `grab note copy read pull get`, `browser_get_text`).with(`order+number reference+number confirmation+number rma+number booking+reference`),
+	r(web, `grab`, `browser_get_text`).with(`it price total totals amount`).but(`screenshot picture image file api endpoint <api> <method>`),
 	r(web, `read+me read+out tell+me+what what+it+says what+it+shows read+it+to+me`, `browser_get_text`).but(`text console error errors network request requests`),
 	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
@@ -411,7 +412,7 @@ var rules = []rule{
 	// Measures of a page compared with a baseline file: the file read,
 	// the regression judged (not a diff of two documents).
 	r(files, `compare diff against vs versus`, `fs_read performance_regression`).with(perfWords).first("perfdiff"),
-	r(web|files, `compare diff`, `browser_get_text string_diff`).with(`page+text text+of+the+page copy+on wording`).but(`<twofiles> line+diff text+diff`).first("perfdiff"),
+	r(web|files, `compare diff`, `browser_get_text string_diff`).with(`page+text homepage+text text+of text+on+the+page copy+on wording`).but(`<twofiles> line+diff text+diff`).first("perfdiff"),
 	r(files, `compare diff`, `fs_read object_diff`).with(`key+by+key field+by+field keys fields values`).first("perfdiff"),
 	r(files, `compare diff`, `fs_diff`).with(`<twofiles> the+backup backup+copy the+original original+copy`).but(`timing timings slower faster durations key+by+key field+by+field keys fields values`).first("perfdiff"),
 	r(files|api, `compare diff`, `fs_read object_diff`).with(`<file>`).but(`<twofiles>`).first("perfdiff"),
