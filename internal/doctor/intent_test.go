@@ -325,6 +325,9 @@ func TestIntentStepsAndHints(t *testing.T) {
 		"Merge #497 on acme/web":                                                  {"gh_pr_merge", map[string]any{"pullNumber": 497, "owner": "acme", "repo": "web"}},
 		"Wait 3 seconds":                                                          {"wait_ms", map[string]any{"ms": 3000}},
 		"Open the invoice page and save it as invoice-42.pdf":                     {"browser_pdf_save", map[string]any{"path": "invoice-42.pdf"}},
+		"stop and remove the qa-mailpit container":                                {"docker_rm", map[string]any{"container": "qa-mailpit"}},
+		"show me the logs of the api container":                                   {"docker_logs", map[string]any{"container": "api"}},
+		"stop bb-old-pg":                                                          {"docker_stop", map[string]any{"container": "bb-old-pg"}},
 	} {
 		r := d.intent.Text(text)
 		if s := step(r, want[0].(string)); mustJSON(s.Args) != mustJSON(want[1]) {

@@ -26,6 +26,7 @@ type found struct {
 	number                             int // of a pull request or an issue
 	ms                                 int
 	table, key, keyPattern, pressKey   string
+	container                          string // "the qa-mailpit container", "stop bb-old-pg"
 	fullPage                           bool
 }
 
@@ -121,6 +122,12 @@ func find(c *clause) found {
 				} else if n := nextTok(1); n.kind == word || n.kind == quoted {
 					f.table = n.written()
 				}
+			case t.text == "container" && f.container == "":
+				if p := prev(1); p.kind == word && !stopNoun[p.text] && !containerVerbs[p.text] {
+					f.container = p.raw
+				}
+			case hyphenName.MatchString(t.raw) && f.container == "" && (containerVerbs[prev(1).text] || prev(1).text == "the" && containerVerbs[prev(2).text]):
+				f.container = t.raw
 			case t.text == "key" && f.key == "":
 				if n := nextTok(1); n.kind == word || n.kind == quoted {
 					f.key = n.written()
@@ -241,6 +248,10 @@ func hint(steps []Step, clauses []*clause, tools map[string]*tool.Tool, whole st
 					set("savePath", p)
 				}
 			}
+		case "docker_stop", "docker_rm", "docker_logs", "docker_exec":
+			set("container", f.container)
+		case "docker_inspect":
+			set("target", f.container)
 		case "browser_pdf_save":
 			set("path", first(f.files))
 		case "browser_file_upload":

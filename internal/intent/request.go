@@ -482,8 +482,8 @@ func lexChunk(out []token, chunk string) []token {
 		return out
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower) && !imageRef.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
-	case hyphenName.MatchString(body) && len(out) > 0 && containerVerbs[out[len(out)-1].text]:
-		out = append(out, token{kind: word, text: lower, raw: body, stem: lower}) // "stop and remove bb-old-pg": a container's name, whole
+	case hyphenName.MatchString(body) && len(out) > 0 && (containerVerbs[out[len(out)-1].text] || len(out) > 1 && out[len(out)-1].text == "the" && containerVerbs[out[len(out)-2].text]):
+		out = append(out, token{kind: word, text: lower, raw: body, stem: lower}) // "stop and remove (the) bb-old-pg": a container's name, whole
 	case spawnID.MatchString(lower):
 		out = append(out, token{kind: word, text: lower, raw: body, stem: lower}) // sp-44: a sub-agent's id, whole
 	case body == "+" || body == "&":
