@@ -23,7 +23,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -214,7 +213,24 @@ func (m *Model) Add(text string, chosen []string, have func(string) bool) []Like
 	return out
 }
 
-var wordRE = regexp.MustCompile(`[a-z][a-z0-9_]*`)
+// words are the runs of a letter then letters, digits or underscores
+// (ASCII) of a lowercased text.
+func words(text string) []string {
+	var out []string
+	for i := 0; i < len(text); {
+		if c := text[i]; c < 'a' || c > 'z' {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && (text[j] >= 'a' && text[j] <= 'z' || text[j] >= '0' && text[j] <= '9' || text[j] == '_') {
+			j++
+		}
+		out = append(out, text[i:j])
+		i = j
+	}
+	return out
+}
 
 // stem strips a common English ending: a crude stemmer, enough for the
 // model to see "clicks" and "clicking" as "click".
@@ -227,32 +243,27 @@ func stem(w string) string {
 	return w
 }
 
-// Features are what the model reads of a request: each word's stem
-// ("w:"), each pair of neighbouring stems ("b:"), each tool the rules
-// chose ("r:"), and a constant ("bias").
+// Features are what the model reads of a request, each once and sorted:
+// each word's stem ("w:"), each pair of neighbouring stems ("b:"), each
+// tool the rules chose ("r:"), and a constant ("bias").
 func Features(text string, chosen []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(f string) {
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
+	ws := words(strings.ToLower(text))
+	out := make([]string, 0, 2*len(ws)+len(chosen)+1)
 	prev := ""
-	for _, w := range wordRE.FindAllString(strings.ToLower(text), -1) {
+	for _, w := range ws {
 		w = stem(w)
-		add("w:" + w)
+		out = append(out, "w:"+w)
 		if prev != "" {
-			add("b:" + prev + "_" + w)
+			out = append(out, "b:"+prev+"_"+w)
 		}
 		prev = w
 	}
 	for _, t := range chosen {
-		add("r:" + t)
+		out = append(out, "r:"+t)
 	}
-	add("bias")
-	return out
+	out = append(out, "bias")
+	slices.Sort(out)
+	return slices.Compact(out) // each once, in one order
 }
 
 // PositionOf is where a tool usually comes in a request's steps, 0 first

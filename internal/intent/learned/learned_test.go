@@ -147,8 +147,8 @@ func TestTheBuiltInModelLoads(t *testing.T) {
 }
 
 func TestFeatures(t *testing.T) {
-	got := Features("Clicking the Buttons", []string{"browser_click"})
-	want := []string{"w:click", "w:the", "b:click_the", "w:button", "b:the_button", "r:browser_click", "bias"}
+	got := Features("Clicking the Buttons, the 3 buttons!", []string{"browser_click"})
+	want := []string{"b:button_the", "b:click_the", "b:the_button", "bias", "r:browser_click", "w:button", "w:click", "w:the"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Features = %v, want %v", got, want)
 	}
