@@ -43,16 +43,22 @@ type intentCase struct {
 }
 
 // The floors each split is held to: a little under what was measured in
-// 2026-11-29's ninth session (search dev 0.934 / 0.987, test 0.906 /
-// 0.974; intent dev 0.925 / 0.823, test 0.865 / 0.797; intent on the
-// search's one-tool requests dev 0.951, test 0.933; docs/PERFORMANCE.md
-// has the figures), so that a change that finds worse fails. They are not
-// the goals: test top-1 0.90 and top-3 0.97, intent recall 0.9 and
-// precision 0.75 (issue 31, DESIGN.md); raise a floor when the figure it
-// guards rises.
+// 2026-11-29's tenth session (search dev 0.934 / 0.987, test 0.906 /
+// 0.974; intent dev with the rules alone 0.926 / 0.823, test 0.892 /
+// 0.791; intent on the search's one-tool requests dev 0.954, test 0.933;
+// the learned model on dev sets it was not trained on 0.942 / 0.815;
+// docs/PERFORMANCE.md has the figures), so that a change that finds
+// worse fails. They are not the goals: test top-1 0.90 and top-3 0.97,
+// intent recall 0.9 and precision 0.75 (issue 31, DESIGN.md); raise a
+// floor when the figure it guards rises. The test split's intent
+// precision floor was lowered from 0.79 when the learned model traded
+// 0.006 of it for 0.027 of recall.
 var (
 	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.925, 0.98}, "test": {0.895, 0.965}}
-	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.92, 0.815}, "test": {0.86, 0.79}}
+	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.92, 0.815}, "test": {0.88, 0.78}}
+	// modelFloor holds intent with the learned model on dev sets left
+	// out of its training (TestIntentModel).
+	modelFloor = struct{ recall, precision float64 }{0.935, 0.805}
 	// oneToolFloor holds intent's recall on the search's one-tool
 	// requests (dev 0.871, test 0.875 at the eighth session's start).
 	oneToolFloor = map[string]float64{"dev": 0.945, "test": 0.925}

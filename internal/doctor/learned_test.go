@@ -98,7 +98,8 @@ func TestIntentModel(t *testing.T) {
 	if with.recall() <= rules.recall() {
 		t.Errorf("on dev sets it was not trained on, the model adds no recall: %.3f with it, %.3f without", with.recall(), rules.recall())
 	}
-	if with.precision() < intentFloor["dev"].precision-0.02 {
-		t.Errorf("on dev sets it was not trained on, precision with the model is %.3f (floor %.2f)", with.precision(), intentFloor["dev"].precision-0.02)
+	if with.recall() < modelFloor.recall || with.precision() < modelFloor.precision {
+		t.Errorf("on dev sets it was not trained on, with the model: recall %.3f (floor %.3f), precision %.3f (floor %.3f)",
+			with.recall(), modelFloor.recall, with.precision(), modelFloor.precision)
 	}
 }

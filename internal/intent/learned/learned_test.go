@@ -153,3 +153,27 @@ func TestFeatures(t *testing.T) {
 		t.Errorf("Features = %v, want %v", got, want)
 	}
 }
+
+// BenchmarkAdd is the learned layer's own cost for a request of eight
+// steps, over the built-in model.
+func BenchmarkAdd(b *testing.B) {
+	m, err := Embedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const text = "Log in to https://app.example.com/login as admin. Go to the orders page, filter by status 'paid', check the first row shows 3 items. Take a screenshot, then open a new session as a guest and check the cart is empty. Compare both screenshots"
+	chosen := []string{"browser_navigate", "browser_fill_form", "browser_click", "assert_text", "browser_screenshot", "browser_session_new", "fs_diff"}
+	for b.Loop() {
+		m.Add(text, chosen, func(string) bool { return true })
+	}
+}
+
+// BenchmarkDecode is the built-in model's decoding, done once per
+// process.
+func BenchmarkDecode(b *testing.B) {
+	for b.Loop() {
+		if _, err := Decode(embedded); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
