@@ -239,6 +239,9 @@ func TestIntentReadsWhatStepsReferTo(t *testing.T) {
 	t.Parallel()
 	wantTools(t, newSearchDoctor(t), []toolsCase{
 		{"halt and delete the qa-mailpit container", []string{"docker_stop", "docker_rm"}, nil},
+		{"render templates/notes.md.tmpl into out/notes.md and post it as a comment on PR #12 in acme/web", []string{"fs_template", "fs_read", "gh_issue_comment"}, nil},
+		{"new branch qa/retry off main in acme/web, commit the change there and open a PR", []string{"gh_branch_create", "gh_file_write", "gh_pr_create"}, []string{"gh_diff"}},
+		{"diff the pricing page text between staging.acme.io and acme.io", []string{"browser_get_text", "string_diff"}, []string{"fs_diff"}},
 		{"stop the seller-api container but don't remove it", []string{"docker_stop"}, []string{"docker_rm"}},
 		{"tick 'Gift wrap' without opening the preview", []string{"browser_check"}, []string{"browser_navigate"}},
 		{"I'll paste the payloads in by hand later, just give me the xss list", []string{"data_edge_cases"}, []string{"browser_type", "browser_click"}},

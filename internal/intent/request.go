@@ -681,7 +681,7 @@ var stepStarters = wordSet(`check verify assert ensure confirm make see expect o
 // begin a step only when what they act on follows ("file an issue", "tag
 // it"); objects are what a verb acts on.
 var (
-	nounVerbs = wordSet(`file post tag branch record trace request report match mark time sign drop patch note label
+	nounVerbs = wordSet(`file post tag branch record trace request report match mark time sign drop patch note label commit
 		comment issue test backup snapshot log route`)
 	objects = wordSet(`a an the it them its their that this those these all every each my our me us his her`)
 )

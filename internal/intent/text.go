@@ -915,6 +915,16 @@ func implied(steps []Step, clauses []*clause, req request, tools map[string]*too
 			}
 		}
 	}
+	// A file rendered here and then put on GitHub (committed, or the text
+	// of an issue or a comment) is read between: fs_template answers the
+	// output's path, and the GitHub tools take text.
+	if r := has("fs_template"); r >= 0 && has("fs_read") < 0 {
+		if g := slices.IndexFunc(steps[r:], func(s Step) bool {
+			return s.Tool == "gh_file_write" || s.Tool == "gh_issue_create" || s.Tool == "gh_issue_comment"
+		}); g >= 0 {
+			before(r+g, Step{Tool: "fs_read", Words: steps[r+g].Words})
+		}
+	}
 	// A file a tool works on that takes no path is read first: the
 	// schema of a validation, the expected JSON of a comparison, the
 	// query a request sends, the migration a transaction applies.

@@ -556,6 +556,7 @@ var rules = []rule{
 	// whole.
 	r(github, `commit add+a+new create+a+new new+file =add`, `gh_file_write`).with(`<file>`).but(editWords + ` my+local local+file`),
 	r(github, `push my+local local+file`, `fs_read gh_file_write`).with(`<file>`).first("ghwrite"), // a local file pushed to the repository
+	r(github, `commit`, `gh_file_write`).with(`it change changes them there fix`).but(`<file>`),    // "commit the change there": the file named before
 	r(github, editWords, `gh_file_read gh_file_write`).with(`<file>`).but(`set+to what+are what+is`),
 
 	// Hosted MCP servers.
