@@ -210,6 +210,9 @@ var camelWords = wordSet(`localstorage sessionstorage indexeddb iphone ipad ipod
 // keyAssign is a key of a store set to a value: feature:beta=on.
 var keyAssign = regexp.MustCompile(`^[A-Za-z][\w-]*:[\w:-]+=[^=\s]+$`)
 
+// showWords say what a page shows.
+var showWords = wordSet(`show shows showing display displays lists`)
+
 // hyphenName is a name of words joined by hyphens (bb-old-pg,
 // qa-search), and containerVerbs what is done to a container so named.
 var (
@@ -1162,6 +1165,9 @@ func markers(tokens []token, i int) []string {
 		}
 		if t.text == "cli" {
 			out = append(out, "<command>") // redis-cli PING
+		}
+		if showWords[t.text] && i+1 < len(tokens) && tokens[i+1].kind == word && len(tokens[i+1].raw) > 1 && unicode.IsUpper(rune(tokens[i+1].raw[0])) {
+			out = append(out, "<showsname>") // "the autocomplete shows Shimano": a text shown
 		}
 		if measureLike.MatchString(t.text) {
 			out = append(out, "<measure>") // 500ms, 2s, 10%
