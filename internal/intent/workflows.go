@@ -70,7 +70,7 @@ var domainWords = []struct {
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
 	{docker, triggers(`docker container containers dockerfile named+volume create+a+network create+a+volume make+a+network make+a+volume a+new+network a+new+volume image+build image+from build+the+image build+an+image <image> <buildfrom> restart+loop crash+loop crashloop <instance> =exec`)},
 	{compose, triggers(`compose =stack =stacks <service>`)}, // not "voucher stacking"
-	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues open+a+bug file+a+bug raise+a+bug log+a+bug workflow workflows actions+pipelines ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes`)},
+	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues open+a+bug file+a+bug raise+a+bug log+a+bug workflow workflows actions+pipelines ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes =commit`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl> every+server every+remaining+server on+every+server each+server all+servers`)},
 	{workers, triggers(`igor igors worker workers`)},
 	{dynamic, triggers(`dynamic+tool dynamic+tools tool+snapshot tool+snapshots`)},
