@@ -348,7 +348,7 @@ var rules = []rule{
 	// A text quoted as expected is checked beside an audit of the console
 	// ("should give 'Invalid code' and nothing in the console").
 	r(web, `<quoted>`, `assert_text`).but(`appear appears appeared visible displayed show+up shows+up <named>`).with(checkWordList).first("check"),
-	r(web, `<showsname>`, `assert_text`).but(`<named>`).checks().first("check"), // "check the suggestions show Cardiology"
+	r(web, `<showsname>`, `assert_text`).but(`<named>`).checks().first("check"),                                                               // "check the suggestions show Cardiology"
 	r(web, stateSaid, `assert_text`).but(`visible invisible displayed shown appear appears show+up shows+up <named>`).checks().first("check"), // "the status should be Approved"
 	// Else a check that a thing is there; not a dialog's confirm()
 	// ("Delete pops a confirm()"), nor a thing to see in a screenshot.
