@@ -239,6 +239,10 @@ func TestIntentReadsWhatStepsReferTo(t *testing.T) {
 	t.Parallel()
 	wantTools(t, newSearchDoctor(t), []toolsCase{
 		{"halt and delete the qa-mailpit container", []string{"docker_stop", "docker_rm"}, nil},
+		{"logs and artifacts for task 4410 please", []string{"task_logs", "task_artifacts"}, nil},
+		{"summary and timing for reports/junit.xml", []string{"report_summary", "report_timing"}, nil},
+		{"repo info + branches for acme/web", []string{"gh_repo_info", "gh_branch_list"}, []string{"gh_branch_create"}},
+		{"analyse the failures and the timings in reports/junit.xml", []string{"report_failures"}, []string{"intent_analyze"}},
 		{"render templates/notes.md.tmpl into out/notes.md and post it as a comment on PR #12 in acme/web", []string{"fs_template", "fs_read", "gh_issue_comment"}, nil},
 		{"new branch qa/retry off main in acme/web, commit the change there and open a PR", []string{"gh_branch_create", "gh_file_write", "gh_pr_create"}, []string{"gh_diff"}},
 		{"diff the pricing page text between staging.acme.io and acme.io", []string{"browser_get_text", "string_diff"}, []string{"fs_diff"}},

@@ -806,6 +806,62 @@ func split(tokens []token) []*clause {
 		cur = append(cur, t)
 	}
 	flush()
+	return splitNounLists(out)
+}
+
+// listNouns are the things a request asks of one subject in a list
+// ("logs and artifacts for task 8812", "repo info + branches for x/y",
+// "summary and timing for results.json"): each is a step of its own.
+var listNouns = wordSet(`logs log artifacts status summary timing timings info branches failures stats statistics jobs output health metrics`)
+
+// askVerbs ask for things to be shown, which a list of them splits.
+var askVerbs = wordSet(`show get give list fetch pull read grab`)
+
+// splitNounLists cuts a clause that asks for two things of one subject
+// ("logs and artifacts for task 8812", "show me the jobs and the pool's
+// status") into one clause per thing, each with the clause's verb and
+// its subject ("for task 8812").
+func splitNounLists(clauses []*clause) []*clause {
+	var out []*clause
+	for _, c := range clauses {
+		toks := c.tokens
+		k := slices.IndexFunc(toks, func(t token) bool { return t.kind == word && t.text == "and" })
+		if k < 1 || toks[k-1].kind != word || !listNouns[toks[k-1].text] {
+			out = append(out, c)
+			continue
+		}
+		// The second thing is the next word, or the one after it ("pool
+		// status"); the subject begins at the first "for", "of" or "on"
+		// after it.
+		b := -1
+		for j := k + 1; j < min(k+3, len(toks)); j++ {
+			if toks[j].kind == word && listNouns[toks[j].text] {
+				b = j
+				break
+			}
+		}
+		if b < 0 {
+			out = append(out, c)
+			continue
+		}
+		tail := b + 1
+		for tail < len(toks) && !(toks[tail].kind == word && toks[tail].text == "for") {
+			tail++
+		}
+		var verb []token
+		if toks[0].kind == word && stepStarters[toks[0].text] {
+			if !askVerbs[toks[0].text] {
+				out = append(out, c) // "analyse the failures and the timings": one piece of work
+				continue
+			}
+			verb = toks[:1]
+		}
+		first := append(slices.Clone(toks[:k]), toks[tail:]...)
+		second := append(slices.Clone(verb), toks[k+1:]...)
+		a, z := newClause(first), newClause(second)
+		a.then = c.then
+		out = append(out, a, z)
+	}
 	return out
 }
 

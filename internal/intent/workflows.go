@@ -550,6 +550,7 @@ var rules = []rule{
 	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge pass+rate`),
 	r(github, `ci+run run+passed run+is+green is+green passed+ci ci+passed checks+passed`, `gh_workflow_runs`).with(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
+	r(github, `=branches`, `gh_branch_list`).but(`create new cut delete merge =off =from per+branch`),
 	r(github, `=cut`, `gh_branch_create`).with(`=from =off`), // "cut release/2.4 from main"
 	r(github, `changed+between what+changed what+it+changes its+changes changes+vs changes+against diff drifted compare`, `gh_diff`).but(`review`),
 	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change write fix bump modify junit report reports trigger kick dispatch runs run+link run+id commit push new+file a+new executable chmod permission exist exists`),
