@@ -240,6 +240,9 @@ func TestIntentReadsWhatStepsReferTo(t *testing.T) {
 	wantTools(t, newSearchDoctor(t), []toolsCase{
 		{"halt and delete the qa-mailpit container", []string{"docker_stop", "docker_rm"}, nil},
 		{"logs and artifacts for task 4410 please", []string{"task_logs", "task_artifacts"}, nil},
+		{"unregister the old jira mcp and confirm it's gone", []string{"mcp_unregister", "mcp_list"}, []string{"assert_hidden"}},
+		{"rm -rf /tmp/dl-cache and confirm it's actually gone", []string{"fs_remove", "fs_exists"}, nil},
+		{"start the qa-pg container, read sql/schema.sql, connect and apply it all-or-nothing", []string{"docker_run", "fs_read", "db_pg_connect", "db_pg_transaction"}, []string{"gh_connect"}},
 		{"summary and timing for reports/junit.xml", []string{"report_summary", "report_timing"}, nil},
 		{"repo info + branches for acme/web", []string{"gh_repo_info", "gh_branch_list"}, []string{"gh_branch_create"}},
 		{"analyse the failures and the timings in reports/junit.xml", []string{"report_failures"}, []string{"intent_analyze"}},

@@ -220,7 +220,7 @@ var (
 	// fileRemovers before a file remove it: "rm .auth/admin.json" is
 	// a file's removal, not a saved login's.
 	fileRemovers   = wordSet(`rm delete remove del`)
-	containerVerbs = wordSet(`stop remove rm restart kill inspect`)
+	containerVerbs = wordSet(`stop remove rm restart kill inspect start`)
 )
 
 // siteFile is a file a site serves for machines (robots.txt,

@@ -500,6 +500,10 @@ func setUp(clauses []*clause, i int) domain {
 // imageDB are the databases images of their name run.
 var imageDB = map[string]domain{"postgres": pg, "postgis/postgis": pg, "redis": redis, "valkey/valkey": redis}
 
+// containerDB are the databases a container's name says it runs (qa-pg,
+// redis-test).
+var containerDB = map[string]domain{"pg": pg, "postgres": pg, "postgresql": pg, "redis": redis}
+
 // dbUse work with a database.
 var dbUse = triggers(`connect query select load seed migrate migration migrations table tables row rows <sql> schema empty keys`)
 
@@ -655,6 +659,11 @@ func contextOf(clauses []*clause) request {
 			if name, _, ok := strings.Cut(t.text, ":"); ok && t.kind == word && c.has("<image>") {
 				req.dbImage |= imageDB[name]
 			}
+			if t.kind == word && c.about&docker != 0 && c.hasAny(startWords) && hyphenName.MatchString(t.text) {
+				for _, part := range strings.Split(t.text, "-") {
+					req.dbImage |= containerDB[part] // "start the qa-pg container, ... connect"
+				}
+			}
 			switch {
 			case t.kind == link && search.DatabaseOf(t.text) == "":
 				items++ // a page or an API to work on, not a database's URL
@@ -774,7 +783,7 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if about&web != 0 && about&^web&^value == 0 && !req.pages && req.about&(docker|compose) != 0 {
 		about = req.about & (docker | compose) // an image, a port of a container, not a page's
 	}
-	if req.dbImage != 0 && about&(pg|sqlite|redis|web|api) == 0 && (about&files == 0 || c.has("<sqlfile>")) && c.hasAny(dbUse) {
+	if req.dbImage != 0 && about&(pg|sqlite|redis|web|api) == 0 && (about&files == 0 || c.has("<sqlfile>") || i > 0 && clauses[i-1].has("<sqlfile>")) && c.hasAny(dbUse) {
 		about = req.dbImage // "then connect and load sql/schema.sql"
 	}
 	if req.about&docker != 0 && about&(docker|compose|web|api|files) == 0 && (c.has("<setting>") || c.has("it") && (req.dbImage != 0 || i > 0 && clauses[i-1].about&docker != 0)) && c.hasAny(startWords) {

@@ -433,7 +433,7 @@ var rules = []rule{
 	r(files, `what+s+in what+in what+is+in show+me+what show+me show+it =cat`, `fs_read`).with(`<namedfile>`).but(`what+files which+files`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
 	r(files, `doesn+exist+yet not+exist+yet doesn+exist`, `fs_mkdir`).with(`folder directory dir <dir>`),
-	r(files, `exist exists there+yet is+back are+back is+there+a do+we+have+a it+gone is+gone are+gone no+longer+there`, `fs_exists`).but(`doesn+exist+yet`),
+	r(files, `exist exists there+yet is+back are+back is+there+a do+we+have+a it+gone is+gone are+gone actually+gone really+gone no+longer+there`, `fs_exists`).but(`doesn+exist+yet`),
 	r(files, `copy`, `fs_copy`),
 	r(files, `delete remove rm`, `fs_remove`),
 	r(files, `delete+the+zip remove+the+zip delete+the+archive`, `fs_remove`),
@@ -564,6 +564,7 @@ var rules = []rule{
 	// Hosted MCP servers.
 	r(gateway, `discover discovered configured config cursor claude+code vs+code import`, `mcp_discover`),
 	r(gateway, `=host =hosting register add attach plug behind+the+gateway`, `mcp_register`).but(`unregister which what are+you right+now already host+port on+host+port still+registered is+registered`),
+	r(gateway, `it+gone is+gone actually+gone whats+left what+s+left what+is+left`, `mcp_list`).but(`tool tools`).first("gwlist"), // "unregister it and confirm it's gone"
 	r(gateway, `list which+servers what+servers which+hosted are+we+hosting we+host find+the+old not+sure+what what+id+it`, `mcp_list`).but(`tool tools should+take would+take take+it server+should server+would which+hosted+server+should`),
 	r(gateway, `health healthy alive up dead fail failing failures slow bad`, `mcp_health`).but(`bring+up which+server least+busy`),
 	r(gateway, `tool tools offer offers catalog bring brings provide provides`, `mcp_catalog`).but(`which+server route`),
