@@ -240,6 +240,7 @@ func TestIntentReadsWhatStepsReferTo(t *testing.T) {
 	wantTools(t, newSearchDoctor(t), []toolsCase{
 		{"halt and delete the qa-mailpit container", []string{"docker_stop", "docker_rm"}, nil},
 		{"logs and artifacts for task 4410 please", []string{"task_logs", "task_artifacts"}, nil},
+		{"chmod 755 scripts/reset.sh and run it in the toolbox container", []string{"fs_chmod", "docker_exec"}, []string{"docker_run"}},
 		{"unregister the old jira mcp and confirm it's gone", []string{"mcp_unregister", "mcp_list"}, []string{"assert_hidden"}},
 		{"rm -rf /tmp/dl-cache and confirm it's actually gone", []string{"fs_remove", "fs_exists"}, nil},
 		{"start the qa-pg container, read sql/schema.sql, connect and apply it all-or-nothing", []string{"docker_run", "fs_read", "db_pg_connect", "db_pg_transaction"}, []string{"gh_connect"}},

@@ -1222,6 +1222,9 @@ func markers(tokens []token, i int) []string {
 		if t.text == "cli" {
 			out = append(out, "<command>") // redis-cli PING
 		}
+		if t.text == "container" && i >= 3 && tokens[i-2].text == "the" && (tokens[i-3].text == "in" || tokens[i-3].text == "inside") {
+			out = append(out, "<incontainer>") // "run it in the toolbox container": in one running
+		}
 		if showWords[t.text] && i+1 < len(tokens) && tokens[i+1].kind == word && len(tokens[i+1].raw) > 1 && unicode.IsUpper(rune(tokens[i+1].raw[0])) {
 			out = append(out, "<showsname>") // "the autocomplete shows Shimano": a text shown
 		}

@@ -524,7 +524,7 @@ var rules = []rule{
 	r(docker, `healthy health ready up+yet state exit+code it+up is+up`, `docker_inspect`).but(`compose`).first("docker"),
 	r(docker, `log logs tail output prints printed`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
-	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running psql cli <sql>`).but(`compose`).first("docker"),
+	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running <incontainer> psql cli <sql>`).but(`compose`).first("docker"),
 	r(docker, `<command>`, `docker_exec`).with(`container`).but(`compose image images <image> new fresh`).first("docker"), // run `cmd` in the api-1 container
 	r(docker, `stop halt`, `docker_stop`).but(`compose`).first("docker"),
 	r(docker, `remove rm delete`, `docker_rm`).but(`compose image images volume volumes network networks`),
