@@ -240,6 +240,9 @@ func TestIntentReadsWhatStepsReferTo(t *testing.T) {
 	wantTools(t, newSearchDoctor(t), []toolsCase{
 		{"halt and delete the qa-mailpit container", []string{"docker_stop", "docker_rm"}, nil},
 		{"logs and artifacts for task 4410 please", []string{"task_logs", "task_artifacts"}, nil},
+		{"load /checkout and check main has data-variant=\"v2\"", []string{"browser_navigate", "assert_attribute"}, []string{"assert_visible"}},
+		{"the Upgrade link on the open page should point to /pricing?from=lesson — check its href", []string{"assert_attribute"}, []string{"assert_url"}},
+		{"the main image on /products/unicorn must have alt text", []string{"assert_attribute"}, nil},
 		{"chmod 755 scripts/reset.sh and run it in the toolbox container", []string{"fs_chmod", "docker_exec"}, []string{"docker_run"}},
 		{"unregister the old jira mcp and confirm it's gone", []string{"mcp_unregister", "mcp_list"}, []string{"assert_hidden"}},
 		{"rm -rf /tmp/dl-cache and confirm it's actually gone", []string{"fs_remove", "fs_exists"}, nil},

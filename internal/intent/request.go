@@ -104,7 +104,9 @@ var (
 	// emailAddr is an e-mail address.
 	emailAddr = regexp.MustCompile(`^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$`)
 	// envAssign is a setting given a value: NAME=value, ml_consent=all.
-	envAssign = regexp.MustCompile(`^[A-Za-z_][\w.-]*=\S+$`)
+	// attrAssign is an element's attribute written with its value.
+	attrAssign = regexp.MustCompile(`^(?:data-[\w-]+|aria-[\w-]+|alt|href|src|dir|rel|autocomplete|role|target|lang|loading|inputmode)=\S+$`)
+	envAssign  = regexp.MustCompile(`^[A-Za-z_][\w.-]*=\S+$`)
 	// issueRef is a pull request's or an issue's number: #497.
 	issueRef = regexp.MustCompile(`^#\d+$`)
 	// statusClass is a class of HTTP statuses: 4xx, 5xx.
@@ -1221,6 +1223,9 @@ func markers(tokens []token, i int) []string {
 		}
 		if t.text == "cli" {
 			out = append(out, "<command>") // redis-cli PING
+		}
+		if attrAssign.MatchString(t.text) {
+			out = append(out, "<attrvalue>") // data-variant="v2", autocomplete=off: an element's attribute
 		}
 		if t.text == "container" && i >= 3 && tokens[i-2].text == "the" && (tokens[i-3].text == "in" || tokens[i-3].text == "inside") {
 			out = append(out, "<incontainer>") // "run it in the toolbox container": in one running

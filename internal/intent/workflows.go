@@ -342,8 +342,9 @@ var rules = []rule{
 	r(web, `be+back come+back comes+back came+back reappear reappears appear+again show+again shows+again back+again`, `assert_visible`).checks().first("check"), // "the promo banner should be back"
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link appear appears shows+up`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
+	r(web, `attribute attr attrs <attrvalue> alt+text =alt =src meta+tag its+href`, `assert_attribute`).checks().first("check"), // data-variant="v2", "must have alt text"
 	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on we+on back+on jump+to jumps+to jump+straight+to stay+on stays+on <topath>`, `assert_url`).checks().first("check"),
-	r(web, `attribute attr attrs disabled enabled href canonical points+to point+to`, `assert_attribute`).checks().first("check"),
+	r(web, `disabled enabled href canonical points+to point+to`, `assert_attribute`).checks().first("check"),
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number error+message success+message validation+message error+text filename file+name badge+shows badge+show badge+says counter+shows counter+says`, `assert_text`).checks().first("check"),
 	// A text quoted as expected is checked beside an audit of the console
 	// ("should give 'Invalid code' and nothing in the console").
