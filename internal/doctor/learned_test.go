@@ -6,8 +6,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/intent"
 	"github.com/barrhawk/barrhawk/internal/intent/learned"
+	"github.com/barrhawk/barrhawk/internal/tools/builtin"
 )
 
 // modelFile is the built-in intent model, relative to this package.
@@ -101,5 +103,41 @@ func TestIntentModel(t *testing.T) {
 	if with.recall() < modelFloor.recall || with.precision() < modelFloor.precision {
 		t.Errorf("on dev sets it was not trained on, with the model: recall %.3f (floor %.3f), precision %.3f (floor %.3f)",
 			with.recall(), modelFloor.recall, with.precision(), modelFloor.precision)
+	}
+}
+
+// TestLearnedStepsAreMarked checks the example of docs/tool-search.md: the
+// file a page's text is compared with is read, a step no rule gave, marked
+// likely, with no words, where a read comes.
+func TestLearnedStepsAreMarked(t *testing.T) {
+	t.Parallel()
+	d := newSearchDoctor(t)
+	d.intent.Cache = false
+	r := d.intent.Text("compare the checkout page text with what we saved in snapshots/checkout.txt")
+	var order []string
+	for _, s := range r.Steps {
+		order = append(order, s.Tool)
+		if s.Tool == "fs_read" && (s.Likely <= learned.Threshold || s.Words != "") {
+			t.Errorf("fs_read should be the model's, marked likely with no words: %+v", s)
+		}
+		if s.Tool != "fs_read" && s.Likely != 0 {
+			t.Errorf("%s is the rules', not marked likely: %+v", s.Tool, s)
+		}
+	}
+	if want := []string{"browser_navigate", "fs_read", "browser_get_text", "string_diff"}; !slices.Equal(order, want) {
+		t.Errorf("steps %v, want %v (docs/tool-search.md shows them)", order, want)
+	}
+	// intent.learned: false gives the rules' answer alone.
+	cfg := config.Default()
+	cfg.Home = t.TempDir()
+	cfg.Tools.DynamicDir, cfg.Tools.SnapshotsDir, cfg.Tools.FSRoot = "", "", ""
+	cfg.Intent.Learned = false
+	off, err := New(Options{Config: cfg, Tools: builtin.Tools()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(off.Close)
+	if got := off.intent.Text("compare the checkout page text with what we saved in snapshots/checkout.txt").SuggestedTools; slices.Contains(got, "fs_read") {
+		t.Errorf("with intent.learned false, the analysis still gave the model's fs_read: %v", got)
 	}
 }
