@@ -264,6 +264,7 @@ func Serve(opts ServeOptions) error {
 	if err := d.Start(ctx); err != nil {
 		return err
 	}
+	srv.Ready()
 	go d.Serve(ctx)
 	// The queue opens (and migrates its tables) off the path to the first
 	// answer: a client waits for initialize, not for SQLite.

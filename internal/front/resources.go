@@ -112,6 +112,16 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 	return nil, mcp.ResourceNotFoundError(uri)
 }
 
+// Ready brings the resources up to date once the Doctor has started (the
+// initial snapshot taken, the dynamic tools loaded), before the front
+// serves: the event of the initial snapshot syncs them in the background,
+// and a client that lists at once would miss it.
+func (s *Server) Ready() {
+	if s.doctor.DynamicEnabled() {
+		s.syncResources()
+	}
+}
+
 // watchResources keeps the resources in step with the Doctor's events.
 func (s *Server) watchResources() {
 	s.res.uris = map[string]*mcp.Resource{}
