@@ -240,6 +240,8 @@ func TestIntentReadsWhatStepsReferTo(t *testing.T) {
 	wantTools(t, newSearchDoctor(t), []toolsCase{
 		{"halt and delete the qa-mailpit container", []string{"docker_stop", "docker_rm"}, nil},
 		{"logs and artifacts for task 4410 please", []string{"task_logs", "task_artifacts"}, nil},
+		{"expire the trial in one transaction, then open /home as them and #paywall must be visible", []string{"db_pg_transaction", "browser_navigate", "assert_visible"}, []string{"fs_read"}},
+		{"PATCH /api/v1/products/TT-4410 to 29.99, then load the PDP and make sure it shows £29.99", []string{"http_request", "browser_navigate", "assert_text"}, nil},
 		{"upload fixtures/cv.pdf on the careers form and submit", []string{"browser_file_upload", "browser_click"}, []string{"browser_pdf_save"}},
 		{"make a squad of 3 and give them the staging base url", []string{"squad_create", "squad_share"}, []string{"gh_pr_create"}},
 		{"load /checkout and check main has data-variant=\"v2\"", []string{"browser_navigate", "assert_attribute"}, []string{"assert_visible"}},

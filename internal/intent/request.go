@@ -86,8 +86,8 @@ var (
 	measureLike  = regexp.MustCompile(`^\d+(?:\.\d+)?(?:ms|s|sec|secs|m|min|h|kb|mb|gb|k|x)$`)
 	dirLike      = regexp.MustCompile(`^[\w.-]*[a-zA-Z][\w.-]*(?:/[\w.-]+)*/$`) // test-results/, logs/2024/: a folder
 	selectorLike = regexp.MustCompile(`^(?:(?:a|button|div|span|input|select|textarea|form|img|li|ul|ol|tr|td|th|table|nav|header|footer|section|main|h[1-6]|p|label|dialog)?(?:#[a-zA-Z_][\w-]*|\.[a-zA-Z_][\w-]+)(?:[.#][\w-]+|:[\w-]+(?:\([^)]*\))?)*|\[[\w-]+(?:[~|^$*]?=[^\]]*)?\])$`)
-	instanceName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+-\d{1,2}$|^(?:redis|postgres|pg|mysql|mariadb|mongo)-[a-z0-9]+(?:-[a-z0-9]+)*$`) // compose names its containers project-service-1; redis-test, pg-fixture
-	fsRoot       = regexp.MustCompile(`^/(?:srv|tmp|var|etc|home|opt|data|mnt|usr|root|ci|Users|workspace|builds)(?:/[\w.@*-]*)*$`)
+	instanceName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+-\d{1,2}$|^(?:redis|postgres|pg|mysql|mariadb|mongo)-[a-z0-9]+(?:-[a-z0-9]+)*$`)      // compose names its containers project-service-1; redis-test, pg-fixture
+	fsRoot       = regexp.MustCompile(`^/(?:srv|tmp|var|etc|opt|data|mnt|usr|root|ci|Users|workspace|builds)(?:/[\w.@*-]*)*$|^/home/[\w.@*-]+(?:/[\w.@*-]*)*$`) // a bare /home is a site's page
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
 	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)

@@ -58,7 +58,7 @@ var domainWords = []struct {
 		field box input textbox search+box modal tooltip toast snackbar spinner placeholder menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
-		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar basket wishlist wish+list shop fresh+session isolated+session separate+session own+session second+session another+session <asession>`)},
+		offline dark+mode dark+theme storage+state new+session browser+session ticked unticked opt+in storefront homepage home+page top+nav navbar basket wishlist wish+list the+pdp a+pdp its+pdp the+plp shop fresh+session isolated+session separate+session own+session second+session another+session <asession>`)},
 	{api, triggers(`api endpoint endpoints rest+api rest+apis rest+endpoint rest+call graphql curl wget =response =responses =respond =responds =responded <method> <status> status+code
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
