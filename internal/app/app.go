@@ -266,6 +266,7 @@ func Serve(opts ServeOptions) error {
 	}
 	srv.Ready()
 	go d.Serve(ctx)
+	go d.WarmIntent() // off the path to the first answer, as the queue below
 	// The queue opens (and migrates its tables) off the path to the first
 	// answer: a client waits for initialize, not for SQLite.
 	go func() {

@@ -22,16 +22,23 @@ func (d *Doctor) newAnalyzer() *intent.Analyzer {
 		Cache:  d.cfg.Intent.CacheResults,
 	}
 	if d.cfg.Intent.Learned {
-		// The model is built in (TestIntentModel checks it decodes);
-		// decoding it takes tens of milliseconds, begun here so that the
-		// first analysis seldom waits.
+		// The model is built in (TestIntentModel checks it decodes).
 		a.Learned = func() *learned.Model {
 			m, _ := learned.Embedded()
 			return m
 		}
-		go a.Learned()
 	}
 	return a
+}
+
+// WarmIntent decodes what intent analysis reads at its first request (the
+// learned model: tens of milliseconds), so that a server's first
+// tool_search or intent_analyze does not wait for it. A one-shot command
+// never asks it.
+func (d *Doctor) WarmIntent() {
+	if d.intent.Learned != nil {
+		d.intent.Learned()
+	}
 }
 
 func (d *Doctor) intentTools() []tool.Tool {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/intent"
 	"github.com/barrhawk/barrhawk/internal/intent/learned"
 	"github.com/barrhawk/barrhawk/internal/schema"
@@ -363,17 +362,10 @@ func TestIntentStepsAndHints(t *testing.T) {
 // tool: a dynamic tool the agent wrote is found by what it does.
 func TestIntentFindsDynamicTools(t *testing.T) {
 	t.Parallel()
-	cfg := config.Default()
-	cfg.Home = t.TempDir()
-	cfg.Tools.DynamicDir, cfg.Tools.SnapshotsDir, cfg.Tools.FSRoot = "", "", ""
 	csv := tool.Tool{Def: tool.Def{Name: "csv_to_json", Group: DynamicGroup, Category: tool.CategoryUtility,
 		Description: "Convert CSV text into JSON rows, one object per line", Input: schema.Object(schema.String("csv", "The CSV text"))},
 		Run: func(context.Context, *tool.Call) (any, error) { return nil, nil }}
-	d, err := New(Options{Config: cfg, Tools: append(builtin.Tools(), csv)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.Close)
+	d := newDoctorWith(t, searchConfig(t), append(builtin.Tools(), csv))
 	r := d.intent.Text("Convert the orders export from CSV to JSON rows, then write it to orders.json")
 	if !slices.Equal(r.SuggestedTools, []string{"csv_to_json", "fs_write"}) {
 		t.Errorf("a dynamic tool by what it does: %v", r.SuggestedTools)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/barrhawk/barrhawk/internal/config"
 	"github.com/barrhawk/barrhawk/internal/intent"
 	"github.com/barrhawk/barrhawk/internal/intent/learned"
 	"github.com/barrhawk/barrhawk/internal/tools/builtin"
@@ -22,16 +21,25 @@ func rulesOnly(d *Doctor) *intent.Analyzer {
 	return a
 }
 
-// modelExamples are the dev split's requests with the tools the rules
-// give them: what the built-in model is trained on.
-func modelExamples(t testing.TB, d *Doctor) []learned.Example {
+// modelSets are the dev split's intent sets, each a file's requests with
+// the tools the rules give them: what the built-in model is trained on.
+func modelSets(t testing.TB, d *Doctor) [][]learned.Example {
+	t.Helper()
 	a := rulesOnly(d)
-	var out []learned.Example
-	for _, c := range loadSplit[intentCase](t, "intent", "dev") {
-		r := a.Text(c.Q)
-		out = append(out, learned.Example{Text: r.Read, Chosen: r.SuggestedTools, Want: c.Want})
+	files, _ := filepath.Glob(filepath.Join("testdata", "findeval", "intent-dev-*.json"))
+	if len(files) == 0 {
+		t.Fatal("no intent dev split in testdata/findeval")
 	}
-	return out
+	var sets [][]learned.Example
+	for _, f := range files {
+		var set []learned.Example
+		for _, c := range loadFile[intentCase](t, f) {
+			r := a.Text(c.Q)
+			set = append(set, learned.Example{Text: r.Read, Chosen: r.SuggestedTools, Want: c.Want})
+		}
+		sets = append(sets, set)
+	}
+	return sets
 }
 
 // TestIntentModel checks that the built-in model was trained on today's
@@ -41,7 +49,8 @@ func modelExamples(t testing.TB, d *Doctor) []learned.Example {
 func TestIntentModel(t *testing.T) {
 	t.Parallel()
 	d := newSearchDoctor(t)
-	examples := modelExamples(t, d)
+	sets := modelSets(t, d)
+	examples := slices.Concat(sets...)
 	m, err := learned.Embedded()
 	if os.Getenv("UPDATE_MODEL") != "" {
 		b, werr := learned.Train(examples).Encode()
@@ -71,19 +80,15 @@ func TestIntentModel(t *testing.T) {
 
 	// Leave sets out: every sixth set of the dev split is asked of a
 	// model trained on the others.
-	files, _ := filepath.Glob(filepath.Join("testdata", "findeval", "intent-dev-*.json"))
 	var rules, with intentScore
 	for k := range 6 {
 		var train, held []learned.Example
-		i := 0
-		for n, f := range files {
-			cases := len(loadFile[intentCase](t, f))
+		for n, set := range sets {
 			if n%6 == k {
-				held = append(held, examples[i:i+cases]...)
+				held = append(held, set...)
 			} else {
-				train = append(train, examples[i:i+cases]...)
+				train = append(train, set...)
 			}
-			i += cases
 		}
 		fold := learned.Train(train)
 		for _, e := range held {
@@ -128,15 +133,9 @@ func TestLearnedStepsAreMarked(t *testing.T) {
 		t.Errorf("steps %v, want %v (docs/tool-search.md shows them)", order, want)
 	}
 	// intent.learned: false gives the rules' answer alone.
-	cfg := config.Default()
-	cfg.Home = t.TempDir()
-	cfg.Tools.DynamicDir, cfg.Tools.SnapshotsDir, cfg.Tools.FSRoot = "", "", ""
+	cfg := searchConfig(t)
 	cfg.Intent.Learned = false
-	off, err := New(Options{Config: cfg, Tools: builtin.Tools()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(off.Close)
+	off := newDoctorWith(t, cfg, builtin.Tools())
 	if got := off.intent.Text("compare the checkout page text with what we saved in snapshots/checkout.txt").SuggestedTools; slices.Contains(got, "fs_read") {
 		t.Errorf("with intent.learned false, the analysis still gave the model's fs_read: %v", got)
 	}

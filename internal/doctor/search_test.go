@@ -19,13 +19,25 @@ import (
 
 func newSearchDoctor(t testing.TB) *Doctor {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Home = t.TempDir()
-	cfg.Tools.DynamicDir, cfg.Tools.SnapshotsDir, cfg.Tools.FSRoot = "", "", ""
 	// The tools serve registers: the built-in ones and the front's own
 	// sub-agent tools.
 	tools := append(builtin.Tools(), spawn.NewService(spawn.Config{Dir: t.TempDir()}).Tools()...)
 	tools = append(tools, queue.NewService(queue.Config{DB: filepath.Join(t.TempDir(), "queue.db")}).Tools()...)
+	return newDoctorWith(t, searchConfig(t), tools)
+}
+
+// searchConfig is the configuration of a Doctor that finds tools: a home
+// of the test's own and no directories of dynamic tools.
+func searchConfig(t testing.TB) config.Config {
+	cfg := config.Default()
+	cfg.Home = t.TempDir()
+	cfg.Tools.DynamicDir, cfg.Tools.SnapshotsDir, cfg.Tools.FSRoot = "", "", ""
+	return cfg
+}
+
+// newDoctorWith is a Doctor of cfg and tools, closed when the test ends.
+func newDoctorWith(t testing.TB, cfg config.Config, tools []tool.Tool) *Doctor {
+	t.Helper()
 	d, err := New(Options{Config: cfg, Tools: tools})
 	if err != nil {
 		t.Fatal(err)

@@ -126,7 +126,7 @@ func find(c *clause) found {
 				if p := prev(1); p.kind == word && !stopNoun[p.text] && !containerVerbs[p.text] {
 					f.container = p.raw
 				}
-			case hyphenName.MatchString(t.raw) && f.container == "" && (containerVerbs[prev(1).text] || prev(1).text == "the" && containerVerbs[prev(2).text]):
+			case hyphenName.MatchString(t.raw) && f.container == "" && afterContainerVerb(toks[:i]):
 				f.container = t.raw
 			case t.text == "key" && f.key == "":
 				if n := nextTok(1); n.kind == word || n.kind == quoted {

@@ -81,7 +81,7 @@ type Analyzer struct {
 	// Learned, when set, gives the model that adds the tools it finds a
 	// request likely needs and the rules did not give (package learned);
 	// nil, or a nil model, gives the rules' answer alone. It is asked at
-	// the first request, so that a model is decoded only when used.
+	// each request (the Doctor's decodes its model once, at the first).
 	Learned func() *learned.Model
 	Cache   bool
 

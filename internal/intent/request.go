@@ -225,6 +225,14 @@ var (
 	containerVerbs = wordSet(`stop remove rm restart kill inspect start`)
 )
 
+// afterContainerVerb says whether a name after the tokens before it is a
+// container's: it follows a verb done to containers, or "the" after one
+// ("stop bb-old-pg", "remove the qa-mailpit container").
+func afterContainerVerb(before []token) bool {
+	n := len(before)
+	return n > 0 && containerVerbs[before[n-1].text] || n > 1 && before[n-1].text == "the" && containerVerbs[before[n-2].text]
+}
+
 // siteFile is a file a site serves for machines (robots.txt,
 // sitemap.xml), fetched over HTTP, not a page to open.
 var siteFile = regexp.MustCompile(`(?i)/(?:robots\.txt|sitemap[\w-]*\.xml|security\.txt)$`)
@@ -487,7 +495,7 @@ func lexChunk(out []token, chunk string) []token {
 		return out
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"), search.DatabaseOf(lower) != "", localHost.MatchString(lower), hostLike.MatchString(lower) && !fileName.MatchString(lower) && !imageRef.MatchString(lower):
 		out = append(out, token{kind: link, text: body})
-	case hyphenName.MatchString(body) && len(out) > 0 && (containerVerbs[out[len(out)-1].text] || len(out) > 1 && out[len(out)-1].text == "the" && containerVerbs[out[len(out)-2].text]):
+	case hyphenName.MatchString(body) && afterContainerVerb(out):
 		out = append(out, token{kind: word, text: lower, raw: body, stem: lower}) // "stop and remove (the) bb-old-pg": a container's name, whole
 	case spawnID.MatchString(lower):
 		out = append(out, token{kind: word, text: lower, raw: body, stem: lower}) // sp-44: a sub-agent's id, whole
@@ -833,8 +841,7 @@ func splitNounLists(clauses []*clause) []*clause {
 			continue
 		}
 		// The second thing is the next word, or the one after it ("pool
-		// status"); the subject begins at the first "for", "of" or "on"
-		// after it.
+		// status"); the subject begins at the first "for" after it.
 		b := -1
 		for j := k + 1; j < min(k+3, len(toks)); j++ {
 			if toks[j].kind == word && listNouns[toks[j].text] {

@@ -193,8 +193,8 @@ func (m *Model) Encode() ([]byte, error) {
 }
 
 // Add returns the tools the model finds likely (over Threshold) to meet
-// a need of a request, given the tools the rules chose, leaving out those chosen
-// and those have does not accept (tools this server lacks).
+// a need of a request, given the tools the rules chose; it leaves out
+// those chosen and those have does not accept (tools this server lacks).
 func (m *Model) Add(text string, chosen []string, have func(string) bool) []Likely {
 	z := make([]float64, len(m.Tools))
 	for _, f := range Features(text, chosen) {
