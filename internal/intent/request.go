@@ -316,13 +316,43 @@ func lex(text string) []token {
 				out = append(out, token{kind: punct, text: ";"}) // "1)", "2.": an item of a list, a step of its own
 			case chunk == "/" && len(out) > 0 && (out[len(out)-1].stem == "<email>" || out[len(out)-1].kind == word) && passwordNext(text[end:]):
 				out = append(out, token{kind: word, text: "<creds>", stem: "<creds>"}) // qa.admin / Adm1n!qa: a login
+			case comparison.MatchString(chunk) && (len(chunk) > 2 || numberNext(text[end:])):
+				// "> 0", ">=3", "< 95%": a bound in words, as "over 0"
+				m := comparison.FindStringSubmatch(chunk)
+				for _, w := range strings.Fields(comparisonWords[m[1]]) {
+					out = append(out, token{kind: word, text: w, stem: search.Stem(w)})
+				}
+				out = lexChunk(out, m[2])
+			case numberRange.MatchString(chunk):
+				// 0..50000: a range, as "between 0 and 50000"
+				m := numberRange.FindStringSubmatch(chunk)
+				out = append(out, token{kind: word, text: "between", stem: search.Stem("between")})
+				out = lexChunk(out, m[1])
+				out = append(out, token{kind: word, text: "and", stem: "and"})
+				out = lexChunk(out, m[2])
 			default:
 				out = lexChunk(out, chunk)
 			}
 			i = end
 		}
 	}
-	return pathsNotRepos(out)
+	return againVerbs(pathsNotRepos(out))
+}
+
+// comparison is a bound written as a sign: "> 0", ">=3", "<95%"; and
+// comparisonWords say it in words, as a request in words would.
+var (
+	comparison      = regexp.MustCompile(`^(>=|<=|=>|=<|≥|≤|>|<)([0-9][0-9.,]*[a-zA-Z%]*)?$`)
+	comparisonWords = map[string]string{">": "over", "<": "under", ">=": "at least", "=>": "at least", "≥": "at least", "<=": "at most", "=<": "at most", "≤": "at most"}
+)
+
+// numberRange is a range written 0..50000.
+var numberRange = regexp.MustCompile(`^([0-9][0-9,]*(?:\.[0-9]+)?)\.\.([0-9][0-9,]*(?:\.[0-9]+)?)[,.;]?$`)
+
+// numberNext says whether a number comes next in text, after spaces.
+func numberNext(text string) bool {
+	text = strings.TrimLeft(text, " \t")
+	return text != "" && text[0] >= '0' && text[0] <= '9'
 }
 
 // jsonEnd is the end of the JSON object or array that starts at i, or 0
@@ -403,6 +433,29 @@ func proseAfter(rest string) bool {
 }
 
 var proseWords = wordSet(`on in from into against for with and then to using via inside at should must expect`)
+
+// againVerbs reads "re" before a verb, as in "re-run" or "re trigger the
+// workflow", as that verb done again: one word where one is known
+// (rerun, retry), else the verb.
+func againVerbs(tokens []token) []token {
+	out := tokens[:0]
+	for i, t := range tokens {
+		if t.kind == word && t.text == "re" && i+1 < len(tokens) && tokens[i+1].kind == word && againVerbSet[tokens[i+1].text] {
+			if next := &tokens[i+1]; againWords[next.text] {
+				next.text = "re" + next.text
+				next.stem = search.Stem(next.text)
+			}
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+var (
+	againVerbSet = wordSet(`run trigger try open submit queue deploy start send test check build seed sync index import`)
+	againWords   = wordSet(`run try open submit queue`) // rerun, retry, reopen, resubmit, requeue
+)
 
 // pathsNotRepos reads owner/name as a folder path (fixtures/uploads,
 // logs/tmp) when it starts with a folder projects have, or when nothing
@@ -822,7 +875,7 @@ func split(tokens []token) []*clause {
 // listNouns are the things a request asks of one subject in a list
 // ("logs and artifacts for task 8812", "repo info + branches for x/y",
 // "summary and timing for results.json"): each is a step of its own.
-var listNouns = wordSet(`logs log artifacts status summary timing timings info branches failures stats statistics jobs output health metrics`)
+var listNouns = wordSet(`logs log artifacts status summary timing timings info branches failures stats statistics jobs output health metrics workflows runs issues tags`)
 
 // askVerbs ask for things to be shown, which a list of them splits.
 var askVerbs = wordSet(`show get give list fetch pull read grab`)
@@ -836,6 +889,14 @@ func splitNounLists(clauses []*clause) []*clause {
 	for _, c := range clauses {
 		toks := c.tokens
 		k := slices.IndexFunc(toks, func(t token) bool { return t.kind == word && t.text == "and" })
+		if its := itsThing(toks, k); its != nil {
+			// "repo info for acme/web and its workflows": the second
+			// thing is of the same subject.
+			a, z := newClause(toks[:k]), newClause(its)
+			a.then = c.then
+			out = append(out, a, z)
+			continue
+		}
 		if k < 1 || toks[k-1].kind != word || !listNouns[toks[k-1].text] {
 			out = append(out, c)
 			continue
@@ -872,6 +933,26 @@ func splitNounLists(clauses []*clause) []*clause {
 		out = append(out, a, z)
 	}
 	return out
+}
+
+// itsThing is the clause of "and its workflows" after a thing asked of
+// a subject ("repo info for acme/web and its workflows"): the verb, the
+// second thing and the subject ("workflows for acme/web"); nil when the
+// clause at the "and" at k is not so.
+func itsThing(toks []token, k int) []token {
+	if k < 2 || k+2 >= len(toks) || toks[k+1].text != "its" || toks[k+2].kind != word || !listNouns[toks[k+2].text] {
+		return nil
+	}
+	f := slices.IndexFunc(toks[:k], func(t token) bool { return t.kind == word && t.text == "for" })
+	if f < 1 || !listNouns[toks[f-1].text] {
+		return nil
+	}
+	var out []token
+	if toks[0].kind == word && askVerbs[toks[0].text] {
+		out = append(out, toks[0])
+	}
+	out = append(out, toks[k+2:]...)
+	return append(out, toks[f:k]...)
 }
 
 // base64Like says whether a word is base64's text: twelve or more of its
@@ -956,6 +1037,9 @@ func newClause(tokens []token) *clause {
 			delete(c.set, tokens[i+1].stem) // "without Compose", "without docker": not that system
 		}
 	}
+	if (c.set["=server"] || c.set["=servers"]) && c.set["<ident>"] && slices.ContainsFunc(tokens, func(t token) bool { return t.kind == word && strings.Contains(t.text, "_") }) {
+		c.set["<toolserver>"] = true // "call ocr_invoice on whichever pdf server is up": a hosted server's tool
+	}
 	if c.set["<sqlfile>"] && c.hasAny(runSQL) {
 		c.set["<runsql>"] = true // apply migrations/005.sql: a database's work, not a file's
 	}
@@ -976,6 +1060,10 @@ func newClause(tokens []token) *clause {
 	}
 	if nounCheck(tokens) {
 		delete(c.set, checkStem) // "the cart persistence check", "a keyboard-only check on /signup": a name, not a check to make
+	}
+	if nounConfirm(tokens) {
+		delete(c.set, "=confirm") // "OK the are-you-sure confirm": the browser's dialog, not a check
+		delete(c.set, search.Stem("confirm"))
 	}
 	jsons := 0
 	for _, t := range tokens {
@@ -1141,6 +1229,25 @@ func nounCheck(tokens []token) bool {
 	return noun
 }
 
+// inThe says whether tokens at j are "the" after "in" or "inside".
+func inThe(tokens []token, j int) bool {
+	return j >= 1 && tokens[j].text == "the" && (tokens[j-1].text == "in" || tokens[j-1].text == "inside")
+}
+
+// nounConfirm says whether "confirm" is the browser's dialog ("accept
+// the confirm", "the are-you-sure confirm"): after an article or "sure",
+// with no object of its own.
+func nounConfirm(tokens []token) bool {
+	for i, t := range tokens {
+		if t.kind == word && t.text == "confirm" && i > 0 && confirmLeads[tokens[i-1].text] && (i+1 == len(tokens) || tokens[i+1].kind != word || tokens[i+1].text == "and") {
+			return true
+		}
+	}
+	return false
+}
+
+var confirmLeads = wordSet(`the a sure js browser`)
+
 var (
 	checkStem    = search.Stem("check")
 	checkLeads   = wordSet(`and to please pls plz then also just now you i we must should will can could lets let quickly double first finally but or so and+then`)
@@ -1180,7 +1287,7 @@ func markers(tokens []token, i int) []string {
 			tokens[i+1].kind == word && !determiners[tokens[i+1].text] && !prepositions[tokens[i+1].text] && i+2 < len(tokens) && counted(tokens[i+2]) && strings.HasSuffix(tokens[i+2].text, "s")) { // 3 widgets, 24 product cards
 			out = append(out, "<count>")
 		}
-		if t.num >= 100 && t.num <= 599 && i > 0 && statusBefore[tokens[i-1].text] {
+		if t.num >= 100 && t.num <= 599 && i > 0 && statusBefore[tokens[i-1].text] && !(i+1 < len(tokens) && search.AmountUnit(tokens[i+1].text)) {
 			out = append(out, "<status>") // "should 301", "returns 200": an HTTP status
 		}
 		ref := t.raw == "#" || i > 0 && refNouns[tokens[i-1].text] // #497, PR 420
@@ -1234,7 +1341,7 @@ func markers(tokens []token, i int) []string {
 		if attrAssign.MatchString(t.text) {
 			out = append(out, "<attrvalue>") // data-variant="v2", autocomplete=off: an element's attribute
 		}
-		if t.text == "container" && i >= 3 && tokens[i-2].text == "the" && (tokens[i-3].text == "in" || tokens[i-3].text == "inside") {
+		if t.text == "container" && inThe(tokens, i-2) || t.text == "container" && inThe(tokens, i-3) && tokens[i-2].kind == word && tokens[i-1].kind == word {
 			out = append(out, "<incontainer>") // "run it in the toolbox container": in one running
 		}
 		if showWords[t.text] && i+1 < len(tokens) && tokens[i+1].kind == word && len(tokens[i+1].raw) > 1 && unicode.IsUpper(rune(tokens[i+1].raw[0])) {

@@ -53,6 +53,34 @@ func TestLex(t *testing.T) {
 	}
 }
 
+// Bounds written as signs are read as words ("> 0" as "over 0",
+// 0..50000 as "between 0 and 50000"), and "re" before a verb as the verb
+// done again; an arrow stays punctuation.
+func TestLexSignsAndAgain(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"results > 0":               "results over 0",
+		"p95 >=200ms":               "p95 at least 200ms",
+		"pass rate <95%":            "pass rate under 95",
+		"score in 0..50000, please": "score in between 0 and 50000 please",
+		"re-run the workflow":       "rerun the workflow",
+		"re trigger the workflow":   "trigger the workflow",
+		"re: the login bug":         "re the login bug",
+		"width <= innerWidth":       "width innerwidth",
+		"step 2 -> 3":               "step 2 3",
+	} {
+		var got []string
+		for _, tk := range lex(text) {
+			if tk.kind == word || tk.kind == number {
+				got = append(got, tk.text)
+			}
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%q: words %q, want %q", text, strings.Join(got, " "), want)
+		}
+	}
+}
+
 // Values a request names are read whole, as what they are: an e-mail
 // address, a pull request's number, a login's user and password, a
 // setting, a table's column, a code typed at the cart.

@@ -78,6 +78,12 @@ func (a *Analyzer) text(text string) Analysis {
 		if bare(c, findItWords) && slices.ContainsFunc(steps, func(s Step) bool { return s.Tool == "tool_search" }) {
 			continue // "is there a tool for X? find it for me": the same search
 		}
+		if bare(c, findItWords) && len(steps) > 0 && steps[len(steps)-1].Tool == "tool_call" {
+			// "that pdf_extract tool isn't listed, find it": the search
+			// for it comes before the call.
+			steps = slices.Insert(steps, len(steps)-1, Step{Tool: "tool_search", Words: c.words})
+			continue
+		}
 		if form := search.Form(c.words); form != "" && tools[form] != nil {
 			// A step about the tools themselves ("is there a tool that
 			// can record video?") is the finding, not the work.
@@ -272,7 +278,7 @@ var otherStores = triggers(`cookie cookies basket cart redis key+in+redis row ro
 var oldText, newText = triggers(`=old =before`), triggers(`=new =after`)
 
 // failWords ask what failed.
-var failWords = triggers(`fail failed failure failures`)
+var failWords = triggers(`fail failed failure failures go+red went+red turn+red turned+red broke broken`)
 
 // diffWords ask for the differences of two values.
 var diffWords = triggers(`compare diff different difference differences differ differs changed`)
@@ -313,7 +319,21 @@ var carried = []struct {
 	// video is recorded; "which workflows does it have? kick off the
 	// a11y one": that workflow.
 	{triggers(`video chapter`), triggers(`=record =start`), nil, search.Stem("video"), triggers(`stop`)},
-	{triggers(`workflow workflows`), triggers(`kick trigger dispatch =run =rerun`), triggers(`=one`), search.Stem("workflow"), nil},
+	{triggers(`workflow workflows <yml>`), triggers(`kick trigger retrigger dispatch =run =rerun`), triggers(`=one =it`), search.Stem("workflow"), nil},
+	// "hold shift and click the rows, then let go": of the key held.
+	{triggers(`hold holding`), triggers(`let+go release stop+holding`), nil, "shift", nil},
+	// "read playwright.config.ts from acme/web on main and on release/2.14,
+	// diff them": the file's two texts, not the branches.
+	{triggers(`<file>`), triggers(`diff compare`), triggers(`=them =both`), "<filediff>", nil},
+	// "read order.json and schemas/order.schema.json and check the one
+	// against the other": against the schema.
+	{triggers(`schema`), triggers(`check validate verify`), triggers(`against`), "schema", nil},
+	// "trigger e2e on release/2.14 in acme/web and show me the run": the
+	// workflow's run.
+	{triggers(`trigger retrigger dispatch kick`), triggers(`=run`), triggers(`show see watch follow`), "github", triggers(`job jobs task tasks agent`)},
+	// "render templates/x.txt into out/x.txt and diff it with golden/x.txt":
+	// the file rendered and the other, two files.
+	{triggers(`render`), triggers(`diff compare`), triggers(`=it`), "<twofiles>", nil},
 	// "this JSON from the logs is one line, make it readable": the JSON.
 	{triggers(`json`), triggers(`readable indent indentation pretty prettify`), nil, search.Stem("json"), nil},
 	// "junit/nightly.xml: what failed?": the report's failed tests.
@@ -807,6 +827,9 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	}
 	if req.about&compose != 0 && c.hasAny(logWords) && about&^(api|web|value) == 0 && !c.has("<api>") && !c.has("<page>") {
 		about = compose // "then show me the api logs": the api service's, in a request about a stack
+	}
+	if req.about&(docker|compose) == docker && c.hasAny(logWords) && about&^(api|web|value|pg|redis|db) == 0 && !c.has("<api>") && !c.has("<page>") {
+		about = docker // "run postgres:16, then check the logs say ready": the container's
 	}
 	if c.has("<page>") && c.hasAny(liveWords) && len(c.tokens) > 0 && (c.tokens[0].text == "is" || c.tokens[0].text == "are") {
 		about = api // "are both https://a.example and https://m.a.example up?": asked, not opened

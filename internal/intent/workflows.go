@@ -54,7 +54,7 @@ var domainWords = []struct {
 	d     domain
 	words []string
 }{
-	{web, triggers(`<selector> <named> page site website browser button link click tap screenshot tab form dashboard checkout cart dropdown
+	{web, triggers(`<selector> <named> page site website browser button link click tap screenshot tab form dashboard toggle checkout cart dropdown
 		field box input textbox search+box modal tooltip toast snackbar spinner placeholder menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
@@ -71,7 +71,7 @@ var domainWords = []struct {
 	{docker, triggers(`docker container containers dockerfile named+volume create+a+network create+a+volume make+a+network make+a+volume a+new+network a+new+volume image+build image+from build+the+image build+an+image <image> <buildfrom> restart+loop crash+loop crashloop <instance> =exec`)},
 	{compose, triggers(`compose =stack =stacks <service>`)}, // not "voucher stacking"
 	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues open+a+bug file+a+bug raise+a+bug log+a+bug workflow workflows actions+pipelines ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes =commit`)},
-	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl> every+server every+remaining+server on+every+server each+server all+servers`)},
+	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl> <toolserver> every+server every+remaining+server on+every+server each+server all+servers`)},
 	{workers, triggers(`igor igors worker workers`)},
 	{dynamic, triggers(`dynamic+tool dynamic+tools tool+snapshot tool+snapshots`)},
 	{squads, triggers(`squad squads shared+context`)},
@@ -198,7 +198,7 @@ var rules = []rule{
 	r(web, `locator locators`, `browser_generate_locator`),
 	r(pg, `connect connection connections healthy reachable`, `db_pg_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
 	r(redis, `connect connection connections healthy reachable`, `db_redis_connect`).but(disconnect + ` already+connected already+open =existing alias connection+alias`),
-	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back go+forward forward full+page <method> endpoint reload refresh go+away are+open` + alreadyOpen + urlParts + firstItem),
+	r(web, `open go visit navigate load loading browse <link> page pages site website`, `browser_navigate`).but(`pdf <pdf> go+back navigate+back go+forward forward full+page <method> endpoint reload refresh go+away let+go are+open` + alreadyOpen + urlParts + firstItem),
 	r(web, `iphone ipad pixel galaxy android+phone emulate emulating emulation device`, `browser_session_new`).but(`dark+mode color+scheme colour+scheme prefers media reduced+motion viewport`),
 	r(web, `viewport`, `browser_resize`).with(`<size>`).first("size"), // "the viewport to 390 x 844, like an iPhone"
 	r(web, `mobile desktop tablet viewport width widths responsive <size> px+wide wide`, `browser_resize`).but(`device iphone ipad pixel galaxy <numbers>`).first("size"),
@@ -246,6 +246,8 @@ var rules = []rule{
 	r(web, `=search`, `browser_type`).with(`<quoted>`),
 	r(web, `<searchverb>`, `browser_type`).but(`<quoted> tool tools file files log logs repo issues toolbox accessibility+tree`), // "open /hotels, search Paris"
 	r(web, `type enter fill+in input`, `browser_type`).but(`press+enter hit+enter form` + sequentially),
+	// Payloads thrown at a form are typed into its fields and sent.
+	r(web, `try throw paste put run send post fire`, `browser_fill_form`).with(`form`).but(`type enter fill+in i+can i+could`),
 	r(web, `try throw paste put`, `browser_type`).with(`box field input textbox payload payloads <selector>`).but(`type enter fill+in form`),
 	r(web, `<cardnum> cvc cvv`, `browser_fill_form`), // a card's number, expiry and CVC
 	r(web, `<uistep>`, `browser_click`),
@@ -255,9 +257,9 @@ var rules = []rule{
 	r(web, `change set update edit write fill`, `browser_type`).with(`price quantity qty address name email message phone amount title description comment review`).
 		but(`type enter fill+in input localstorage sessionstorage cookie cookies storage+state viewport window size dark+mode key flag form fields <selectel> dropdown select`),
 	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup password username`),
-	r(0, `press+enter hit+enter press+tab press+escape keyboard key+press =escape =esc arrowup arrowdown arrowleft arrowright pageup pagedown`, `browser_press_key`),
+	r(0, `press+enter hit+enter press+tab hit+tab shift+tab press+escape hit+escape keyboard key+press =escape =esc arrowup arrowdown arrowleft arrowright pageup pagedown ctrl+a ctrl+c ctrl+v ctrl+z cmd+a cmd+c cmd+v backspace`, `browser_press_key`),
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
-	r(web, `click tap press add hit`, `browser_click`).but(`press+enter hit+enter press+tab press+escape <point> ` + stateSaid),
+	r(web, `click tap press add hit`, `browser_click`).but(`press+enter hit+enter press+tab hit+tab press+escape hit+escape <point> ` + stateSaid),
 	// What a user does on a page with a button: a click.
 	r(web, `approve reject cancel decline delete remove apply pay reserve archive subscribe unsubscribe like =save =import`, `browser_click`).
 		but(`cookie cookies localstorage sessionstorage storage+state mock mocked route routes click tap press screenshot pdf <pdf> trace video spec <spec> har <file> session ` + stateSaid),
@@ -290,12 +292,13 @@ var rules = []rule{
 	r(web, `scroll`, `browser_scroll`).but(`wheel`), // a wheel scrolled is the mouse's
 	// A dialog, not "confirm the page shows ..." nor the confirmation page.
 	r(web, `=confirm =alert =prompt`, `browser_handle_dialog browser_click`).with(`pops pop popup throws shows+a =accept =dismiss`),
-	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm the+confirm pops+a+confirm`, `browser_handle_dialog browser_click`).but(`confirmation+page confirmation+screen confirmation+email confirmation+number`),
+	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm the+confirm pops+a+confirm sure+confirm are+you+sure`, `browser_handle_dialog browser_click`).but(`confirmation+page confirmation+screen confirmation+email confirmation+number`),
 	r(web, `reload refresh =f5`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate press+back hit+back`).but(`online offline`),
 	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
 	r(web, `new+tab =tabs open+tabs switch+tab close+tab close+the+tab that+tab other+tab first+tab second+tab another+tab a+second+tab`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
 	r(anyDomain, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
+	r(anyDomain, `give+it give+them let+it`, `wait_ms`).with(`=sec =secs =moment =bit =minute =few`).but(`second seconds millisecond milliseconds ms <measure>`), // "give it a few secs"
 	r(anyDomain, `give+it give+the let+it settle`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms`),
 	r(anyDomain, `wait pause sleep`, `wait_ms`).with(`<measure>`).but(`second seconds millisecond milliseconds ms until till up+to <selector> <quoted> max most`),
 	r(web, `wait`, `browser_wait`).with(`until for appear`),
@@ -336,15 +339,16 @@ var rules = []rule{
 	// A page's value compared with an API's or a table's: read, then
 	// compared.
 	r(web, `match matches same+as the+same agree disagree`, `browser_get_text assert_equals`).with(`<method> <api> api endpoint db database table postgres redis`).first("check"),
-	r(web, `<count> more fewer at+least at+most number+of how+many per+page`, `assert_count`).checks().first("check"),
-	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in radio`, `assert_checked`).checks().first("check"),
-	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show goes+away go+away went+away shouldn+show shouldn+appear shouldn+be+visible doesn+show isn+showing isn+shown isn+visible aren+showing aren+shown aren+visible`, `assert_hidden`).checks().first("check"),
+	r(web, `<count> more fewer at+least at+most number+of how+many per+page results+over`, `assert_count`).checks().first("check"),
+	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in radio it+really+off it+is+off it+s+off still+off stays+off toggle+on toggle+off toggled switched+on switched+off`, `assert_checked`).checks().first("check"),
+	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show goes+away go+away went+away shouldn+show shouldn+appear shouldn+be+visible doesn+show isn+showing isn+shown isn+visible aren+showing aren+shown aren+visible isn+there aren+there not+there nowhere+to+be+seen never+see never+sees`, `assert_hidden`).checks().first("check"),
 	r(web, `be+back come+back comes+back came+back reappear reappears appear+again show+again shows+again back+again`, `assert_visible`).checks().first("check"), // "the promo banner should be back"
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link appear appears shows+up`).checks().first("check"),
 	r(web, `title`, `assert_title`).checks().first("check"),
-	r(web, `attribute attr attrs <attrvalue> alt+text =alt =src meta+tag its+href`, `assert_attribute`).checks().first("check"), // data-variant="v2", "must have alt text"
+	r(web, `attribute attr attrs <attrvalue> alt+text =alt =src meta+tag its+href aria+label aria+labelledby aria+describedby aria+expanded aria+hidden`, `assert_attribute`).checks().first("check"), // data-variant="v2", "must have alt text"
 	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on we+on back+on jump+to jumps+to jump+straight+to stay+on stays+on <topath>`, `assert_url`).checks().first("check"),
 	r(web, `disabled enabled href canonical points+to point+to`, `assert_attribute`).checks().first("check"),
+	r(web, `localstorage sessionstorage`, `assert_equals`).with(`=equal =equals equal+to stored+in stored+under is+set holds`).checks().first("check"), // a stored value, not the page's text
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number error+message success+message validation+message error+text filename file+name badge+shows badge+show badge+says counter+shows counter+says`, `assert_text`).checks().first("check"),
 	// A text quoted as expected is checked beside an audit of the console
 	// ("should give 'Invalid code' and nothing in the console").
@@ -364,8 +368,8 @@ var rules = []rule{
 	r(api, `<status>`, `assert_equals`).checks().first("status"),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
 	r(api, `schema`, `fs_read`).with(`<file>`),
-	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).first("check"),
-	r(api, `<statusclass>`, `assert_range`).checks().first("check"), // "expect 2xx"
+	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).but(`worse slower regression regressions`).first("check"), // "10% worse" than a baseline: a regression's threshold
+	r(api, `<statusclass>`, `assert_range`).checks().first("check"),                                                         // "expect 2xx"
 	r(api|value, `contain contains include includes mention mentions in+it in+there`, `assert_contains`).checks().first("check"),
 	r(docker|compose, `contain contains mention mentions in+there`, `assert_contains`).checks().first("check"), // a line in a container's logs
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("type"),
@@ -396,7 +400,7 @@ var rules = []rule{
 	r(redis, `it+empty is+empty s+empty nothing+matching nothing+left is+left`, `db_redis_keys`).first("redis"), // "confirm it's empty"
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
 	r(redis, `preload seed populate load`, `db_redis_set`).with(`<key> <keyglob> key keys`).first("redis"),
-	r(redis, `set store write flip turn+on turn+off enable disable expire ttl`, `db_redis_set`).first("redis"),
+	r(redis, `set store write flip turn+on turn+off enable disable expire ttl put+back put restore`, `db_redis_set`).first("redis"),
 	r(redis, `=keys pattern`, `db_redis_keys`).first("redis"),
 	r(redis, `delete remove evict drop`, `db_redis_del`).first("redis"),
 	r(redis, `read get hold holds value cache compare`, `db_redis_get`).first("redis"),
@@ -428,7 +432,8 @@ var rules = []rule{
 	// A file the request says holds what the work needs is read.
 	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists what+files which+files`),
 	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
-	r(files, `write save store export record+the record+all`, `fs_write`).but(`we+saved what+we+saved we+stored the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
+	r(files, `dump`, `fs_write`).with(`into =to`).but(`db database pg postgres sql`),
+	r(files, `write overwrite save store export record+the record+all`, `fs_write`).but(`we+saved what+we+saved we+stored the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list =ls`, `fs_list`).but(`failure failures`),
 	r(files, `what+s+in what+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read <namedfile>`),
 	r(files, `what+s+in what+in what+is+in show+me+what show+me show+it =cat`, `fs_read`).with(`<namedfile>`).but(`what+files which+files`),
@@ -441,9 +446,10 @@ var rules = []rule{
 	r(files, `move rename change+the+name`, `fs_move`),
 	r(files, `show+me+the+result show+the+result see+the+result show+me+the+first the+first+one`, `fs_read`), // of a file just written or found
 	r(files, `get+rid`, `fs_remove`),
-	r(files, `executable chmod permission permissions read+only readonly mode+<number>`, `fs_chmod`),
+	r(files, `executable chmod permission permissions read+only readonly mode+<number> =0644 =0755 =0600 =0700 =0444 =0777`, `fs_chmod`),
 	r(files, `chown owner owned+by uid gid`, `fs_chown`),
 	r(files, `mkdir`, `fs_mkdir`),
+	r(files, `recreate`, `fs_mkdir`).but(`=file`), // "remove screenshots/old and recreate it empty"
 	r(files, `create make`, `fs_mkdir`).with(`<dir> folder directory`).but(`=file zip archive backup back+up copy`),
 
 	// Checks of data: databases, caches, files; first, validation against
@@ -455,12 +461,13 @@ var rules = []rule{
 	r(pg|sqlite|redis, `the+same+as same+as+what match+what matches+what agree+with agrees+with`, `assert_equals`).first("check"), // "is the order count the same as what /api/stats reports?"
 	r(pg|sqlite|redis, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`healthy connection connections connect contain contains made+it+into`).first("check"),
 	// A file that exists, or is gone, is checked by looking for it.
+	r(files|value, `schema`, `assert_json_schema`).checks().first("check"), // a file checked against a schema
 	r(files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`contain contains made+it+into exist exists gone`).first("check"),
 	r(0, `compare`, `object_diff`).but(`<file> text texts string strings checksum hash sha256 sha1 md5 digest compare+page compare+tray compare+button compare+slot compare+bar compare+drawer the+compare` + perfWords),
 	r(anyDomain, `compare match matches`, `assert_equals`).with(`checksum hash sha256 sha1 md5 digest`).but(`<twojson>`).first("check"),
 
 	// Test results and analysis.
-	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`).but(`<selector> summary+box order+summary basket+summary summary+panel summary+section`), // not the page's summary box
+	r(0, `summarize summarise summary pass+rate overview =totals`, `report_summary`).but(`<selector> summary+box order+summary basket+summary summary+panel summary+section of+the+summary summary+page summary+step summary+screen`), // not the page's summary box
 	r(0, `report`, `report_summary`).with(`result results junit <file>`).but(`issue bug flaky flake flakiness`),
 	r(0, `failure failures fail failed error errors why`, `report_failures`).with(`test tests list group failure failures results+are+in results+in`).but(`flaky flip flips both+passed event events xhr request requests call calls nobody+tests` + failIfNot),
 	r(0, `slowest slow slower timing timings durations`, `report_timing`).with(`test tests report reports junit suite suites`).but(`<dbrows>`),
@@ -481,6 +488,7 @@ var rules = []rule{
 	r(agent, `=stopped really+stopped is+stopped has+stopped`, `spawn_status`).first("agent"),
 	r(agent, `been+doing actually+doing`, `spawn_status spawn_logs`).but(`=cancel =stop =kill =abort`).first("agent"), // "what has sp_22 been doing?"
 	r(agent, `=cancel =cancelled =stop =kill =abort`, `spawn_cancel`).first("agent"),                                  // not "tests for cancellation"
+	r(agent, `status progress`, `spawn_status spawn_logs`).with(`log logs output`).first("agent"),                     // "its status and recent output"
 	r(agent, `log logs output printing prints printed saying`, `spawn_logs`).first("agent"),
 	r(agent, `status progress doing check+on phase so+far how+far`, `spawn_status`).first("agent"),
 	r(agent, ``, `spawn_agent spawn_status`).but(`<spawn>`).first("agent"),
@@ -496,7 +504,7 @@ var rules = []rule{
 	r(job, `pool busy queued how+many piling piling+up how+s+the how+the queue+status queue+doing how+the+queue how+the+job+queue`, `pool_status`).but(`=run =rerun =resubmit =submit as+queued+jobs`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
 	r(job, `status finish finishes finished done state still+running is+it+running`, `task_status`).with(`job+<number> my+job the+job this+job that+job still+running`).first("job"),
-	r(job, `find+it find+the+job which+job list newest recent latest all which`, `task_list`).but(`it+lists`).first("job"),
+	r(job, `find+it find+the+job which+job list newest recent latest all which last+few last+jobs`, `task_list`).but(`it+lists`).first("job"),
 	r(job, `status finish finishes finished done state`, `task_status`).first("job"),
 	r(job, `run submit queue start kick execute build test tests background worktree rerun resubmit requeue reproduce repro`, `task_submit task_status`).but(`settle give+the+queue lately anything+fail anything+failed how+many backed+up =running are+running is+running job+<number> hung stuck`).first("job"),
 
@@ -522,7 +530,7 @@ var rules = []rule{
 	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list have exist`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `died crashed crash exited dead why`, `docker_inspect docker_logs`).but(`compose`).first("docker"),
 	r(docker, `=running list which ps show+all all+containers every+container stopped+ones exited+ones`, `docker_ps`).but(`compose image images`).first("docker"),
-	r(docker, `healthy health ready up+yet state exit+code it+up is+up`, `docker_inspect`).but(`compose`).first("docker"),
+	r(docker, `healthy health ready up+yet state exit+code it+up is+up`, `docker_inspect`).but(`compose log logs`).first("docker"),
 	r(docker, `log logs tail output prints printed`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
 	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running <incontainer> psql cli <sql>`).but(`compose`).first("docker"),
@@ -540,21 +548,24 @@ var rules = []rule{
 	r(github, `review`, `gh_diff gh_pr_review`).with(`pull+request pr`),
 	r(github, `approve request+changes`, `gh_pr_review`).but(`review`),
 	r(github, `merge`, `gh_pr_merge`),
-	r(github, `list show which what open+prs open+pr open+pull+requests are+open is+open still+open =find the+open`, `gh_pr_list`).with(`pull+request pr`).first("gh"),
+	r(github, `list show which what open+prs open+pr open+pull+requests are+open is+open still+open =find the+open look+at view check+out pull+up`, `gh_pr_list`).with(`pull+request pr`).first("gh"),
 	r(github, `list show which what+issues were+filed filed+this`, `gh_issue_list`).with(`issue issues`).but(`open+an open+a open+one open+new open+issue create file+an file+a file+one file+issue raise`).first("gh"),
 	r(github, `open create file raise report+a report+an report+the report+it report+this`, `gh_pr_create`).with(`pull+request pr`).but(`the+open find+the+open any+open open+prs is+open are+open`).first("gh"),
 	r(github, `open create file raise report+a report+an report+the report+it report+this`, `gh_issue_create`).with(`issue a+bug`).but(`open+issues list+the+open were+filed was+filed filed+this filed+since filed+last`).first("gh"),
 	r(github, `comment`, `gh_issue_comment`).but(`approve request+changes`).first("gh"),
 	r(github, `flaky flake flakiness intermittent flip flips`, `gh_workflow_runs test_flaky_detect`).but(`<file> issue issues label labelled labeled`).first("gh"),
 	r(github, `flaky flake flakiness intermittent flip flips`, `test_flaky_detect`).first("gh"),
-	r(github, `trigger =run start dispatch kick`, `gh_workflow_run`).with(`workflow ci <yml>`).but(`green red passed failed status`).first("gh"),
+	r(github, `trigger retrigger =run =rerun start dispatch kick`, `gh_workflow_run`).with(`workflow ci <yml>`).but(`green red passed failed status`).first("gh"),
 	r(github, `run runs pass passed status green result ends how+it+ends finish finishes`, `gh_workflow_runs`).but(`merge pass+rate`),
+	r(github, `=workflows`, `gh_workflow_list`).but(`run runs trigger retrigger dispatch kick flaky =rerun status green red pass passed fail failed failing`).first("gh"), // "which workflows does acme/web have"
 	r(github, `ci+run run+passed run+is+green is+green passed+ci ci+passed checks+passed`, `gh_workflow_runs`).with(`merge`),
 	r(github, `branch`, `gh_branch_create`).with(`create new cut branch+off`),
 	r(github, `=branches`, `gh_branch_list`).but(`create new cut delete merge =off =from per+branch`),
 	r(github, `=cut`, `gh_branch_create`).with(`=from =off`), // "cut release/2.4 from main"
-	r(github, `changed+between what+changed what+it+changes its+changes changes+vs changes+against diff drifted compare`, `gh_diff`).but(`review`),
+	r(github, `<filediff>`, `string_diff`),
+	r(github, `changed+between what+changed what+it+changes its+changes changes+vs changes+against diff drifted compare`, `gh_diff`).but(`review <filediff>`),
 	r(github, `read show open <file>`, `gh_file_read`).with(`<file>`).but(`update edit change write fix bump modify junit report reports trigger kick dispatch runs run+link run+id commit push new+file a+new executable chmod permission exist exists`),
+	r(github, `pull get fetch grab read`, `gh_file_read`).with(`spec specs test+file config`).but(`pr pull+request runs run <file> mcp server servers`), // "pull the failing spec from the repo"
 	// A file changed in a repository is read first: the write takes it
 	// whole.
 	r(github, `commit add+a+new create+a+new new+file =add`, `gh_file_write`).with(`<file>`).but(editWords + ` my+local local+file`),
@@ -567,11 +578,12 @@ var rules = []rule{
 	r(gateway, `=host =hosting register add attach plug behind+the+gateway`, `mcp_register`).but(`unregister which what are+you right+now already host+port on+host+port still+registered is+registered`),
 	r(gateway, `it+gone is+gone actually+gone whats+left what+s+left what+is+left`, `mcp_list`).but(`tool tools`).first("gwlist"), // "unregister it and confirm it's gone"
 	r(gateway, `list which+servers what+servers which+hosted are+we+hosting we+host find+the+old not+sure+what what+id+it`, `mcp_list`).but(`tool tools should+take would+take take+it server+should server+would which+hosted+server+should`),
-	r(gateway, `health healthy alive up dead fail failing failures slow bad`, `mcp_health`).but(`bring+up which+server least+busy`),
+	r(gateway, `health healthy alive up dead fail failing failures slow bad doing errored erroring erroring+out`, `mcp_health`).but(`bring+up which+server least+busy`),
 	r(gateway, `tool tools offer offers catalog bring brings provide provides`, `mcp_catalog`).but(`which+server route`),
 	r(gateway, `which+server which+hosted route handle should+take would+take send`, `mcp_route`),
 	r(gateway, `least+busy spread balance load+balance`, `mcp_loadbalance`).first("gateway"),
 	r(gateway, `fallback fall+back failover fail+over next+one the+next`, `mcp_failover`).first("gateway"),
+	r(gateway, `=every =each =all`, `mcp_aggregate`).with(`<toolserver>`).first("gateway"), // "call extract_text on every pdf server"
 	r(gateway, `every+server all+servers each+server side+by+side together aggregate`, `mcp_aggregate`).first("gateway"),
 	r(gateway, `call invoke`, `tool_call`).first("gateway"),
 	r(gateway, `unregister remove detach drop take+it+out take+out`, `mcp_unregister`),
@@ -607,7 +619,7 @@ var rules = []rule{
 	r(anyDomain, `sha256 sha1 sha512 md5`, `hash_text`).with(`string text <quoted>`).but(`<file> file`),
 	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now in+the+future in+the+past`, `timestamp_now`),
 	r(files|web|value, `grep`, `fs_search`),
-	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days last+day day+window days+window deadline`, `date_utils`),
+	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days last+day day+window days+window deadline plus+<number> minus+<number>`, `date_utils`),
 	// A question of dates: which day a thing falls on, how far away it is.
 	r(0, `what+date which+date what+day+is what+day+will what+day+should what+exact+time what+exact what+time+should what+time+will days+away days+left days+until weeks+away`, `date_utils`).but(`what+time+is+it`),
 	r(0, urlParts, `url_parse`).with(`<link> url link`),

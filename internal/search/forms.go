@@ -23,7 +23,7 @@ var forms = []struct {
 		`\b(?:is there )?anything (?:here |in here |in (?:the|this|your) (?:toolbox|server|tool list) )?(?:that|which) can\b|\bgot anything for\b|` +
 		`\bfind (?:me )?(?:the |a )?(?:right |best )?tool\b|\bdo (?:we|you|i) have (?:a|any) tool\b`), "tool_search"},
 	// A tool called by its name, one the list does not show.
-	{[]string{"_"}, regexp.MustCompile(`(?i)\b[a-z0-9]+_[a-z0-9_]+\b.*\b(?:hidden|unlisted|not listed|isn'?t listed|by (?:its )?name|(?:isn'?t|not) in (?:my|the) (?:\w+ )?list)\b|` +
+	{[]string{"_"}, regexp.MustCompile(`(?i)\b[a-z0-9]+_[a-z0-9_]+\b.*\b(?:hidden|unlisted|not listed|isn'?t? listed|by (?:its )?name|(?:isn'?t?|not) in (?:my|the) (?:\w+ )?list)\b|` +
 		`\b(?:hidden|unlisted)\s+(?:tool\s+)?[a-z0-9]+_[a-z0-9_]+\b`), "tool_call"},
 	{[]string{"what", "behind"}, regexp.MustCompile(`(?i)\bwhat(?: does| would| is|'s|’s) (?:this|that|the|my) (?:request|call|prompt|task|ticket|story|requirement|ask)\b[^?]*\b(?:want|need|mean|asking|trying|take|after)|` +
 		`\bwhat would\b[^?]*\bneed\b[^?]*\btool[- ]?wise\b|\bwork out what\b[^.]*\b(?:is|are) (?:really |actually )?(?:asking|after)\b|` +

@@ -411,15 +411,25 @@ var statusValue = regexp.MustCompile(`(?:^|[\s(])([1-5]\d\d)(?:[\s?!)]+|[.,](?:\
 // notStatus are words after a number that make it an amount (500 ms,
 // 404 items), not a status.
 var notStatus = wordSet(`ms s sec secs second seconds min mins minute minutes h hour hours day days px kb mb gb k
-	item items row rows user users times request requests record records line lines byte bytes char chars characters
+	item items row rows user users times request requests record records line lines byte bytes char chars character characters
 	word words test tests page pages order orders x of percent`)
+
+// numberedThings are words after which a number names one of them (PR
+// 418, issue 503, job 201), not a status.
+var numberedThings = wordSet(`pr prs pull request issue issues ticket tickets job jobs run runs build builds order orders task tasks bug bugs story line lines port step steps room table`)
+
+// AmountUnit says whether a word after a number makes it an amount (500
+// ms, 200 chars, 404 items) rather than an HTTP status.
+func AmountUnit(word string) bool { return notStatus[strings.ToLower(word)] }
 
 // statusCode says whether query holds an HTTP status code.
 func statusCode(query string) bool {
-	for _, m := range statusValue.FindAllStringSubmatch(query, -1) {
-		if !notStatus[strings.ToLower(m[2])] {
-			return true
+	for _, m := range statusValue.FindAllStringSubmatchIndex(query, -1) {
+		before := strings.Fields(strings.TrimRight(query[:m[2]], " #"))
+		if notStatus[strings.ToLower(query[m[4]:m[5]])] || len(before) > 0 && numberedThings[strings.ToLower(before[len(before)-1])] {
+			continue
 		}
+		return true
 	}
 	return false
 }
