@@ -382,6 +382,7 @@ func TestIntentStepsAndHints(t *testing.T) {
 		"stop and remove the qa-mailpit container":                                {"docker_rm", map[string]any{"container": "qa-mailpit"}},
 		"show me the logs of the api container":                                   {"docker_logs", map[string]any{"container": "api"}},
 		"stop bb-old-pg":                                                          {"docker_stop", map[string]any{"container": "bb-old-pg"}},
+		"run pg_isready in the qa-pg container":                                   {"docker_exec", map[string]any{"container": "qa-pg"}},
 	} {
 		r := d.intent.Text(text)
 		if s := step(r, want[0].(string)); mustJSON(s.Args) != mustJSON(want[1]) {

@@ -316,6 +316,9 @@ func lex(text string) []token {
 				out = append(out, token{kind: punct, text: ";"}) // "1)", "2.": an item of a list, a step of its own
 			case chunk == "/" && len(out) > 0 && (out[len(out)-1].stem == "<email>" || out[len(out)-1].kind == word) && passwordNext(text[end:]):
 				out = append(out, token{kind: word, text: "<creds>", stem: "<creds>"}) // qa.admin / Adm1n!qa: a login
+			case hyphenName.MatchString(chunk) && containerNext.MatchString(text[end:]):
+				// "in the qa-pg container": a container's name, whole
+				out = append(out, token{kind: word, text: strings.ToLower(chunk), raw: chunk, stem: strings.ToLower(chunk)})
 			case comparison.MatchString(chunk) && (len(chunk) > 2 || numberNext(text[end:])):
 				// "> 0", ">=3", "< 95%": a bound in words, as "over 0"
 				m := comparison.FindStringSubmatch(chunk)
@@ -348,6 +351,9 @@ var (
 
 // numberRange is a range written 0..50000.
 var numberRange = regexp.MustCompile(`^([0-9][0-9,]*(?:\.[0-9]+)?)\.\.([0-9][0-9,]*(?:\.[0-9]+)?)[,.;]?$`)
+
+// containerNext says that the word "container" comes next.
+var containerNext = regexp.MustCompile(`^\s+containers?\b`)
 
 // numberNext says whether a number comes next in text, after spaces.
 func numberNext(text string) bool {

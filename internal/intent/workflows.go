@@ -529,7 +529,7 @@ var rules = []rule{
 	r(docker, `network networks`, `docker_networks`).with(`create make new list have exist`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list have exist`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `died crashed crash exited dead why`, `docker_inspect docker_logs`).but(`compose`).first("docker"),
-	r(docker, `=running list which ps show+all all+containers every+container stopped+ones exited+ones`, `docker_ps`).but(`compose image images`).first("docker"),
+	r(docker, `=running list which ps show+all all+containers every+container stopped+ones exited+ones find+the locate`, `docker_ps`).but(`compose image images`).first("docker"),
 	r(docker, `healthy health ready up+yet state exit+code it+up is+up`, `docker_inspect`).but(`compose log logs`).first("docker"),
 	r(docker, `log logs tail output prints printed`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
