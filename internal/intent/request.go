@@ -352,6 +352,13 @@ var (
 // numberRange is a range written 0..50000.
 var numberRange = regexp.MustCompile(`^([0-9][0-9,]*(?:\.[0-9]+)?)\.\.([0-9][0-9,]*(?:\.[0-9]+)?)[,.;]?$`)
 
+// pageQueues name a queue that is a page of an application, people's
+// work to do, not the job queue.
+var pageQueues = wordSet(`office moderation review claims claim support approval approvals triage returns refunds tickets orders`)
+
+// pickVerbs pick a value of a field.
+var pickVerbs = wordSet(`pick choose select set`)
+
 // containerNext says that the word "container" comes next.
 var containerNext = regexp.MustCompile(`^\s+containers?\b`)
 
@@ -1067,6 +1074,13 @@ func newClause(tokens []token) *clause {
 	if nounCheck(tokens) {
 		delete(c.set, checkStem) // "the cart persistence check", "a keyboard-only check on /signup": a name, not a check to make
 	}
+	for i, t := range tokens {
+		if t.kind == word && (t.text == "queue" || t.text == "queues") && i > 0 && pageQueues[tokens[i-1].text] {
+			delete(c.set, t.stem) // "the back office queue", "the moderation queue": a page's list, not the job queue
+			delete(c.set, "="+t.text)
+			c.set[search.Stem("page")] = true
+		}
+	}
 	if nounConfirm(tokens) {
 		delete(c.set, "=confirm") // "OK the are-you-sure confirm": the browser's dialog, not a check
 		delete(c.set, search.Stem("confirm"))
@@ -1422,6 +1436,9 @@ func markers(tokens []token, i int) []string {
 	case quoted:
 		if strings.Contains(t.text, "{{") {
 			out = append(out, "<tmpl>") // 'Hi {{name}}': a template to fill
+		}
+		if i+2 < len(tokens) && tokens[i+1].text == "as" && tokens[i+2].kind == word && i > 0 && pickVerbs[tokens[i-1].text] {
+			out = append(out, "<inselector>") // "pick 'Cat' as species": a value of a field, a select's
 		}
 		if i+1 < len(tokens) && tokens[i+1].kind == word && elementNouns[tokens[i+1].text] {
 			out = append(out, "<named>") // the 'You are offline' banner: an element by its name

@@ -828,6 +828,9 @@ func (req request) step(about domain, clauses []*clause, i int, alone bool) doma
 	if req.about&compose != 0 && c.hasAny(logWords) && about&^(api|web|value) == 0 && !c.has("<api>") && !c.has("<page>") {
 		about = compose // "then show me the api logs": the api service's, in a request about a stack
 	}
+	if req.about&compose != 0 && about&docker != 0 && c.has("<incontainer>") && !c.has("<image>") {
+		about = about&^docker | compose // "compose up ..., run the smoke script in the api container": a service's
+	}
 	if req.about&(docker|compose) == docker && c.hasAny(logWords) && about&^(api|web|value|pg|redis|db) == 0 && !c.has("<api>") && !c.has("<page>") {
 		about = docker // "run postgres:16, then check the logs say ready": the container's
 	}

@@ -316,7 +316,7 @@ var rules = []rule{
 	r(web, `grab note copy read pull get`, `browser_get_text`).with(`order+number reference+number confirmation+number rma+number booking+reference`),
 	r(web, `grab`, `browser_get_text`).with(`it price total totals amount`).but(`screenshot picture image file api endpoint <api> <method>`),
 	r(web, `read+me read+out tell+me+what what+it+says what+it+shows read+it+to+me`, `browser_get_text`).but(`text console error errors network request requests`),
-	r(web, `links link images buttons`, `browser_get_elements`).with(`collect every all list gather each`),
+	r(web, `links link images buttons badges cards tiles chips`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
 	r(web, `<js> evaluate run+javascript run+js execute+javascript`, `browser_evaluate`),
 	// A page's own measures and state, read by script: web vitals, the
@@ -463,6 +463,7 @@ var rules = []rule{
 	// A file that exists, or is gone, is checked by looking for it.
 	r(files|value, `schema`, `assert_json_schema`).checks().first("check"), // a file checked against a schema
 	r(files, `check verify assert ensure =confirm =confirms make+sure expect`, `assert_equals`).but(`contain contains made+it+into exist exists gone`).first("check"),
+	r(0, `diff`, `object_diff`).with(`the+two the+2`).but(`<file> <twofiles> text texts string strings file files page pages screenshot screenshots`), // "get it from the API and from pg, and diff the two"
 	r(0, `compare`, `object_diff`).but(`<file> text texts string strings checksum hash sha256 sha1 md5 digest compare+page compare+tray compare+button compare+slot compare+bar compare+drawer the+compare` + perfWords),
 	r(anyDomain, `compare match matches`, `assert_equals`).with(`checksum hash sha256 sha1 md5 digest`).but(`<twojson>`).first("check"),
 
@@ -517,6 +518,7 @@ var rules = []rule{
 	r(compose, `log logs`, `compose_logs`).first("compose"),
 	r(compose, `exec shell`, `compose_exec`).first("compose"),
 	r(compose, `run execute`, `compose_exec`).with(`inside service`).but(`up bring start launch =running`).first("compose"),
+	r(compose, `run execute exec`, `compose_exec`).with(`<incontainer>`).but(`up bring start launch`).first("compose"),
 	r(compose, `<command>`, `compose_exec`).with(`in+the inside`).but(`up bring start launch`).first("compose"),
 	r(compose, `ps status running healthy ready containers is+everything actually+up are+they+up came+up which+services services+are+up`, `compose_ps`).but(`bring+up start`).first("compose"),
 	r(compose, `up start run bring launch`, `compose_up`).but(`come+up comes+up coming+up won+come`).first("compose"),
