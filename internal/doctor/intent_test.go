@@ -281,6 +281,17 @@ func TestIntentReadsWhatStepsReferTo(t *testing.T) {
 		{"open the moderation queue in a second tab and read the first row", []string{"browser_tabs"}, []string{"task_submit", "task_list"}},
 		{"compose up, then run the seed script in the api container", []string{"compose_up", "compose_exec"}, []string{"docker_exec"}},
 		{"find the old mailhog container and stop it", []string{"docker_ps", "docker_stop"}, nil},
+		{"open /settings as the admin (auth/admin.json) and check the audit tab shows", []string{"browser_set_storage_state"}, []string{"browser_storage_state"}},
+		{"log in on /login and save the signed-in state to auth/qa.json", []string{"browser_storage_state"}, []string{"browser_set_storage_state"}},
+		{"/api/items/xyz should be a 404 not a 500", []string{"http_request", "assert_equals"}, []string{"http_status_info"}},
+		{"rm draftId from localStorage, then reload", []string{"browser_localstorage_delete", "browser_reload"}, []string{"browser_localstorage_get"}},
+		{"sessionStorage step=2, reload", []string{"browser_sessionstorage_set", "browser_reload"}, []string{"browser_sessionstorage_get"}},
+		{"kill the ab_bucket cookie and reload", []string{"browser_cookie_delete"}, []string{"browser_cookie_get"}},
+		{"mock **/api/cart* with [] and open /cart, .empty-cart must show", []string{"browser_route", "assert_visible"}, []string{"assert_text"}},
+		{"hover .price-info and read the tooltip", []string{"browser_hover", "browser_get_text"}, nil},
+		{"show me the jobs in the queue", []string{"task_list"}, []string{"task_submit"}},
+		{"is the healthcheck passing on the web-1 container?", []string{"docker_inspect"}, nil},
+		{"the min price input should be >= 50 after the drag", []string{"assert_value"}, []string{"assert_count"}},
 		{"logs and artifacts for task 4410 please", []string{"task_logs", "task_artifacts"}, nil},
 		{"expire the trial in one transaction, then open /home as them and #paywall must be visible", []string{"db_pg_transaction", "browser_navigate", "assert_visible"}, []string{"fs_read"}},
 		{"PATCH /api/v1/products/TT-4410 to 29.99, then load the PDP and make sure it shows £29.99", []string{"http_request", "browser_navigate", "assert_text"}, nil},
@@ -389,6 +400,8 @@ func TestIntentStepsAndHints(t *testing.T) {
 		"show me the logs of the api container":                                   {"docker_logs", map[string]any{"container": "api"}},
 		"stop bb-old-pg":                                                          {"docker_stop", map[string]any{"container": "bb-old-pg"}},
 		"run pg_isready in the qa-pg container":                                   {"docker_exec", map[string]any{"container": "qa-pg"}},
+		"GET /api/x should be a 404 not a 500":                                    {"assert_equals", map[string]any{"expected": 404}},
+		"at 375 px wide, screenshot the desktop navigation":                       {"browser_resize", map[string]any{"width": 375, "height": 844}},
 	} {
 		r := d.intent.Text(text)
 		if s := step(r, want[0].(string)); mustJSON(s.Args) != mustJSON(want[1]) {

@@ -28,6 +28,7 @@ type found struct {
 	table, key, keyPattern, pressKey   string
 	container                          string // "the qa-mailpit container", "stop bb-old-pg"
 	fullPage                           bool
+	width                              int // "375 px wide"
 }
 
 // Window sizes by their common names: Playwright's default viewport and
@@ -82,9 +83,13 @@ func find(c *clause) found {
 			n := nextTok(1)
 			switch p := prev(1).text; {
 			case t.num >= 100 && t.num <= 599 && t.raw != "#" && (returnWords[p] || statusBefore[p] || prev(2).text == "status"):
-				f.status = t.num // "returns 200", "must be 200", "answers 404"
+				if f.status == 0 || !(p == "not" || prev(2).text == "not") {
+					f.status = t.num // "returns 200", "must be 200", "answers 404"; not the one after "not"
+				}
 			case p == "request" && prev(2).text == "pull" || p == "pr" || p == "issue" || t.raw == "#":
 				f.number = t.num
+			case (n.text == "px" || n.text == "pixels") && (nextTok(2).text == "wide" || p == "width" || prev(2).text == "width"):
+				f.width = t.num // "at 375 px wide": a viewport's width
 			case n.kind == word && (n.stem == "second" || n.stem == "millisecond" || n.text == "ms"):
 				f.ms = t.num
 				if n.stem == "second" {
@@ -142,7 +147,24 @@ func find(c *clause) found {
 			}
 		}
 	}
+	if f.width > 0 {
+		// A width in pixels says the size; a named one beside it names
+		// something else ("at 375 px wide ... the desktop navigation").
+		f.sizes = []map[string]any{{"width": f.width, "height": heightFor(f.width)}}
+	}
 	return f
+}
+
+// heightFor is a viewport's height for a width given alone: a phone's,
+// a tablet's, else a laptop's.
+func heightFor(width int) int {
+	switch {
+	case width <= 480:
+		return namedSizes["phone"][1]
+	case width <= 1024:
+		return namedSizes["tablet"][1]
+	}
+	return 800
 }
 
 // written is a token as the request wrote it.

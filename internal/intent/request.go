@@ -352,6 +352,9 @@ var (
 // numberRange is a range written 0..50000.
 var numberRange = regexp.MustCompile(`^([0-9][0-9,]*(?:\.[0-9]+)?)\.\.([0-9][0-9,]*(?:\.[0-9]+)?)[,.;]?$`)
 
+// showEnds end a check that a thing is there.
+var showEnds = wordSet(`show shows visible appear appears displayed shown`)
+
 // pageQueues name a queue that is a page of an application, people's
 // work to do, not the job queue.
 var pageQueues = wordSet(`office moderation review claims claim support approval approvals triage returns refunds tickets orders`)
@@ -1080,6 +1083,9 @@ func newClause(tokens []token) *clause {
 			delete(c.set, "="+t.text)
 			c.set[search.Stem("page")] = true
 		}
+	}
+	if n := len(tokens); n > 1 && tokens[n-1].kind == word && showEnds[tokens[n-1].text] && strings.HasSuffix(strings.ToLower(c.words), tokens[n-1].text) {
+		c.set["<showsend>"] = true // ".empty-state must show", "button.nav-toggle visible?": that it is there, no text
 	}
 	if nounConfirm(tokens) {
 		delete(c.set, "=confirm") // "OK the are-you-sure confirm": the browser's dialog, not a check

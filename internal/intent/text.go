@@ -1108,6 +1108,9 @@ func needless(steps []Step, clauses []*clause) []Step {
 	calls := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<method>") || c.hasAny(callWords) })
 	meaning := has("http_status_info") && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(meaningWords) })
 	pasted := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<twojson>") })
+	if has("http_status_info") && !meaning && has("assert_equals") && slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<api>") && c.has("<status>") }) {
+		drop("http_status_info") // "/api/products/abc should be a 404": a status checked, not explained
+	}
 	if has("http_request") && (meaning || pasted || !calls && (has("http_status_info") || slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<json>") }))) {
 		drop("http_request")
 	}

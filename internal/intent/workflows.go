@@ -213,22 +213,22 @@ var rules = []rule{
 	r(web, `offline airplane no+network no+internet online+again back+online go+online cut+the+network cut+the+connection drop+the+connection drop+the+network lose+connection lost+connection`, `browser_network_state_set`),
 	r(web, `dark+mode dark+theme light+mode color+scheme colour+scheme print+media print+stylesheet print+styles reduced+motion forced+colors high+contrast`, `browser_emulate_media`),
 	// Storage: cookies, web storage, a saved login.
-	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).with(`load reuse restore apply import start use from with sign+in+from`).but(`=save =store =write =export save+to save+it`).first("state"),
+	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_set_storage_state`).but(`=save =store =write =export save+to save+it keep persist capture dump snapshot give+me get+me show+me hand+me`).first("state"),
 	r(web, `storage+state saved+login logged+in+state auth+state signed+in+state login+state`, `browser_storage_state`).first("state"),
 	r(web, `cookie cookies`, `browser_cookie_clear`).with(`clear wipe purge empty flush reset nuke delete+all delete+every remove+all remove+every drop+all`).but(`one only just`).first("cookie"),
 	r(web, `cookie cookies`, `browser_cookie_set`).with(`set setting add inject write plant`).but(`which what does+the gets+set get+set is+set was+set be+set been+set cookies+set set+for set+by set+on`).first("cookie"),
-	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop`).but(`what+cookies which+cookies`).first("cookie"),
+	r(web, `cookie cookies`, `browser_cookie_delete`).with(`delete remove expire drop =rm =kill`).but(`what+cookies which+cookies`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).with(`list =cookies`).but(`=cookie`).first("cookie"),
 	r(web, `cookie`, `browser_cookie_get`).first("cookie"),
 	r(web, `cookies`, `browser_cookie_list`).first("cookie"),
 	r(web, `localstorage`, `browser_localstorage_clear`).with(`clear wipe empty reset`).but(`empty+state`).first("local"),
-	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed`).but(`=stored what which list everything+it it+puts`).first("local"),
-	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove drop take+out get+rid`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_set`).with(`set setting put write store seed <setting> <attrvalue>`).but(`=stored what which list everything+it it+puts`).first("local"),
+	r(web, `localstorage`, `browser_localstorage_delete`).with(`delete remove drop take+out get+rid =rm`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_list`).with(storedAll).but(`<quoted> <key> <ident> =under`).first("local"),
 	r(web, `localstorage`, `browser_localstorage_get`).first("local"),
 	r(web, `sessionstorage`, `browser_sessionstorage_clear`).with(`clear wipe empty`).but(`empty+state`).first("sessionstore"),
-	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set setting put write store seed`).but(`=stored what which`).first("sessionstore"),
-	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove drop take+out out+of get+rid`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_set`).with(`set setting put write store seed <setting> <attrvalue>`).but(`=stored what which`).first("sessionstore"),
+	r(web, `sessionstorage`, `browser_sessionstorage_delete`).with(`delete remove drop take+out out+of get+rid =rm`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_list`).with(storedAll).but(`<quoted> <key> <ident> =under`).first("sessionstore"),
 	r(web, `sessionstorage`, `browser_sessionstorage_get`).first("sessionstore"),
 
@@ -315,6 +315,7 @@ var rules = []rule{
 	r(web, `text`, `browser_get_text`).with(`read get grab copy pull extract give+me`),
 	r(web, `grab note copy read pull get`, `browser_get_text`).with(`order+number reference+number confirmation+number rma+number booking+reference`),
 	r(web, `grab`, `browser_get_text`).with(`it price total totals amount`).but(`screenshot picture image file api endpoint <api> <method>`),
+	r(web, `read grab pull`, `browser_get_text`).with(`tooltip toast banner heading label hint message error+message first+row row cell caption`).but(checkWordList + ` localstorage sessionstorage cookie cookies redis key`), // "hover .salary-info and read the tooltip"
 	r(web, `read+me read+out tell+me+what what+it+says what+it+shows read+it+to+me`, `browser_get_text`).but(`text console error errors network request requests`),
 	r(web, `links link images buttons badges cards tiles chips`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
@@ -339,7 +340,7 @@ var rules = []rule{
 	// A page's value compared with an API's or a table's: read, then
 	// compared.
 	r(web, `match matches same+as the+same agree disagree`, `browser_get_text assert_equals`).with(`<method> <api> api endpoint db database table postgres redis`).first("check"),
-	r(web, `<count> more fewer at+least at+most number+of how+many per+page results+over`, `assert_count`).checks().first("check"),
+	r(web, `<count> more fewer number+of how+many per+page results+over`, `assert_count`).checks().first("check"),
 	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in radio it+really+off it+is+off it+s+off still+off stays+off toggle+on toggle+off toggled switched+on switched+off`, `assert_checked`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show goes+away go+away went+away shouldn+show shouldn+appear shouldn+be+visible doesn+show isn+showing isn+shown isn+visible aren+showing aren+shown aren+visible isn+there aren+there not+there nowhere+to+be+seen never+see never+sees`, `assert_hidden`).checks().first("check"),
 	r(web, `be+back come+back comes+back came+back reappear reappears appear+again show+again shows+again back+again`, `assert_visible`).checks().first("check"), // "the promo banner should be back"
@@ -348,7 +349,8 @@ var rules = []rule{
 	r(web, `attribute attr attrs <attrvalue> alt+text =alt =src meta+tag its+href aria+label aria+labelledby aria+describedby aria+expanded aria+hidden`, `assert_attribute`).checks().first("check"), // data-variant="v2", "must have alt text"
 	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on we+on back+on jump+to jumps+to jump+straight+to stay+on stays+on <topath>`, `assert_url`).checks().first("check"),
 	r(web, `disabled enabled href canonical points+to point+to`, `assert_attribute`).checks().first("check"),
-	r(web, `localstorage sessionstorage`, `assert_equals`).with(`=equal =equals equal+to stored+in stored+under is+set holds`).checks().first("check"), // a stored value, not the page's text
+	r(web, `localstorage sessionstorage`, `assert_equals`).with(`=equal =equals equal+to stored+in stored+under is+set holds`).checks().first("check"),                                                                                        // a stored value, not the page's text
+	r(web, `<showsend>`, `assert_visible`).with(`<selector>`).but(`<quoted> hidden invisible not+visible not+show not+shown isn+visible aren+visible price prices total subtotal cost amount badge counter currency`).checks().first("check"), // ".empty-state must show", "button.nav-toggle visible?"
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number error+message success+message validation+message error+text filename file+name badge+shows badge+show badge+says counter+shows counter+says`, `assert_text`).checks().first("check"),
 	// A text quoted as expected is checked beside an audit of the console
 	// ("should give 'Invalid code' and nothing in the console").
@@ -502,6 +504,7 @@ var rules = []rule{
 	r(job, `status`, `task_status`).with(`log logs output`),
 	r(job, `log logs output printed prints`, `task_logs`).with(`its it this+job that+job job+<number> the+log the+job`).first("joblog"),
 	r(job, `log logs output`, `task_logs task_list`).first("job"),
+	r(job, `jobs+in+the+queue show+me+the+jobs list+the+jobs the+jobs+in`, `task_list`).but(`how+many`).first("job"), // "show me the jobs in the queue"
 	r(job, `pool busy queued how+many piling piling+up how+s+the how+the queue+status queue+doing how+the+queue how+the+job+queue`, `pool_status`).but(`=run =rerun =resubmit =submit as+queued+jobs`).first("job"),
 	r(job, `kept keep junit report reports file files`, `task_artifacts`).first("job"),
 	r(job, `status finish finishes finished done state still+running is+it+running`, `task_status`).with(`job+<number> my+job the+job this+job that+job still+running`).first("job"),
@@ -532,7 +535,7 @@ var rules = []rule{
 	r(docker, `volume volumes`, `docker_volumes`).with(`create make new list have exist`).but(`compose remove rm delete cleanup clean`),
 	r(docker, `died crashed crash exited dead why`, `docker_inspect docker_logs`).but(`compose`).first("docker"),
 	r(docker, `=running list which ps show+all all+containers every+container stopped+ones exited+ones find+the locate`, `docker_ps`).but(`compose image images`).first("docker"),
-	r(docker, `healthy health ready up+yet state exit+code it+up is+up`, `docker_inspect`).but(`compose log logs`).first("docker"),
+	r(docker, `healthy health healthcheck healthchecks ready up+yet state exit+code it+up is+up`, `docker_inspect`).but(`compose log logs`).first("docker"),
 	r(docker, `log logs tail output prints printed`, `docker_logs`).but(`compose`).first("docker"),
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
 	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running <incontainer> psql cli <sql>`).but(`compose`).first("docker"),
