@@ -320,6 +320,8 @@ var carried = []struct {
 	// a11y one": that workflow.
 	{triggers(`video chapter`), triggers(`=record =start`), nil, search.Stem("video"), triggers(`stop`)},
 	{triggers(`workflow workflows <yml>`), triggers(`kick trigger retrigger dispatch =run =rerun`), triggers(`=one =it`), search.Stem("workflow"), nil},
+	// "how many product cards on /cakes? should be 24": a count.
+	{triggers(`how+many`), triggers(`should must expect`), triggers(`<measure>`), "<count>", triggers(`<quoted> <status>`)},
 	// "hold shift and click the rows, then let go": of the key held.
 	{triggers(`hold holding`), triggers(`let+go release stop+holding`), nil, "shift", nil},
 	// "read playwright.config.ts from acme/web on main and on release/2.14,

@@ -340,7 +340,8 @@ var rules = []rule{
 	// A page's value compared with an API's or a table's: read, then
 	// compared.
 	r(web, `match matches same+as the+same agree disagree`, `browser_get_text assert_equals`).with(`<method> <api> api endpoint db database table postgres redis`).first("check"),
-	r(web, `<count> more fewer number+of how+many per+page results+over`, `assert_count`).checks().first("check"),
+	r(web, `<count> more fewer number+of how+many per+page results+over are+at+least are+at+most`, `assert_count`).checks().first("check"),
+	r(web, `httponly http+only samesite same+site secure+flag`, `assert_truthy`).with(`cookie cookies`).checks().first("check"), // a cookie's flags
 	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in radio it+really+off it+is+off it+s+off still+off stays+off toggle+on toggle+off toggled switched+on switched+off`, `assert_checked`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show goes+away go+away went+away shouldn+show shouldn+appear shouldn+be+visible doesn+show isn+showing isn+shown isn+visible aren+showing aren+shown aren+visible isn+there aren+there not+there nowhere+to+be+seen never+see never+sees`, `assert_hidden`).checks().first("check"),
 	r(web, `be+back come+back comes+back came+back reappear reappears appear+again show+again shows+again back+again`, `assert_visible`).checks().first("check"), // "the promo banner should be back"
@@ -379,7 +380,7 @@ var rules = []rule{
 	r(api|value, `truthy falsy is+set is+true is+false`, `assert_truthy`).checks(),
 	r(api, `flag+set flag+is+set`, `assert_truthy`),                                                                                                                     // "is the inStock flag set for X?"
 	r(api, `disallow disallows`, `assert_contains`),                                                                                                                     // robots.txt's rules
-	r(api, `still+have still+has`, `assert_contains`).with(`<quoted>`),                                                                                                  // "does /robots.txt still have 'Disallow: /checkout'?"
+	r(api, `still+have still+has should+have must+have should+still+have`, `assert_contains`).with(`<quoted>`),                                                          // "does /robots.txt still have 'Disallow: /checkout'?"
 	r(api, `comes+back come+back is+returned gets+returned`, `assert_truthy`).with(`<ident>`).but(`<status> <code> <quoted> status code error`).checks().first("check"), // "make sure a cartId comes back"
 	r(api, `explain`, `http_status_info`).with(`status code`),                                                                                                           // "explain whatever status we get back"
 	r(api, `check verify assert ensure =confirm =confirms make+sure return returns reject rejects status come+back comes+back answer answers`, `assert_equals`).checks().first("check"),
@@ -622,9 +623,9 @@ var rules = []rule{
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
 	r(0, `indent indentation one+line onto+one+line minify squash readable`, `json_format`).with(`json blob response payload`).but(`schema`),
 	r(anyDomain, `sha256 sha1 sha512 md5`, `hash_text`).with(`string text <quoted>`).but(`<file> file`),
-	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now in+the+future in+the+past`, `timestamp_now`),
+	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now in+the+future in+the+past days+from+today weeks+from+today`, `timestamp_now`),
 	r(files|web|value, `grep`, `fs_search`),
-	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days last+day day+window days+window deadline plus+<number> minus+<number>`, `date_utils`),
+	r(0, `weekday day+of+the+week days+after days+later days+from+now add+days business+days last+day day+window days+window deadline plus+<number> minus+<number> days+from+today weeks+from+today`, `date_utils`),
 	// A question of dates: which day a thing falls on, how far away it is.
 	r(0, `what+date which+date what+day+is what+day+will what+day+should what+exact+time what+exact what+time+should what+time+will days+away days+left days+until weeks+away`, `date_utils`).but(`what+time+is+it`),
 	r(0, urlParts, `url_parse`).with(`<link> url link`),
