@@ -469,7 +469,7 @@ func againVerbs(tokens []token) []token {
 }
 
 var (
-	againVerbSet = wordSet(`run trigger try open submit queue deploy start send test check build seed sync index import`)
+	againVerbSet = wordSet(`run trigger try open submit queue deploy start send test check build seed sync index import register install connect create`)
 	againWords   = wordSet(`run try open submit queue`) // rerun, retry, reopen, resubmit, requeue
 )
 

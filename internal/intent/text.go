@@ -309,7 +309,7 @@ var carried = []struct {
 	{triggers(`localstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
 	{triggers(`sessionstorage`), triggers(`delete remove drop clear wipe`), triggers(`it =them <ident> <quoted> the+key`), "", otherStores},
 	// "list the cookies for .x.io and delete the ab_bucket one": a cookie.
-	{triggers(`cookie cookies`), triggers(`delete remove drop`), triggers(`=one <ident>`), search.Stem("cookie"), triggers(`localstorage sessionstorage redis key+in+redis`)},
+	{triggers(`cookie cookies`), triggers(`delete remove drop`), triggers(`=one <ident> =it`), search.Stem("cookie"), triggers(`localstorage sessionstorage redis key+in+redis`)},
 	{triggers(`mock mocks route routes intercept intercepts`), triggers(`drop remove delete`), triggers(`it =them =one =all`), search.Stem("unroute"), nil},
 	// "which browser sessions do we have? switch to the mobile one": that
 	// session; "show me what sp_22 is doing and stop it": that agent.

@@ -63,7 +63,7 @@ var domainWords = []struct {
 		header headers request requests <api>`)},
 	{pg, triggers(`postgres postgresql pg psql`)},
 	{sqlite, triggers(`sqlite sqlite3 <dbfile>`)},
-	{redis, triggers(`redis cache+key cache+keys cached+key`)},
+	{redis, triggers(`redis cache+key cache+keys cached+key <keyglob>`)},
 	{db, triggers(`database db table tables row rows sql migration migrations query queries column columns seed transaction <sql> <runsql>` + rowLookup)},
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs requeue resubmit background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
@@ -259,7 +259,7 @@ var rules = []rule{
 	r(web, `fill`, `browser_fill_form`).with(`form shipping billing address details fields registration signup password username`),
 	r(0, `press+enter hit+enter press+tab hit+tab shift+tab press+escape hit+escape keyboard key+press =escape =esc arrowup arrowdown arrowleft arrowright pageup pagedown ctrl+a ctrl+c ctrl+v ctrl+z cmd+a cmd+c cmd+v backspace`, `browser_press_key`),
 	r(web, `click tap`, `browser_mouse_click`).with(`<point>`),
-	r(web, `click tap press add hit`, `browser_click`).but(`press+enter hit+enter press+tab hit+tab press+escape hit+escape <point> ` + stateSaid),
+	r(web, `click tap press add hit`, `browser_click`).but(`press+enter hit+enter press+tab hit+tab press+escape hit+escape hit+back press+back <point> ` + stateSaid),
 	// What a user does on a page with a button: a click.
 	r(web, `approve reject cancel decline delete remove apply pay reserve archive subscribe unsubscribe like =save =import`, `browser_click`).
 		but(`cookie cookies localstorage sessionstorage storage+state mock mocked route routes click tap press screenshot pdf <pdf> trace video spec <spec> har <file> session ` + stateSaid),
@@ -295,7 +295,7 @@ var rules = []rule{
 	r(web, `dialog dialogs =alert =alerts =prompt confirm+dialog confirm+popup confirm+box confirmation+dialog js+confirm a+confirm the+confirm pops+a+confirm sure+confirm are+you+sure`, `browser_handle_dialog browser_click`).but(`confirmation+page confirmation+screen confirmation+email confirmation+number`),
 	r(web, `reload refresh =f5`, `browser_reload`),
 	r(web, `back`, `browser_navigate_back`).with(`go navigate press+back hit+back`).but(`online offline`),
-	r(web, `forward`, `browser_navigate_forward`).with(`go navigate`),
+	r(web, `forward`, `browser_navigate_forward`).with(`go navigate should must land lands`),
 	r(web, `new+tab =tabs open+tabs switch+tab close+tab close+the+tab that+tab other+tab first+tab second+tab another+tab a+second+tab`, `browser_tabs`).but(`tab+through press+tab tab+key tab+order keyboard`),
 	r(anyDomain, `second seconds millisecond milliseconds ms`, `wait_ms`).with(`wait pause sleep settle give+it give+the`),
 	r(anyDomain, `give+it give+them let+it`, `wait_ms`).with(`=sec =secs =moment =bit =minute =few`).but(`second seconds millisecond milliseconds ms <measure>`), // "give it a few secs"
@@ -309,7 +309,7 @@ var rules = []rule{
 	r(web, `recording video`, `browser_stop_video`).with(`stop end finish =save`),
 	r(web|files, `spec playwright+test test+file <spec>`, `browser_export_test`).with(`export write save record turn`).but(`reuse`).first("export"),
 	r(web, `export`, `browser_export_test`).with(`test`).first("export"), // "export the test" of what was done
-	r(web, `screenshot capture`, `browser_screenshot`).but(`directory folder zip`),
+	r(web, `screenshot capture =shot`, `browser_screenshot`).but(`directory folder zip`),
 	r(web, `pdf <pdf>`, `browser_pdf_save`).but(`upload attach`).first("pdf"),
 	r(files, `<pdf>`, `browser_pdf_save`).with(`save export print`).first("pdf"),
 	r(web, `text`, `browser_get_text`).with(`read get grab copy pull extract give+me`),
@@ -365,8 +365,9 @@ var rules = []rule{
 		but(`dialog dialogs pops popup pop+up a+confirm the+confirm screenshot to+see want+to+see see+if see+what see+how`).checks().first("check"),
 
 	// HTTP APIs.
-	r(api, `=up =down`, `http_request`).with(`=is =are`).but(`go+up goes+up go+down goes+down`), // "is the API up?"
-	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget reachable alive responding`, `http_request`).but(`page network mock mocked stub stubbed intercept hit+enter press+enter <twojson> means meaning actually+mean in+the+browser <urlglob> <numbers> this+request base64 encode encoded`),
+	r(api, `=up =down`, `http_request`).with(`=is =are`).but(`go+up goes+up go+down goes+down`),                                                                         // "is the API up?"
+	r(api|web, `went+out were+made got+made fired+off were+sent go+out goes+out`, `browser_network_requests`).with(`request requests call calls`).but(`<method> <api>`), // "then show me which requests went out"
+	r(api, `api endpoint call get post put patch delete <method> request requests fetch hit send return returns status response respond <api> <path> curl wget reachable alive responding`, `http_request`).but(`page network mock mocked stub stubbed intercept went+out were+made got+made fired+off were+sent go+out goes+out hit+enter press+enter <twojson> means meaning actually+mean in+the+browser <urlglob> <numbers> this+request base64 encode encoded`),
 	// A status checked is a check of its own beside one of the body.
 	r(api, `<status>`, `assert_equals`).checks().first("status"),
 	r(api, `schema`, `assert_json_schema`).checks().first("check"),
@@ -401,6 +402,7 @@ var rules = []rule{
 	r(redis, `one+of+them the+one+for what+in+the+one show+me+one`, `db_redis_get`).first("redis"), // "list the session:* keys and show me the one for user 4411"
 	r(redis, `delete remove clear wipe evict drop`, `db_redis_keys db_redis_del`).with(`<keyglob>`).first("redis"),
 	r(redis, `it+empty is+empty s+empty nothing+matching nothing+left is+left`, `db_redis_keys`).first("redis"), // "confirm it's empty"
+	r(redis, `clear wipe`, `db_redis_del`).with(`<key>`).but(`<keyglob>`).first("redis"),                        // "clear ratelimit:apply:5521": that key
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
 	r(redis, `preload seed populate load`, `db_redis_set`).with(`<key> <keyglob> key keys`).first("redis"),
 	r(redis, `set store write flip turn+on turn+off enable disable expire ttl put+back put restore`, `db_redis_set`).first("redis"),
