@@ -617,6 +617,7 @@ var rules = []rule{
 	// "the events" of the server, not a concert ("the seat map for event
 	// 4417").
 	r(0, `event events`, `events_recent`).with(`recent latest last failure failures failed fail front igor igors worker workers task tasks registered the+events`).but(`event+<number>`),
+	r(0, `only+show only+list show+only list+only just+show`, `tool_bag`).with(`=tools`).but(`test tests`), // "only show me browser_* and assert_* tools for now"
 	r(0, `tool+list my+list in+my+list to+my+list tools+in+my`, `tool_bag`).but(`<plan> can+t+find cannot+find not+in+my isn+t+in don+t+see`),
 	r(0, `some+tool+here tool+here+that any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool find+the+tools look+up+the+tools find+tools look+up+tools tools+that+fit tools+for+that find+me+tools tools+that+could tools+that+can`, `tool_search`),
 	r(files, `template templates render tpl tmpl`, `fs_read fs_template`).with(`values+in data+in values+from data+from using+the+values using+the+data vars+from`).first("template"), // its values read from a file first

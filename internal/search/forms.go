@@ -19,7 +19,7 @@ var forms = []struct {
 	tool string
 }{
 	{[]string{"tool", "anything"}, regexp.MustCompile(`(?i)\b(?:which|what) tools?\s+(?:should|can|could)\s+(?:i|we|you)\b|\b(?:which|what) tools?\s+(?:to|for)\b|` +
-		`\bis there (?:a|any|some) tool\b|\bany tools?\s+(?:here\s+|in here\s+)?(?:that|which|to|for)\b|` +
+		`\bis there (?:a|any|some) tool\b|\bis there (?:something|anything) in (?:the|this|your|our) (?:toolbox|tool ?list|tools)\b|\bany tools?\s+(?:here\s+|in here\s+)?(?:that|which|to|for)\b|` +
 		`\b(?:is there )?anything (?:here |in here |in (?:the|this|your) (?:toolbox|server|tool list) )?(?:that|which) can\b|\bgot anything for\b|` +
 		`\bfind (?:me )?(?:the |a )?(?:right |best )?tool\b|\bdo (?:we|you|i) have (?:a|any) tool\b`), "tool_search"},
 	// A tool called by its name, one the list does not show.
@@ -28,7 +28,7 @@ var forms = []struct {
 	{[]string{"what", "behind"}, regexp.MustCompile(`(?i)\bwhat(?: does| would| is|'s|’s) (?:this|that|the|my) (?:request|call|prompt|task|ticket|story|requirement|ask)\b[^?]*\b(?:want|need|mean|asking|trying|take|after)|` +
 		`\bwhat would\b[^?]*\bneed\b[^?]*\btool[- ]?wise\b|\bwork out what\b[^.]*\b(?:is|are) (?:really |actually )?(?:asking|after)\b|` +
 		`\b(?:goal|intent) behind\b|\bwhat (?:this|that) (?:call|request|ticket|story) is (?:really |actually )?(?:trying|asking)\b|\bwhat (?:this|that|it) is (?:really |actually )asking\b|` +
-		`\bwhat (?:is|does) (?:this|that|it) (?:really |actually )?(?:asking|after|want|mean)\b|\bfigure out what (?:this|that|it) means\b`), "intent_analyze"},
+		`\b(?:what (?:is|does)|whats|what's) (?:this|that|it) (?:really |actually )?(?:asking|after|want|mean)\b|\bfigure out what (?:this|that|it) means\b`), "intent_analyze"},
 }
 
 // Form is the tool a query's form asks for (tool_search for "which tool
