@@ -89,7 +89,7 @@ var (
 	instanceName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+-\d{1,2}$|^(?:redis|postgres|pg|mysql|mariadb|mongo)-[a-z0-9]+(?:-[a-z0-9]+)*$`)      // compose names its containers project-service-1; redis-test, pg-fixture
 	fsRoot       = regexp.MustCompile(`^/(?:srv|tmp|var|etc|opt|data|mnt|usr|root|ci|Users|workspace|builds)(?:/[\w.@*-]*)*$|^/home/[\w.@*-]+(?:/[\w.@*-]*)*$`) // a bare /home is a site's page
 	relPath      = regexp.MustCompile(`^(?:\.{1,2}|~)/[\w./-]*\w[\w./-]*$`)
-	keyLike      = regexp.MustCompile(`^\w+(?::[\w.*?-]+)+$`)
+	keyLike      = regexp.MustCompile(`^\w[\w-]*(?::[\w.*?-]+)+$`)
 	imageRef     = regexp.MustCompile(`^[a-z0-9][\w.-]*(?:/[\w.-]+)+:\w[\w.-]*$`)
 	// isoDate is a date or a time written as ISO 8601 has it.
 	isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`)
@@ -349,6 +349,9 @@ var (
 	comparisonWords = map[string]string{">": "over", "<": "under", ">=": "at least", "=>": "at least", "≥": "at least", "<=": "at most", "=<": "at most", "≤": "at most"}
 )
 
+// decimalNumber is a number with a decimal point.
+var decimalNumber = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
+
 // numberRange is a range written 0..50000.
 var numberRange = regexp.MustCompile(`^([0-9][0-9,]*(?:\.[0-9]+)?)\.\.([0-9][0-9,]*(?:\.[0-9]+)?)[,.;]?$`)
 
@@ -527,6 +530,10 @@ func lexChunk(out []token, chunk string) []token {
 	case plainWords(body):
 		// Most chunks are words: none of the values below can be one.
 		return lexWords(out, chunk)
+	case decimalNumber.MatchString(body):
+		// 1.85, 29.99: one number, not two
+		n, _ := strconv.Atoi(body[:strings.IndexByte(body, '.')])
+		out = append(out, token{kind: number, text: body, stem: body, num: n})
 	case (body == "—" || body == "–" || body == "-") && len(out) > 0 && out[len(out)-1].kind != punct:
 		// "reload - does it jump to /payment?": a dash before a yes/no
 		// question about what the step did is a comma (lexWords decides)
@@ -1309,7 +1316,7 @@ func markers(tokens []token, i int) []string {
 	switch t.kind {
 	case number:
 		counted := func(t token) bool { return t.kind == word && t.text != t.stem && !notCounted[t.stem] }
-		if i+1 < len(tokens) && (counted(tokens[i+1]) || tokens[i+1].kind == selector || t.num <= 1 && oneThing[tokens[i+1].text] ||
+		if !strings.Contains(t.text, ".") && i+1 < len(tokens) && (counted(tokens[i+1]) || tokens[i+1].kind == selector || t.num <= 1 && oneThing[tokens[i+1].text] ||
 			tokens[i+1].kind == word && !determiners[tokens[i+1].text] && !prepositions[tokens[i+1].text] && i+2 < len(tokens) && counted(tokens[i+2]) && strings.HasSuffix(tokens[i+2].text, "s")) { // 3 widgets, 24 product cards
 			out = append(out, "<count>")
 		}

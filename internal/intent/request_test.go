@@ -68,6 +68,8 @@ func TestLexSignsAndAgain(t *testing.T) {
 		"re: the login bug":         "re the login bug",
 		"width <= innerWidth":       "width innerwidth",
 		"step 2 -> 3":               "step 2 3",
+		"it came back 1.85":         "it came back 1.85",
+		"delete slot-lock:44:* now": "delete slot-lock:44:* now",
 	} {
 		var got []string
 		for _, tk := range lex(text) {

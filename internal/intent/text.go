@@ -320,6 +320,8 @@ var carried = []struct {
 	// a11y one": that workflow.
 	{triggers(`video chapter`), triggers(`=record =start`), nil, search.Stem("video"), triggers(`stop`)},
 	{triggers(`workflow workflows <yml>`), triggers(`kick trigger retrigger dispatch =run =rerun`), triggers(`=one =it`), search.Stem("workflow"), nil},
+	// "uncheck 'SMS offers' and verify it is really off": the box's state.
+	{triggers(`untick uncheck tick`), triggers(`=off =on`), triggers(`it =its`), "<checkstate>", nil},
 	// "how many product cards on /cakes? should be 24": a count.
 	{triggers(`how+many`), triggers(`should must expect`), triggers(`<measure>`), "<count>", triggers(`<quoted> <status>`)},
 	// "hold shift and click the rows, then let go": of the key held.
@@ -1110,6 +1112,9 @@ func needless(steps []Step, clauses []*clause) []Step {
 	calls := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<method>") || c.hasAny(callWords) })
 	meaning := has("http_status_info") && slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(meaningWords) })
 	pasted := slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<twojson>") })
+	if has("json_format") && !slices.ContainsFunc(clauses, func(c *clause) bool { return c.hasAny(schemaWords) }) {
+		drop("json_validator") // "is this even valid json?": its syntax; a validator needs a schema
+	}
 	if has("http_status_info") && !meaning && has("assert_equals") && slices.ContainsFunc(clauses, func(c *clause) bool { return c.has("<api>") && c.has("<status>") }) {
 		drop("http_status_info") // "/api/products/abc should be a 404": a status checked, not explained
 	}
@@ -1276,6 +1281,9 @@ var summaryWords = triggers(`summary summarise summarize analysis analyse analyz
 
 // meaningWords ask what something means.
 var meaningWords = triggers(`mean means meaning`)
+
+// schemaWords name a JSON Schema.
+var schemaWords = triggers(`schema schemas`)
 
 // callWords call an API.
 var callWords = triggers(`call hit fetch curl send request post put patch query fire graphql`)

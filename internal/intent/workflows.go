@@ -54,7 +54,7 @@ var domainWords = []struct {
 	d     domain
 	words []string
 }{
-	{web, triggers(`<selector> <named> page site website browser button link click tap screenshot tab form dashboard toggle checkout cart dropdown
+	{web, triggers(`<checkstate> <selector> <named> page site website browser button link click tap screenshot tab form dashboard toggle checkout cart dropdown
 		field box input textbox search+box modal tooltip toast snackbar spinner placeholder menu widget viewport mobile desktop tablet title banner icon image badge dialog popup
 		log+in sign+in sign+up login logout log+into sign+into <creds> checkbox untick tick heading scroll hover drag pdf trace tracing console
 		accessibility a11y wcag picture avatar product price upload javascript <js> card cookie cookies localstorage sessionstorage
@@ -340,9 +340,10 @@ var rules = []rule{
 	// A page's value compared with an API's or a table's: read, then
 	// compared.
 	r(web, `match matches same+as the+same agree disagree`, `browser_get_text assert_equals`).with(`<method> <api> api endpoint db database table postgres redis`).first("check"),
+	r(web, `=between =inside`, `assert_range`).with(`<bound>`).first("check"), // "assert it is inside 0.50..2.00"
 	r(web, `<count> more fewer number+of how+many per+page results+over are+at+least are+at+most`, `assert_count`).checks().first("check"),
 	r(web, `httponly http+only samesite same+site secure+flag`, `assert_truthy`).with(`cookie cookies`).checks().first("check"), // a cookie's flags
-	r(web, `ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in radio it+really+off it+is+off it+s+off still+off stays+off toggle+on toggle+off toggled switched+on switched+off`, `assert_checked`).checks().first("check"),
+	r(web, `<checkstate> ticked checked unchecked unticked untick uncheck tick+box checkbox consent+box opt+in radio it+really+off it+is+off it+s+off is+really+off really+off still+off stays+off toggle+on toggle+off toggled switched+on switched+off`, `assert_checked`).checks().first("check"),
 	r(web, `gone hidden disappear disappears no+longer removed close closes closed not+shown not+be+shown not+visible not+be+visible not+displayed not+appear never+shown not+show goes+away go+away went+away shouldn+show shouldn+appear shouldn+be+visible doesn+show isn+showing isn+shown isn+visible aren+showing aren+shown aren+visible isn+there aren+there not+there nowhere+to+be+seen never+see never+sees`, `assert_hidden`).checks().first("check"),
 	r(web, `be+back come+back comes+back came+back reappear reappears appear+again show+again shows+again back+again`, `assert_visible`).checks().first("check"), // "the promo banner should be back"
 	r(web, `prefilled pre+filled holds hold value input textarea field`, `assert_value`).but(`text title heading link appear appears shows+up`).checks().first("check"),
@@ -405,7 +406,7 @@ var rules = []rule{
 	r(redis, `clear wipe`, `db_redis_del`).with(`<key>`).but(`<keyglob>`).first("redis"),                        // "clear ratelimit:apply:5521": that key
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
 	r(redis, `preload seed populate load`, `db_redis_set`).with(`<key> <keyglob> key keys`).first("redis"),
-	r(redis, `set store write flip turn+on turn+off enable disable expire ttl put+back put restore`, `db_redis_set`).first("redis"),
+	r(redis, `set store write flip turn+on turn+off enable disable expire ttl put+back put restore lock`, `db_redis_set`).first("redis"),
 	r(redis, `=keys pattern`, `db_redis_keys`).first("redis"),
 	r(redis, `delete remove evict drop`, `db_redis_del`).first("redis"),
 	r(redis, `read get hold holds value cache compare`, `db_redis_get`).first("redis"),
@@ -443,14 +444,14 @@ var rules = []rule{
 	r(files, `what+s+in what+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read <namedfile>`),
 	r(files, `what+s+in what+in what+is+in show+me+what show+me show+it =cat`, `fs_read`).with(`<namedfile>`).but(`what+files which+files`),
 	r(files, `hash checksum sha256 md5`, `fs_hash`),
-	r(files, `doesn+exist+yet not+exist+yet doesn+exist`, `fs_mkdir`).with(`folder directory dir <dir>`),
+	r(files, `doesn+exist+yet not+exist+yet doesn+exist dont+exist don+t+exist`, `fs_mkdir`).with(`folder directory dir <dir>`),
 	r(files, `exist exists there+yet is+back are+back is+there+a do+we+have+a it+gone is+gone are+gone actually+gone really+gone no+longer+there`, `fs_exists`).but(`doesn+exist+yet`),
 	r(files, `copy`, `fs_copy`),
 	r(files, `delete remove rm`, `fs_remove`),
 	r(files, `delete+the+zip remove+the+zip delete+the+archive`, `fs_remove`),
 	r(files, `move rename change+the+name`, `fs_move`),
 	r(files, `show+me+the+result show+the+result see+the+result show+me+the+first the+first+one`, `fs_read`), // of a file just written or found
-	r(files, `get+rid`, `fs_remove`),
+	r(files, `get+rid clean+out =bin`, `fs_remove`),
 	r(files, `executable chmod permission permissions read+only readonly mode+<number> =0644 =0755 =0600 =0700 =0444 =0777`, `fs_chmod`),
 	r(files, `chown owner owned+by uid gid`, `fs_chown`),
 	r(files, `mkdir`, `fs_mkdir`),
@@ -597,7 +598,7 @@ var rules = []rule{
 	r(gateway, `unregister remove detach drop take+it+out take+out`, `mcp_unregister`),
 
 	// The Igors, dynamic tools, squads.
-	r(workers, `status health healthy ok okay alive memory stuck came+back come+back back+up check look+at`, `worker_status`).but(`leak leaking`),
+	r(workers, `status health healthy ok okay alive memory stuck came+back come+back back+up check look+at doing how+are how+s overview`, `worker_status`).but(`leak leaking`),
 	r(workers, `=restart`, `worker_restart`).with(`eating hogging leaking leaks using`), // "restart the one that's eating memory"
 	r(workers, `restart restarted recycle`, `worker_restart`).but(`memory uptime health status how+many =restarted did+any any+worker any+igor in+the+last+few`),
 	r(dynamic, `snapshot`, `worker_snapshot`).but(`=snapshots restore rollback roll+back =roll revert latest+snapshot last+snapshot the+snapshot`),
@@ -624,7 +625,8 @@ var rules = []rule{
 	r(files, `template templates render tpl tmpl`, `fs_template`).first("template"),
 	r(0, `template render <tmpl>`, `template_render`).first("template"),
 	r(0, `pretty+print pretty+printed prettify pretty`, `json_format`),
-	r(0, `indent indentation one+line onto+one+line minify squash readable`, `json_format`).with(`json blob response payload`).but(`schema`),
+	r(anyDomain, `valid invalid parse+error parses well+formed`, `json_format`).with(`=json`).but(`schema against`), // "is this even valid json?": its syntax, no schema
+	r(0, `indent indentation one+line onto+one+line minify squash readable`, `json_format`).with(`json blob response payload <json>`).but(`schema`),
 	r(anyDomain, `sha256 sha1 sha512 md5`, `hash_text`).with(`string text <quoted>`).but(`<file> file`),
 	r(0, `current+time current+date timestamp+now stamp+it what+time+is+it the+time+now in+the+future in+the+past days+from+today weeks+from+today`, `timestamp_now`),
 	r(files|web|value, `grep`, `fs_search`),
