@@ -316,6 +316,14 @@ func TestIntentReadsWhatStepsReferTo(t *testing.T) {
 		{"move the logs to ./archive/2025/ (folder dont exist yet)", []string{"fs_mkdir", "fs_move"}, nil},
 		{"clean out tmp/shots and recreate it empty", []string{"fs_remove", "fs_mkdir"}, nil},
 		{"uncheck 'Newsletter' in settings and verify it is really off", []string{"browser_uncheck", "assert_checked"}, []string{"browser_check", "assert_equals"}},
+		{"save the api's answer to out/actual.json and diff it with fixtures/expected.json", []string{"fs_write", "fs_diff"}, []string{"object_diff"}},
+		{"read html lang on https://acme.io via js and check it's en-GB", []string{"browser_evaluate"}, nil},
+		{"snapshot the dynamic tools, delete csv_clean_v1 and see if anything complains in events", []string{"dynamic_tool_delete", "events_recent"}, nil},
+		{"break this link down for me: https://acme.io/p/1?utm_source=x&ref=y", []string{"url_parse"}, []string{"browser_navigate"}},
+		{"dump the orders table from staging pg into out/orders.json", []string{"db_pg_query", "fs_write"}, nil},
+		{"call get_slots on every calendar mcp and tell me where they disagree", []string{"mcp_aggregate"}, []string{"tool_call"}},
+		{"how many product cards does /plp/sofas show?", []string{"assert_count"}, nil},
+		{"check the user:42:prefs hash has theme = 'dark'", []string{"db_redis_connect", "db_redis_hash"}, []string{"hash_text"}},
 		{"logs and artifacts for task 4410 please", []string{"task_logs", "task_artifacts"}, nil},
 		{"expire the trial in one transaction, then open /home as them and #paywall must be visible", []string{"db_pg_transaction", "browser_navigate", "assert_visible"}, []string{"fs_read"}},
 		{"PATCH /api/v1/products/TT-4410 to 29.99, then load the PDP and make sure it shows £29.99", []string{"http_request", "browser_navigate", "assert_text"}, nil},
@@ -474,7 +482,9 @@ func TestToolSearchAndBagReadIntent(t *testing.T) {
 	}
 	var stepTools []string
 	for _, st := range out.Steps {
-		stepTools = append(stepTools, st.Tool)
+		if st.Likely == 0 { // the learned model's additions aside (marked likely)
+			stepTools = append(stepTools, st.Tool)
+		}
 	}
 	if !slices.Equal(stepTools, []string{"browser_navigate", "browser_fill_form", "browser_click", "assert_count"}) || out.Steps[0].Args["url"] != "http://localhost:3000/login" {
 		t.Errorf("a task of steps: %s", r.Value)

@@ -1060,8 +1060,11 @@ func newClause(tokens []token) *clause {
 			delete(c.set, tokens[i+1].stem) // "without Compose", "without docker": not that system
 		}
 	}
-	if (c.set["=server"] || c.set["=servers"]) && c.set["<ident>"] && slices.ContainsFunc(tokens, func(t token) bool { return t.kind == word && strings.Contains(t.text, "_") }) {
+	if (c.set["=server"] || c.set["=servers"] || c.set["=mcp"] || c.set["=mcps"]) && c.set["<ident>"] && slices.ContainsFunc(tokens, func(t token) bool { return t.kind == word && strings.Contains(t.text, "_") }) {
 		c.set["<toolserver>"] = true // "call ocr_invoice on whichever pdf server is up": a hosted server's tool
+	}
+	if c.set["<key>"] && c.set[search.Stem("hash")] {
+		c.set["redis"] = true // "the reminder:config:44 hash": a Redis hash
 	}
 	if c.set["<sqlfile>"] && c.hasAny(runSQL) {
 		c.set["<runsql>"] = true // apply migrations/005.sql: a database's work, not a file's

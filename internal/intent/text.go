@@ -337,7 +337,7 @@ var carried = []struct {
 	{triggers(`trigger retrigger dispatch kick`), triggers(`=run`), triggers(`show see watch follow`), "github", triggers(`job jobs task tasks agent`)},
 	// "render templates/x.txt into out/x.txt and diff it with golden/x.txt":
 	// the file rendered and the other, two files.
-	{triggers(`render`), triggers(`diff compare`), triggers(`=it`), "<twofiles>", nil},
+	{triggers(`render save write`), triggers(`diff compare`), triggers(`=it <file>`), "<twofiles>", triggers(`<twofiles> page screenshot`)},
 	// "this JSON from the logs is one line, make it readable": the JSON.
 	{triggers(`json`), triggers(`readable indent indentation pretty prettify`), nil, search.Stem("json"), nil},
 	// "junit/nightly.xml: what failed?": the report's failed tests.

@@ -164,7 +164,7 @@ const stateSaid = `status+say status+says status+show status+shows status+is sta
 var tableWords = triggers(`table tables column columns row rows`)
 
 // urlParts ask for a URL's parts, not its page.
-const urlParts = ` its+parts its+bits which+part what+part into+parts split+this split+it in+parts break+down break+into break+it break+this+url break+the+url query+params query+string components pathname hostname`
+const urlParts = ` its+parts its+bits which+part what+part into+parts split+this split+it in+parts break+down break+into break+it break+this+url break+the+url break+this+link break+the+link query+params query+string components pathname hostname`
 
 // editWords change a file.
 const editWords = `update edit change set write fix bump modify`
@@ -319,7 +319,7 @@ var rules = []rule{
 	r(web, `read+me read+out tell+me+what what+it+says what+it+shows read+it+to+me`, `browser_get_text`).but(`text console error errors network request requests`),
 	r(web, `links link images buttons badges cards tiles chips`, `browser_get_elements`).with(`collect every all list gather each`),
 	r(web, `console javascript+error js+error`, `browser_console_messages`),
-	r(web, `<js> evaluate run+javascript run+js execute+javascript`, `browser_evaluate`),
+	r(web, `<js> evaluate run+javascript run+js execute+javascript via+js with+js using+js in+js via+javascript`, `browser_evaluate`),
 	// A page's own measures and state, read by script: web vitals, the
 	// Performance API, where the keyboard's focus is.
 	r(web, pageMeasures, `browser_evaluate`),
@@ -340,6 +340,7 @@ var rules = []rule{
 	// A page's value compared with an API's or a table's: read, then
 	// compared.
 	r(web, `match matches same+as the+same agree disagree`, `browser_get_text assert_equals`).with(`<method> <api> api endpoint db database table postgres redis`).first("check"),
+	r(web, `how+many`, `assert_count`).first("check"),                         // "how many slot buttons does /book show?"
 	r(web, `=between =inside`, `assert_range`).with(`<bound>`).first("check"), // "assert it is inside 0.50..2.00"
 	r(web, `<count> more fewer number+of how+many per+page results+over are+at+least are+at+most`, `assert_count`).checks().first("check"),
 	r(web, `httponly http+only samesite same+site secure+flag`, `assert_truthy`).with(`cookie cookies`).checks().first("check"), // a cookie's flags
@@ -438,7 +439,7 @@ var rules = []rule{
 	// A file the request says holds what the work needs is read.
 	r(files, `=has =holds =lists =contains is+in are+in sits+in live+in lives+in kept+in`, `fs_read`).with(`<infile>`).but(`<plan> exist exists what+files which+files`),
 	r(files, `=change =edit =update =bump =modify =set`, `fs_read fs_write`).with(`<file>`).but(`chmod permission permissions mode owner before+i copy`),
-	r(files, `dump`, `fs_write`).with(`into =to`).but(`db database pg postgres sql`),
+	r(files, `dump`, `fs_write`).with(`into =to`),
 	r(files, `write overwrite save store export record+the record+all`, `fs_write`).but(`we+saved what+we+saved we+stored the+page this+page screenshot pdf <pdf> storage+state har video spec playwright+test <spec>`),
 	r(files, `list =ls`, `fs_list`).but(`failure failures`),
 	r(files, `what+s+in what+in what+is+in show+me+what what+files which+files files+are+in files+in+the`, `fs_list`).but(`list failure failures read <namedfile>`),
@@ -617,7 +618,7 @@ var rules = []rule{
 	r(anyDomain, `event+log recent+events front+events in+the+last+few`, `events_recent`),
 	// "the events" of the server, not a concert ("the seat map for event
 	// 4417").
-	r(0, `event events`, `events_recent`).with(`recent latest last failure failures failed fail front igor igors worker workers task tasks registered the+events`).but(`event+<number>`),
+	r(0, `event events`, `events_recent`).with(`recent latest last failure failures failed fail front igor igors worker workers task tasks registered the+events in+events complains complain complaining`).but(`event+<number>`),
 	r(0, `only+show only+list show+only list+only just+show`, `tool_bag`).with(`=tools`).but(`test tests`), // "only show me browser_* and assert_* tools for now"
 	r(0, `tool+list my+list in+my+list to+my+list tools+in+my`, `tool_bag`).but(`<plan> can+t+find cannot+find not+in+my isn+t+in don+t+see`),
 	r(0, `some+tool+here tool+here+that any+tool a+tool+that a+tool+for tool+exists tool+that+does find+a+tool search+properly is+there+a+tool find+the+tools look+up+the+tools find+tools look+up+tools tools+that+fit tools+for+that find+me+tools tools+that+could tools+that+can`, `tool_search`),
