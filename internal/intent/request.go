@@ -170,6 +170,9 @@ func roleLabel(tokens []token, i int) bool {
 			return true // "as the agent", "next step for me (agent)"
 		}
 	}
+	if i >= 1 && peopleAgents[tokens[i-1].text] {
+		return true // "two front desk agents", "a support agent": people, not sub-agents
+	}
 	if i >= 2 && tokens[i-1].text == "an" && (tokens[i-2].text == "am" || tokens[i-2].text == "m") {
 		return true // "I am an agent about to plan work"
 	}
@@ -357,6 +360,10 @@ var numberRange = regexp.MustCompile(`^([0-9][0-9,]*(?:\.[0-9]+)?)\.\.([0-9][0-9
 
 // showEnds end a check that a thing is there.
 var showEnds = wordSet(`show shows visible appear appears displayed shown`)
+
+// peopleAgents say an agent is a person at work: "front desk agents",
+// "a support agent".
+var peopleAgents = wordSet(`desk support sales service travel call booking insurance estate`)
 
 // pageQueues name a queue that is a page of an application, people's
 // work to do, not the job queue.

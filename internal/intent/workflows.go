@@ -68,9 +68,9 @@ var domainWords = []struct {
 	{files, triggers(`file files folder folders directory directories dir <file> fixtures`)},
 	{job, triggers(`job jobs requeue resubmit background queue worktree worktrees isolated+checkout clean+checkout fresh+checkout clean+worktree`)},
 	{agent, triggers(`agent agents sub+agent subagent claude gemini codex delegate <spawn> spawn`)},
-	{docker, triggers(`docker container containers dockerfile named+volume create+a+network create+a+volume make+a+network make+a+volume a+new+network a+new+volume image+build image+from build+the+image build+an+image <image> <buildfrom> restart+loop crash+loop crashloop <instance> =exec`)},
+	{docker, triggers(`keeps+restarting keep+restarting docker container containers dockerfile named+volume create+a+network create+a+volume make+a+network make+a+volume a+new+network a+new+volume image+build image+from build+the+image build+an+image <image> <buildfrom> restart+loop crash+loop crashloop <instance> =exec`)},
 	{compose, triggers(`compose =stack =stacks <service>`)}, // not "voucher stacking"
-	{github, triggers(`github <repo> <ghtoken> pull+request pr issue issues open+a+bug file+a+bug raise+a+bug log+a+bug workflow workflows actions+pipelines ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes =commit`)},
+	{github, triggers(`github <repo> <ghtoken> pull+request pr =issue =issues open+a+bug file+a+bug raise+a+bug log+a+bug workflow workflows actions+pipelines ci branch branches repo repository merge+it merge+the+pr merge+pr request+changes =commit`)},
 	{gateway, triggers(`mcp hosted upstream upstreams gateway proxied <mcpurl> <toolserver> every+server every+remaining+server on+every+server each+server all+servers`)},
 	{workers, triggers(`igor igors worker workers`)},
 	{dynamic, triggers(`dynamic+tool dynamic+tools tool+snapshot tool+snapshots`)},
@@ -351,7 +351,7 @@ var rules = []rule{
 	r(web, `title`, `assert_title`).checks().first("check"),
 	r(web, `attribute attr attrs <attrvalue> alt+text =alt =src meta+tag its+href aria+label aria+labelledby aria+describedby aria+expanded aria+hidden`, `assert_attribute`).checks().first("check"), // data-variant="v2", "must have alt text"
 	r(web, `url redirect redirected end+up land+on lands+on taken+to be+on is+on are+on still+on we+on back+on jump+to jumps+to jump+straight+to stay+on stays+on <topath>`, `assert_url`).checks().first("check"),
-	r(web, `disabled enabled href canonical points+to point+to`, `assert_attribute`).checks().first("check"),
+	r(web, `disabled enabled href canonical points+to point+to points+at point+at og+image`, `assert_attribute`).checks().first("check"),
 	r(web, `localstorage sessionstorage`, `assert_equals`).with(`=equal =equals equal+to stored+in stored+under is+set holds`).checks().first("check"),                                                                                        // a stored value, not the page's text
 	r(web, `<showsend>`, `assert_visible`).with(`<selector>`).but(`<quoted> hidden invisible not+visible not+show not+shown isn+visible aren+visible price prices total subtotal cost amount badge counter currency`).checks().first("check"), // ".empty-state must show", "button.nav-toggle visible?"
 	r(web, `say says text read reads price label total subtotal amount cost <measure> mention mentions contain contains order+number confirmation+number reference+number error+message success+message validation+message error+text filename file+name badge+shows badge+show badge+says counter+shows counter+says`, `assert_text`).checks().first("check"),
@@ -376,7 +376,7 @@ var rules = []rule{
 	r(api, `schema`, `fs_read`).with(`<file>`),
 	r(api|pg|sqlite|redis|files|value, `<bound>`, `assert_range`).but(`worse slower regression regressions`).first("check"), // "10% worse" than a baseline: a regression's threshold
 	r(api, `<statusclass>`, `assert_range`).checks().first("check"),                                                         // "expect 2xx"
-	r(api|value, `contain contains include includes mention mentions in+it in+there`, `assert_contains`).checks().first("check"),
+	r(api|value, `contain contains include includes mention mentions in+it in+there body+has response+has`, `assert_contains`).checks().first("check"),
 	r(docker|compose, `contain contains mention mentions in+there`, `assert_contains`).checks().first("check"), // a line in a container's logs
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).checks().first("type"),
 	r(api|pg|sqlite|redis|files|value, typeWords, `assert_type`).with(`or+a or+an`).first("type"), // "is price a number or a string?"
@@ -407,7 +407,7 @@ var rules = []rule{
 	r(redis, `clear wipe`, `db_redis_del`).with(`<key>`).but(`<keyglob>`).first("redis"),                        // "clear ratelimit:apply:5521": that key
 	r(redis, `flush clear wipe empty`, `db_redis_flush`).but(`<keyglob>`).first("redis"),
 	r(redis, `preload seed populate load`, `db_redis_set`).with(`<key> <keyglob> key keys`).first("redis"),
-	r(redis, `set store write flip turn+on turn+off enable disable expire ttl put+back put restore lock`, `db_redis_set`).first("redis"),
+	r(redis, `set store write flip turn+on turn+off enable disable expire ttl put+back put restore =lock`, `db_redis_set`).first("redis"),
 	r(redis, `=keys pattern`, `db_redis_keys`).first("redis"),
 	r(redis, `delete remove evict drop`, `db_redis_del`).first("redis"),
 	r(redis, `read get hold holds value cache compare`, `db_redis_get`).first("redis"),
@@ -498,6 +498,7 @@ var rules = []rule{
 	r(agent, `=cancel =cancelled =stop =kill =abort`, `spawn_cancel`).first("agent"),                                  // not "tests for cancellation"
 	r(agent, `status progress`, `spawn_status spawn_logs`).with(`log logs output`).first("agent"),                     // "its status and recent output"
 	r(agent, `log logs output printing prints printed saying`, `spawn_logs`).first("agent"),
+	r(agent, `=going`, `spawn_status`).with(`<spawn>`).first("agent"), // "how's sp_31 going"
 	r(agent, `status progress doing check+on phase so+far how+far`, `spawn_status`).first("agent"),
 	r(agent, ``, `spawn_agent spawn_status`).but(`<spawn>`).first("agent"),
 	// A pull request a job or a comment is about is looked up first: its
@@ -545,6 +546,7 @@ var rules = []rule{
 	r(docker, `exec shell`, `docker_exec`).but(`compose`).first("docker"),
 	r(docker, `run execute`, `docker_exec`).with(`inside in+the+container in+container in+the+running <incontainer> psql cli <sql>`).but(`compose`).first("docker"),
 	r(docker, `<command>`, `docker_exec`).with(`container`).but(`compose image images <image> new fresh`).first("docker"), // run `cmd` in the api-1 container
+	r(docker, `replace swap`, `docker_stop docker_rm docker_run`).with(`container <image>`).first("docker"),               // "replace the old x container with x:1.4"
 	r(docker, `stop halt`, `docker_stop`).but(`compose`).first("docker"),
 	r(docker, `remove rm delete`, `docker_rm`).but(`compose image images volume volumes network networks`),
 	r(docker, `prune cleanup clean nuke`, `docker_cleanup`).but(`compose`).first("docker"),

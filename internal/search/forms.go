@@ -27,7 +27,7 @@ var forms = []struct {
 		`\b(?:hidden|unlisted)\s+(?:tool\s+)?[a-z0-9]+_[a-z0-9_]+\b`), "tool_call"},
 	{[]string{"what", "behind"}, regexp.MustCompile(`(?i)\bwhat(?: does| would| is|'s|’s) (?:this|that|the|my) (?:request|call|prompt|task|ticket|story|requirement|ask)\b[^?]*\b(?:want|need|mean|asking|trying|take|after)|` +
 		`\bwhat would\b[^?]*\bneed\b[^?]*\btool[- ]?wise\b|\bwork out what\b[^.]*\b(?:is|are) (?:really |actually )?(?:asking|after)\b|` +
-		`\b(?:goal|intent) behind\b|\bwhat (?:this|that) (?:call|request|ticket|story) is (?:really |actually )?(?:trying|asking)\b|\bwhat (?:this|that|it) is (?:really |actually )asking\b|` +
+		`\b(?:goal|intent) behind\b|\bwhat do you think (?:i'?m|i am|we'?re|we are) after\b|\bwhat (?:this|that) (?:call|request|ticket|story) is (?:really |actually )?(?:trying|asking)\b|\bwhat (?:this|that|it) is (?:really |actually )asking\b|` +
 		`\b(?:what (?:is|does)|whats|what's) (?:this|that|it) (?:really |actually )?(?:asking|after|want|mean)\b|\bfigure out what (?:this|that|it) means\b`), "intent_analyze"},
 }
 
