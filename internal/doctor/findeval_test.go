@@ -43,25 +43,26 @@ type intentCase struct {
 }
 
 // The floors each split is held to: a little under what was measured in
-// 2026-11-29's tenth session (search dev 0.934 / 0.987, test 0.906 /
-// 0.974; intent dev with the rules alone 0.928 / 0.824, test 0.892 /
-// 0.798; intent on the search's one-tool requests dev 0.954, test 0.935;
-// the learned model on dev sets it was not trained on 0.944 / 0.816;
+// 2026-11-30's eleventh session (search dev 0.934 / 0.987, test 0.906 /
+// 0.974; intent dev with the rules alone 0.930 / 0.822, test 0.902 /
+// 0.796; intent on the search's one-tool requests dev 0.956, test 0.937;
+// the learned model on dev sets it was not trained on 0.948 / 0.817;
 // docs/PERFORMANCE.md has the figures), so that a change that finds
 // worse fails. They are not the goals: test top-1 0.90 and top-3 0.97,
 // intent recall 0.9 and precision 0.75 (issue 31, DESIGN.md); raise a
 // floor when the figure it guards rises. The test split's intent
 // precision floor was lowered from 0.79 when the learned model traded
-// 0.006 of it for 0.027 of recall.
+// 0.006 of it for 0.027 of recall; its recall floor leaves room for the
+// few needs a retrained model moves (up to three on a set of 185).
 var (
 	searchFloor = map[string]struct{ top1, top3 float64 }{"dev": {0.925, 0.98}, "test": {0.895, 0.965}}
-	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.92, 0.815}, "test": {0.88, 0.78}}
+	intentFloor = map[string]struct{ recall, precision float64 }{"dev": {0.925, 0.815}, "test": {0.89, 0.78}}
 	// modelFloor holds intent with the learned model on dev sets left
 	// out of its training (TestIntentModel).
-	modelFloor = struct{ recall, precision float64 }{0.935, 0.805}
+	modelFloor = struct{ recall, precision float64 }{0.94, 0.81}
 	// oneToolFloor holds intent's recall on the search's one-tool
 	// requests (dev 0.871, test 0.875 at the eighth session's start).
-	oneToolFloor = map[string]float64{"dev": 0.945, "test": 0.925}
+	oneToolFloor = map[string]float64{"dev": 0.945, "test": 0.93}
 )
 
 func loadSplit[T any](t testing.TB, kind, split string) []T {
