@@ -358,20 +358,6 @@ var decimalNumber = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
 // numberRange is a range written 0..50000.
 var numberRange = regexp.MustCompile(`^([0-9][0-9,]*(?:\.[0-9]+)?)\.\.([0-9][0-9,]*(?:\.[0-9]+)?)[,.;]?$`)
 
-// showEnds end a check that a thing is there.
-var showEnds = wordSet(`show shows visible appear appears displayed shown`)
-
-// peopleAgents say an agent is a person at work: "front desk agents",
-// "a support agent".
-var peopleAgents = wordSet(`desk support sales service travel call booking insurance estate`)
-
-// pageQueues name a queue that is a page of an application, people's
-// work to do, not the job queue.
-var pageQueues = wordSet(`office moderation review claims claim support approval approvals triage returns refunds tickets orders`)
-
-// pickVerbs pick a value of a field.
-var pickVerbs = wordSet(`pick choose select set`)
-
 // containerNext says that the word "container" comes next.
 var containerNext = regexp.MustCompile(`^\s+containers?\b`)
 
@@ -1290,6 +1276,20 @@ func nounConfirm(tokens []token) bool {
 }
 
 var confirmLeads = wordSet(`the a sure js browser`)
+
+// Words that tell what a clause's words are (newClause, markers).
+var (
+	// showEnds end a check that a thing is there.
+	showEnds = wordSet(`show shows visible appear appears displayed shown`)
+	// peopleAgents say an agent is a person at work: "front desk
+	// agents", "a support agent".
+	peopleAgents = wordSet(`desk support sales service travel call booking insurance estate`)
+	// pageQueues name a queue that is a page of an application, people's
+	// work to do, not the job queue.
+	pageQueues = wordSet(`office moderation review claims claim support approval approvals triage returns refunds tickets orders`)
+	// pickVerbs pick a value of a field.
+	pickVerbs = wordSet(`pick choose select set`)
+)
 
 var (
 	checkStem    = search.Stem("check")
