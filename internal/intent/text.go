@@ -170,11 +170,9 @@ func (a *Analyzer) text(text string) Analysis {
 func addLikely(m *learned.Model, steps []Step, read string, tools map[string]*tool.Tool) []Step {
 	chosen := make([]string, 0, len(steps))
 	for _, s := range steps {
-		if !slices.Contains(chosen, s.Tool) {
-			chosen = append(chosen, s.Tool)
-		}
+		chosen = append(chosen, s.Tool)
 	}
-	likely := m.Add(read, chosen, func(name string) bool { return tools[name] != nil })
+	likely := m.Add(read, unique(chosen), func(name string) bool { return tools[name] != nil })
 	for _, l := range likely {
 		at := slices.IndexFunc(steps, func(s Step) bool {
 			p, ok := m.PositionOf(s.Tool)

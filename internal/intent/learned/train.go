@@ -52,8 +52,7 @@ func (e Example) targets(index map[string]int) []float64 {
 	y := make([]float64, len(index))
 	unmet := map[string]bool{}
 	for _, w := range e.Want {
-		name, optional := strings.CutPrefix(w, "?")
-		alts := strings.Split(name, "|")
+		alts, optional := need(w)
 		met := optional || slices.ContainsFunc(alts, func(t string) bool { return slices.Contains(e.Chosen, t) })
 		for _, t := range alts {
 			if met {
@@ -71,11 +70,19 @@ func (e Example) targets(index map[string]int) []float64 {
 	return y
 }
 
+// need reads a label: the tools that meet one need ("a|b": either),
+// and whether it is only acceptable ("?x").
+func need(w string) (alts []string, optional bool) {
+	name, optional := strings.CutPrefix(w, "?")
+	return strings.Split(name, "|"), optional
+}
+
 // wanted are the tools an example's labels accept.
 func (e Example) wanted() []string {
 	var out []string
 	for _, w := range e.Want {
-		out = append(out, strings.Split(strings.TrimPrefix(w, "?"), "|")...)
+		alts, _ := need(w)
+		out = append(out, alts...)
 	}
 	return out
 }
@@ -200,7 +207,8 @@ func positions(examples []Example, tools []string, index map[string]int) []float
 			continue
 		}
 		for i, w := range e.Want {
-			for _, t := range strings.Split(strings.TrimPrefix(w, "?"), "|") {
+			alts, _ := need(w)
+			for _, t := range alts {
 				sum[index[t]] += float64(i) / float64(len(e.Want)-1)
 				n[index[t]]++
 			}
