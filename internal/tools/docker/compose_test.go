@@ -271,6 +271,35 @@ services:
 		t.Errorf("the exec still runs: %s", procs["stdout"])
 	}
 
+	// Compose creates its exec, then starts it: an exec seen created and
+	// not yet started is looked at again, and found once it runs (the
+	// watch above once missed it on a loaded machine).
+	r, err := prepareCompose(s.Ctx, &tool.Call{Resources: s.Res}, composeCommon{Project: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := []string{"sleep", "322"}
+	watch := r.watchExec(context.Background(), "one", 0, command)
+	api := apiClient(t)
+	rows := composeRowsOf(t, tooltest.Object(t, s.MustRun("compose_ps", fmt.Sprintf(`{%s}`, common))))
+	created, err := api.ContainerExecCreate(context.Background(), rows[0]["id"].(string), container.ExecOptions{Cmd: command})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the watch sees it created, with no process
+	if err := api.ContainerExecStart(context.Background(), created.ID, container.ExecStartOptions{Detach: true}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // the watch looks at most every 0.5 s
+	tracked := watch.end()
+	if tracked == nil {
+		t.Fatal("an exec started after the watch saw it created was not found")
+	}
+	if !tracked.kill() {
+		t.Error("the exec found could not be killed")
+	}
+	tracked.done()
+
 	ps := tooltest.Object(t, s.MustRun("compose_ps", fmt.Sprintf(`{%s}`, common)))
 	id := composeRowsOf(t, ps)[0]["id"].(string)
 	if err := apiClient(t).ContainerStop(context.Background(), id, container.StopOptions{}); err != nil {

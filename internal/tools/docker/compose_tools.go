@@ -648,15 +648,26 @@ func (r *composeRun) watchExec(ctx context.Context, service string, index int, c
 					continue
 				}
 				ins, err := r.e.cli.ContainerExecInspect(wctx, x)
-				if err != nil || !ins.Running {
-					seen[x] = true
+				if err != nil {
+					seen[x] = true // gone
 					continue
 				}
 				if ins.Pid <= 0 {
-					continue // not started yet: look again
+					// Created, not started yet (compose creates the exec,
+					// then starts it; on a loaded machine the gap is long):
+					// look again, or the exec is never found.
+					continue
+				}
+				if !ins.Running {
+					seen[x] = true // ended
+					continue
+				}
+				got, err := r.execCommandOf(wctx, x)
+				if err != nil {
+					continue // look again
 				}
 				seen[x] = true
-				if got, err := r.execCommandOf(wctx, x); err != nil || !slices.Equal(got, command) {
+				if !slices.Equal(got, command) {
 					continue
 				}
 				w.found = r.e.track(wctx, id, x)
